@@ -19,7 +19,7 @@ What it writes (see ``README.md`` next to this file):
 * ``panels/<dataset>_s<split>_<model>_k<K>.csv`` -- 36 "panel pools" following
   section 6.1 of the certificate paper (feature-subset panels, trees or
   logistic regressions, K = 4 or 8), fully labelled.
-* ``teaching_k4.csv`` -- copy of ``panels/breast_cancer_s0_tree_k4.csv``
+* ``teaching_k4.csv`` -- copy of ``panels/breast_cancer_s1_tree_k4.csv``
   (the Figure 10 teaching condition on a shipped data set).
 * ``demo_binary.csv`` / ``demo_unlabelled.csv`` -- breast cancer, four diverse
   scikit-learn candidates, with display columns; the second has no labels.
@@ -91,7 +91,7 @@ EPSILONS = (0.0, 0.005, 0.01, 0.02, 0.04, 0.08, 0.12, 0.16)
 PANEL_NAMES = tuple(f"eps{round(e * 1000):03d}" for e in EPSILONS)  # eps000 .. eps160
 K4_INDICES = (0, 2, 4, 6)
 TREE_SEED = 0
-TEACHING_SOURCE = "breast_cancer_s0_tree_k4.csv"
+TEACHING_SOURCE = "breast_cancer_s1_tree_k4.csv"
 
 
 # --------------------------------------------------------------------------
