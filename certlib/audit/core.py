@@ -1,0 +1,553 @@
+"""Discern two-tier audit of a model update (SPEC section 11, paper sections 3-4).
+
+Loss is 0/1 (B = 1): ``D_t = 1{g != y} - 1{f != y}``, ``A_t = 1{f != g}``.
+
+Tier 0 runs PrPl-EB at level delta0 on A_t and issues Safe as soon as
+``B * upper_rho < eps``.  Tier 1 labels a disagreement with probability pi_t
+and runs PrPl-EB at level delta1 on ``(Z_t + c) / (2c)``, ``Z_t = A_t L_t D_t /
+pi_t``, ``c = B / pi_min``; the interval [lo, hi] for that mean maps back to
+``[2c lo - c, 2c hi - c]`` for Delta.
+
+"Do not spend Tier-1 labels while Tier 0 can still certify": both tiers use
+the running intersection by default, so the Tier-0 interval is nested and
+once ``B * lower_rho_t >= eps`` its upper end can never fall below eps/B
+again.  Tier 1 stays dormant (no labels) until that time T and starts on
+items T+1, T+2, ...; T is a stopping time of the unlabelled stream, and the
+increments after it still have conditional mean Delta given the past, so the
+Tier-1 confidence sequence started there keeps its guarantee.  A stream with
+rho well below eps/(2B) therefore gets Safe from Tier 0 with zero labels.
+
+Verdict precedence when several fire at the same item: Regression, then
+Tier-0 Safe, then Tier-1 Safe (all are true statements on the coverage event;
+a regression alarm is the one an operator must not miss).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field, replace
+
+import numpy as np
+
+from ..errors import InvalidValueError, LabelError, ParameterError
+from .cs import PrplEBState, check_alpha, check_truncation, prpl_eb
+from .routing import Routing, check_judge, check_seed, uniforms
+
+__all__ = [
+    "AuditConfig", "AuditResult", "SliceVerdict", "TraceEntry", "Stream",
+    "audit", "AuditState", "Routed", "make_stream", "LOSS_RANGE",
+]
+
+#: Loss range B of the 0/1 loss.
+LOSS_RANGE = 1.0
+
+
+# ----------------------------------------------------------------- input edge
+def _is_missing(v) -> bool:
+    return v is None or (isinstance(v, (float, np.floating)) and math.isnan(v))
+
+
+def _pred_array(values, name: str):
+    arr = np.asarray(values, dtype=object) if not isinstance(values, np.ndarray) else values
+    if arr.ndim != 1:
+        raise InvalidValueError(f"`{name}` must be one-dimensional, got shape {arr.shape}")
+    if arr.dtype.kind in "biuf":
+        num = arr.astype(float)
+        bad = ~np.isfinite(num)
+        if bad.any():
+            i = int(np.flatnonzero(bad)[0])
+            raise InvalidValueError(f"`{name}` at row {i} is {arr[i]!r}; expected a class value")
+        return "num", num
+    out = np.empty(arr.size, dtype=object)
+    kinds = set()
+    for i, v in enumerate(arr.tolist()):
+        if _is_missing(v):
+            raise InvalidValueError(f"`{name}` at row {i} is missing; every item needs both predictions")
+        if isinstance(v, str):
+            kinds.add("str")
+            out[i] = v
+        elif isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, bool) \
+                and math.isfinite(float(v)):
+            kinds.add("num")
+            out[i] = float(v)
+        elif isinstance(v, (bool, np.bool_)):
+            kinds.add("num")
+            out[i] = float(v)
+        else:
+            raise InvalidValueError(f"`{name}` at row {i} is {v!r}; expected a class value")
+    if len(kinds) > 1:
+        raise InvalidValueError(f"`{name}` mixes text and numbers; expected one kind of class value")
+    kind = kinds.pop() if kinds else "num"
+    return kind, (out.astype(float) if kind == "num" else out)
+
+
+def _label_array(labels, kind: str, n: int):
+    if labels is None:
+        return np.zeros(n, dtype=bool), np.full(n, np.nan) if kind == "num" else np.empty(n, dtype=object)
+    arr = np.asarray(labels, dtype=object) if not isinstance(labels, np.ndarray) else labels
+    if arr.ndim != 1 or arr.size != n:
+        raise InvalidValueError(f"`labels` must have one entry per item ({n}), got shape {arr.shape}")
+    if kind == "num" and arr.dtype.kind in "biuf":
+        num = arr.astype(float)
+        have = ~np.isnan(num)
+        if np.isinf(num).any():
+            i = int(np.flatnonzero(np.isinf(num))[0])
+            raise LabelError(f"label at row {i} is {arr[i]!r}; expected a class value like the predictions")
+        return have, num
+    have = np.zeros(n, dtype=bool)
+    out = np.full(n, np.nan) if kind == "num" else np.empty(n, dtype=object)
+    for i, v in enumerate(arr.tolist()):
+        if _is_missing(v):
+            continue
+        if kind == "num":
+            if isinstance(v, str) or not isinstance(v, (int, float, np.integer, np.floating, bool)) \
+                    or not math.isfinite(float(v)):
+                raise LabelError(f"label at row {i} is {v!r}; expected a number comparable "
+                                 "with the numeric predictions (or empty for unlabelled)")
+            out[i] = float(v)
+        else:
+            if not isinstance(v, str):
+                raise LabelError(f"label at row {i} is {v!r}; expected text comparable "
+                                 "with the text predictions (or empty for unlabelled)")
+            out[i] = v
+        have[i] = True
+    return have, out
+
+
+@dataclass(frozen=True, eq=False)
+class Stream:
+    """A validated audit stream: the core trusts it and never re-validates.
+
+    ``a`` disagreement indicator, ``d`` loss difference g - f where the label
+    is known (0 elsewhere), ``has_label``, ``labels`` (original values, for
+    the trace), optional ``judge`` in [0, 1] and ``slices`` (slice keys).
+    """
+
+    a: np.ndarray
+    d: np.ndarray
+    has_label: np.ndarray
+    labels: np.ndarray
+    judge: np.ndarray | None
+    slices: np.ndarray | None
+
+    @property
+    def n(self) -> int:
+        return int(self.a.size)
+
+
+def make_stream(incumbent, candidate, labels=None, judge=None, slices=None) -> Stream:
+    """Validate predictions, labels, judge scores and slice keys into a :class:`Stream`."""
+    kf, f = _pred_array(incumbent, "incumbent")
+    kg, g = _pred_array(candidate, "candidate")
+    if f.size != g.size:
+        raise InvalidValueError(f"`incumbent` has {f.size} items but `candidate` has {g.size}")
+    if f.size == 0:
+        raise InvalidValueError("the stream is empty; expected at least one item")
+    if kf != kg:
+        raise InvalidValueError("`incumbent` and `candidate` must hold the same kind of class value "
+                                f"(got {'text' if kf == 'str' else 'numbers'} and "
+                                f"{'text' if kg == 'str' else 'numbers'})")
+    n = f.size
+    have, y = _label_array(labels, kf, n)
+    a = f != g
+    d = np.zeros(n)
+    if have.any():
+        idx = np.flatnonzero(have)
+        d[idx] = (g[idx] != y[idx]).astype(float) - (f[idx] != y[idx]).astype(float)
+    j = None if judge is None else check_judge(judge, n)
+    s = None
+    if slices is not None:
+        s = np.asarray(slices, dtype=object)
+        if s.ndim != 1 or s.size != n:
+            raise InvalidValueError(f"`slices` must have one key per item ({n}), got shape {s.shape}")
+        for i, v in enumerate(s.tolist()):
+            if _is_missing(v):
+                raise InvalidValueError(f"slice key at row {i} is missing; every item needs a slice")
+        s = np.array([str(v) for v in s.tolist()], dtype=object)
+    return Stream(np.asarray(a, dtype=bool), d, have, y, j, s)
+
+
+# -------------------------------------------------------------- config, result
+@dataclass(frozen=True)
+class AuditConfig:
+    """Everything that fixes an audit besides the stream."""
+
+    epsilon: float
+    delta: float
+    delta0: float
+    delta1: float
+    routing: Routing
+    seed: int
+    B: float = LOSS_RANGE
+    truncation: float = 0.5
+    running_intersection: bool = True
+
+    @property
+    def c(self) -> float:
+        """Tier-1 increment range [-c, c], c = B / pi_min."""
+        return self.B / self.routing.pi_min
+
+    @classmethod
+    def make(cls, *, epsilon, delta=0.05, delta0=None, delta1=None, pi=None, pi_min=None,
+             judge=False, seed=0, truncation=0.5, running_intersection=True) -> "AuditConfig":
+        try:
+            eps = float(epsilon)
+        except (TypeError, ValueError):
+            raise ParameterError(f"`epsilon` must be a positive number, got {epsilon!r}") from None
+        if not (eps > 0 and math.isfinite(eps)):
+            raise ParameterError(f"`epsilon` must be a positive number, got {epsilon!r}")
+        d = check_alpha(delta, "delta")
+        d0 = d / 2 if delta0 is None else check_alpha(delta0, "delta0")
+        d1 = d / 2 if delta1 is None else check_alpha(delta1, "delta1")
+        if d0 + d1 > d * (1 + 1e-12):
+            raise ParameterError(f"`delta0` + `delta1` ({d0} + {d1}) must not exceed `delta` ({d})")
+        return cls(eps, d, d0, d1, Routing.make(pi, pi_min, judge), check_seed(seed),
+                   LOSS_RANGE, check_truncation(truncation), bool(running_intersection))
+
+    def to_dict(self) -> dict:
+        return {"epsilon": self.epsilon, "delta": self.delta, "delta0": self.delta0,
+                "delta1": self.delta1, "B": self.B, "pi_min": self.routing.pi_min,
+                "routing": self.routing.to_dict(), "seed": self.seed,
+                "truncation": self.truncation, "running_intersection": self.running_intersection,
+                "loss": "0/1"}
+
+
+@dataclass(frozen=True)
+class TraceEntry:
+    """One paid label: item t (1-based), its routing probability, its label."""
+
+    t: int
+    pi: float
+    label: object
+
+
+@dataclass(frozen=True)
+class SliceVerdict:
+    """Tier-1 verdict of one slice at level delta1 / K (paper Prop. 12)."""
+
+    slice: str
+    items: int
+    disagreements: int
+    verdict: str
+    stopping_time: int | None
+    labels_used: int
+    delta_interval: tuple
+
+    def to_dict(self) -> dict:
+        return {"slice": self.slice, "items": self.items, "disagreements": self.disagreements,
+                "verdict": self.verdict, "stopping_time": self.stopping_time,
+                "labels_used": self.labels_used, "delta_interval": list(self.delta_interval)}
+
+
+@dataclass(frozen=True)
+class AuditResult:
+    """Outcome of one audit.  Field names are the JSON keys (SPEC section 10).
+
+    ``verdict`` is ``"safe"``, ``"regression"`` or ``"continue"``; ``tier`` is
+    0 or 1 for a verdict, None for continue; ``stopping_time`` is the 1-based
+    item at which the verdict was issued (None for continue); ``needs_label``
+    is the zero-based row whose label the audit needs next (continue only).
+    ``rho_lower`` ... ``delta_upper`` are both tiers' intervals over time for
+    items 1..items_seen (Delta is [-B, B] while Tier 1 is dormant).
+    """
+
+    verdict: str
+    tier: int | None
+    stopping_time: int | None
+    labels_used: int
+    rho_interval: tuple
+    delta_interval: tuple
+    slices: tuple
+    items_seen: int
+    needs_label: int | None
+    tier1_start: int | None
+    config: AuditConfig
+    trace: tuple = field(repr=False)
+    rho_lower: np.ndarray = field(repr=False, compare=False)
+    rho_upper: np.ndarray = field(repr=False, compare=False)
+    delta_lower: np.ndarray = field(repr=False, compare=False)
+    delta_upper: np.ndarray = field(repr=False, compare=False)
+
+    def to_dict(self) -> dict:
+        return {
+            "verdict": self.verdict, "tier": self.tier, "stopping_time": self.stopping_time,
+            "labels_used": self.labels_used, "rho_interval": list(self.rho_interval),
+            "delta_interval": list(self.delta_interval),
+            "slices": [s.to_dict() for s in self.slices],
+            "items_seen": self.items_seen, "needs_label": self.needs_label,
+            "tier1_start": self.tier1_start, "epsilon": self.config.epsilon,
+            "delta": self.config.delta, "delta0": self.config.delta0, "delta1": self.config.delta1,
+            "pi_min": self.config.routing.pi_min, "routing": self.config.routing.to_dict(),
+            "seed": self.config.seed,
+        }
+
+
+# ------------------------------------------------------------ vectorised core
+def _tier1_cs(z: np.ndarray, alpha: float, cfg: AuditConfig):
+    """CS for Delta from HT increments z in [-c, c] (mapped to [0, 1] and back)."""
+    c = cfg.c
+    x = np.clip((z + c) / (2 * c), 0.0, 1.0)
+    lo, hi = prpl_eb(x, alpha, cfg.truncation, cfg.running_intersection)
+    return 2 * c * lo - c, 2 * c * hi - c
+
+
+def _first(mask: np.ndarray):
+    hits = np.flatnonzero(mask)
+    return int(hits[0]) if hits.size else None
+
+
+def _verdict_index(lo, hi, eps):
+    """First index where Regression (lo > 0) or Safe (hi < eps) fires."""
+    i_reg, i_safe = _first(lo > 0), _first(hi < eps)
+    if i_reg is None and i_safe is None:
+        return None, None
+    if i_safe is None or (i_reg is not None and i_reg <= i_safe):
+        return i_reg, "regression"
+    return i_safe, "safe"
+
+
+def _run(stream: Stream, cfg: AuditConfig, offset: int = 0) -> AuditResult:
+    n, B, eps = stream.n, cfg.B, cfg.epsilon
+    a = stream.a
+    pi = cfg.routing.probabilities(stream.judge, n)
+    u = uniforms(cfg.seed, offset, offset + n)
+    draw = a & (u < pi)                       # L_t on disagreements
+    z = np.where(draw, stream.d / pi, 0.0)    # Horvitz-Thompson increment
+
+    # Tier 0 on A_t.
+    rlo, rhi = prpl_eb(a.astype(float), cfg.delta0, cfg.truncation, cfg.running_intersection)
+    i0 = _first(B * rhi < eps)
+    i_act = _first(B * rlo >= eps)            # Tier 0 can no longer certify after this item
+    start = n if i_act is None else i_act + 1  # first Tier-1 item (0-based)
+
+    dlo = np.full(n, -B)
+    dhi = np.full(n, B)
+    i1, v1 = None, None
+    if start < n:
+        lo1, hi1 = _tier1_cs(z[start:], cfg.delta1, cfg)
+        dlo[start:], dhi[start:] = lo1, hi1
+        j, v1 = _verdict_index(lo1, hi1, eps)
+        i1 = None if j is None else start + j
+
+    # Overall verdict index (0-based), with precedence regression > tier-0 > tier-1 safe.
+    candidates = []
+    if i1 is not None and v1 == "regression":
+        candidates.append((i1, 0, "regression", 1))
+    if i0 is not None:
+        candidates.append((i0, 1, "safe", 0))
+    if i1 is not None and v1 == "safe":
+        candidates.append((i1, 2, "safe", 1))
+    stop = min(candidates) if candidates else None
+
+    # Per-slice Tier-1 audits (ungated, level delta1 / K).
+    slice_stops = {}
+    slice_info = []
+    if stream.slices is not None:
+        keys = sorted(set(stream.slices.tolist()))
+        alpha_k = cfg.delta1 / len(keys)
+        for k in keys:
+            idx = np.flatnonzero(stream.slices == k)
+            lo_k, hi_k = _tier1_cs(z[idx], alpha_k, cfg)
+            j, v = _verdict_index(lo_k, hi_k, eps)
+            slice_info.append((k, idx, lo_k, hi_k, j, v))
+            slice_stops[k] = None if j is None else int(idx[j])
+
+    # Which draws are paid: Tier 1 needs item t while it is running.
+    overall_end = stop[0] if stop is not None else n - 1
+    needed = np.zeros(n, dtype=bool)
+    if start < n:
+        needed[start:overall_end + 1] = True
+    for k, idx, *_ in slice_info:
+        s_end = slice_stops[k] if slice_stops[k] is not None else n - 1
+        needed[idx[idx <= s_end]] = True
+    needed &= draw
+    missing = _first(needed & ~stream.has_label)
+    horizon = n if missing is None else missing   # items processed: 0..horizon-1
+
+    def within(i):
+        return i is not None and i < horizon
+
+    if slice_info:
+        ends = [stop[0] if stop is not None else None] + list(slice_stops.values())
+        end = max(ends) + 1 if all(within(e) for e in ends) else horizon
+    else:
+        end = stop[0] + 1 if stop is not None and within(stop[0]) else horizon
+
+    if stop is not None and within(stop[0]):
+        verdict, tier, stopping_time = stop[2], stop[3], stop[0] + 1
+        at = stop[0]
+    else:
+        verdict, tier, stopping_time = "continue", None, None
+        at = end - 1
+    paid = np.flatnonzero(needed[:end])
+    trace = tuple(TraceEntry(int(i) + 1, float(pi[i]), _plain(stream.labels[i])) for i in paid)
+
+    slices = []
+    for k, idx, lo_k, hi_k, j, v in slice_info:
+        seen = idx < end
+        m = int(seen.sum())
+        if j is not None and within(int(idx[j])):
+            sv, st, last = v, int(idx[j]) + 1, j
+        else:
+            sv, st, last = "continue", None, m - 1
+        lab = int((needed[idx] & (idx <= (idx[last] if last >= 0 else -1))).sum())
+        interval = (float(lo_k[last]), float(hi_k[last])) if last >= 0 else (-B, B)
+        slices.append(SliceVerdict(k, m, int(a[idx][seen].sum()), sv, st, lab, interval))
+
+    at_ok = at >= 0
+    return AuditResult(
+        verdict=verdict, tier=tier, stopping_time=stopping_time, labels_used=int(paid.size),
+        rho_interval=(float(rlo[at]), float(rhi[at])) if at_ok else (0.0, 1.0),
+        delta_interval=(float(dlo[at]), float(dhi[at])) if at_ok else (-B, B),
+        slices=tuple(slices), items_seen=int(end),
+        needs_label=None if (verdict != "continue" or missing is None or end > missing)
+        else int(missing) + offset,
+        tier1_start=None if start >= n or start >= end else int(start) + 1,
+        config=cfg, trace=trace,
+        rho_lower=rlo[:end], rho_upper=rhi[:end], delta_lower=dlo[:end], delta_upper=dhi[:end],
+    )
+
+
+def _plain(v):
+    if isinstance(v, (np.floating, float)):
+        f = float(v)
+        return int(f) if f.is_integer() else f
+    if isinstance(v, np.integer):
+        return int(v)
+    return v
+
+
+def audit(incumbent, candidate, labels=None, *, epsilon, delta=0.05, seed=0, pi=None,
+          pi_min=None, judge=None, slices=None, delta0=None, delta1=None,
+          truncation=0.5, running_intersection=True) -> AuditResult:
+    """Run the Discern audit on a stream of paired predictions, in one vectorised call.
+
+    ``labels`` may be None or hold None/NaN for unlabelled items: the audit
+    replays as far as the labels go and, if it reaches an item whose label
+    it decides to pay for but does not have, returns ``verdict="continue"``
+    with ``needs_label`` set to that row.
+
+    >>> f = [0] * 4000
+    >>> g = [1 if t % 500 == 0 else 0 for t in range(4000)]   # rho = 0.002
+    >>> r = audit(f, g, None, epsilon=0.05)
+    >>> r.verdict, r.tier, r.labels_used
+    ('safe', 0, 0)
+    """
+    cfg = AuditConfig.make(epsilon=epsilon, delta=delta, delta0=delta0, delta1=delta1, pi=pi,
+                           pi_min=pi_min, judge=judge is not None, seed=seed,
+                           truncation=truncation, running_intersection=running_intersection)
+    stream = make_stream(incumbent, candidate, labels, judge, slices)
+    return _run(stream, cfg)
+
+
+# ------------------------------------------------------------- streaming form
+@dataclass(frozen=True)
+class Routed:
+    """Routing decision for the next item, made before its label is drawn."""
+
+    t: int
+    disagree: bool
+    pi: float
+    needs_label: bool
+
+
+@dataclass(frozen=True)
+class AuditState:
+    """Streaming audit: ``state.observe(f, g, label) -> new state`` (pure).
+
+    Equal to :func:`audit` on every prefix (no slices).  Call
+    :meth:`route` first to learn whether the next item's label is paid for.
+
+    >>> s = AuditState.start(epsilon=0.05)
+    >>> for t in range(4000):
+    ...     s = s.observe(0, 1 if t % 500 == 0 else 0)
+    ...     if s.verdict != "continue":
+    ...         break
+    >>> s.verdict, s.tier, s.labels_used
+    ('safe', 0, 0)
+    """
+
+    config: AuditConfig
+    tier0: PrplEBState
+    tier1: PrplEBState | None
+    t: int = 0
+    tier1_start: int | None = None
+    labels_used: int = 0
+    verdict: str = "continue"
+    tier: int | None = None
+    stopping_time: int | None = None
+    trace: tuple = ()
+
+    @classmethod
+    def start(cls, *, epsilon, delta=0.05, seed=0, pi=None, pi_min=None, judge=False,
+              delta0=None, delta1=None, truncation=0.5, running_intersection=True) -> "AuditState":
+        cfg = AuditConfig.make(epsilon=epsilon, delta=delta, delta0=delta0, delta1=delta1,
+                               pi=pi, pi_min=pi_min, judge=judge, seed=seed,
+                               truncation=truncation, running_intersection=running_intersection)
+        return cls(cfg, PrplEBState.start(cfg.delta0, cfg.truncation, cfg.running_intersection), None)
+
+    @property
+    def rho_interval(self) -> tuple:
+        return (self.tier0.lower, self.tier0.upper) if self.t else (0.0, 1.0)
+
+    @property
+    def delta_interval(self) -> tuple:
+        if self.tier1 is None or self.tier1.t == 0:
+            return (-self.config.B, self.config.B)
+        c = self.config.c
+        return (2 * c * self.tier1.lower - c, 2 * c * self.tier1.upper - c)
+
+    def route(self, incumbent, candidate, judge=None) -> Routed:
+        """Decide, before any label is seen, whether item t+1's label is paid for."""
+        t = self.t + 1
+        disagree = bool(incumbent != candidate)
+        if self.config.routing.kind == "judge":
+            if judge is None:
+                raise ParameterError("this audit routes by a judge: `judge` score is required")
+            check_judge([judge], 1)
+        pi = self.config.routing.probability(judge)
+        active = self.tier1 is not None
+        u = float(uniforms(self.config.seed, t - 1, t)[0])
+        return Routed(t, disagree, pi, bool(active and disagree and u < pi))
+
+    def observe(self, incumbent, candidate, label=None, judge=None) -> "AuditState":
+        """Pure transition for one item; ``label`` is required only when routed."""
+        if self.verdict != "continue":
+            raise ParameterError(f"the audit already reached its verdict ({self.verdict}) "
+                                 f"at item {self.stopping_time}; start a new audit")
+        r = self.route(incumbent, candidate, judge)
+        cfg, B, eps = self.config, self.config.B, self.config.epsilon
+        z = 0.0
+        trace = self.trace
+        labels_used = self.labels_used
+        if r.needs_label:
+            if _is_missing(label):
+                raise LabelError(f"item {r.t} needs a label (routed with pi = {r.pi:.6g}); "
+                                 "pass `label=`")
+            d = float(candidate != label) - float(incumbent != label)
+            z = d / r.pi
+            trace = trace + (TraceEntry(r.t, r.pi, _plain(label)),)
+            labels_used += 1
+        tier0 = self.tier0.update(float(r.disagree))
+        tier1 = self.tier1
+        if tier1 is not None:
+            c = cfg.c
+            tier1 = tier1.update(min(max((z + c) / (2 * c), 0.0), 1.0))
+        start = self.tier1_start
+        new = replace(self, tier0=tier0, tier1=tier1, t=r.t, labels_used=labels_used, trace=trace)
+        lo1, hi1 = new.delta_interval
+        verdict, tier = "continue", None
+        if tier1 is not None and lo1 > 0:
+            verdict, tier = "regression", 1
+        elif B * tier0.upper < eps:
+            verdict, tier = "safe", 0
+        elif tier1 is not None and hi1 < eps:
+            verdict, tier = "safe", 1
+        if verdict != "continue":
+            return replace(new, verdict=verdict, tier=tier, stopping_time=r.t)
+        if tier1 is None and B * tier0.lower >= eps:
+            # Tier 0 can no longer certify: Tier 1 starts with the next item.
+            tier1 = PrplEBState.start(cfg.delta1, cfg.truncation, cfg.running_intersection)
+            start = r.t + 1
+            return replace(new, tier1=tier1, tier1_start=start)
+        return new
