@@ -1,0 +1,217 @@
+"""The labelling session: an immutable state, one label at a time (SPEC section 8,
+paper Figure 6; STYLE rule 6).
+
+    s = Session.start(pool, policy="adaptive-pair-sum")
+    while not s.done:
+        row = s.next_row()
+        s = s.observe(row, label_of(row))     # a new state; s itself is unchanged
+
+``observe`` costs O(K^2): it adds the gain of one row to every L_jk.  The
+bounds after any prefix equal `certlib.bounds.batch_lower` on that prefix, and
+replaying a recorded history reproduces the state.
+
+States share an append-only log: a state is (log, t), and row i is read in it
+when the log read it before step t.  Observing from a state that is not the
+newest of its log copies the log first, so every state stays valid.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any
+
+import numpy as np
+
+from .bounds import Decision, Thresholds, decide, thresholds
+from .contrib import check_rule, initial_lower, lower_terms, realised_terms
+from .errors import LabelError, ParameterError
+from .policies import PolicyContext, get_policy
+from .pool import UNREAD
+
+__all__ = ["Session"]
+
+_NOT_READ = np.iinfo(np.int64).max
+
+
+class _Log:
+    """Append-only record shared by a chain of states."""
+
+    __slots__ = ("rows", "labels", "read_at")
+
+    def __init__(self, n: int):
+        self.rows: list[int] = []
+        self.labels: list[int] = []
+        self.read_at = np.full(n, _NOT_READ, dtype=np.int64)
+
+    def prefix(self, t: int) -> "_Log":
+        new = _Log(0)
+        new.rows, new.labels = self.rows[:t], self.labels[:t]
+        new.read_at = np.where(self.read_at < t, self.read_at, _NOT_READ)
+        return new
+
+
+def _budget(budget, n):
+    if budget is None:
+        return None
+    if isinstance(budget, bool) or not isinstance(budget, (int, np.integer)) or budget < 0:
+        raise ParameterError(f"budget must be a whole number of labels >= 0; got {budget!r}")
+    return int(budget)
+
+
+@dataclass(frozen=True, eq=False)
+class Session:
+    """Labels read so far, the exact bounds they give, and the policy's next row."""
+
+    pool: Any
+    policy: Any
+    rule: str
+    th: Thresholds
+    seed: int
+    budget: int | None
+    L: np.ndarray  # (K, K) exact lower bounds of r_j - r_k, in the rule's units
+    t: int  # number of labels read
+    decision: Decision
+    _log: _Log = field(repr=False)
+    _pstate: Any = field(repr=False)
+
+    # ------------------------------------------------------------ creation
+    @classmethod
+    def start(cls, pool, policy="static-range", rule: str = "shared", tolerance=0.0,
+              seed: int = 0, budget: int | None = None) -> "Session":
+        check_rule(rule)
+        pol = get_policy(policy)
+        th = thresholds(pool.K, pool.scale, rule, tolerance)
+        L = initial_lower(pool, rule)
+        L.setflags(write=False)
+        self = cls(pool, pol, rule, th, int(seed), _budget(budget, pool.n), L, 0,
+                   decide(L, th), _Log(pool.n), None)
+        object.__setattr__(self, "_pstate", pol.start(self.policy_context))
+        return self
+
+    @classmethod
+    def from_history(cls, pool, history, **kwargs) -> "Session":
+        """Replay a recorded list of (row position, label value) pairs."""
+        s = cls.start(pool, **kwargs)
+        for row, label in history:
+            s = s.observe(row, label)
+        return s
+
+    # --------------------------------------------------------------- views
+    @property
+    def policy_context(self) -> PolicyContext:
+        return PolicyContext(self.pool, self.rule, self.seed, self.th.tolerance)
+
+    @property
+    def policy_name(self) -> str:
+        return getattr(self.policy, "name", type(self.policy).__name__)
+
+    def is_read(self, row: int) -> bool:
+        return bool(self._log.read_at[row] < self.t)
+
+    def unread_mask(self) -> np.ndarray:
+        return self._log.read_at >= self.t
+
+    @property
+    def read_rows(self) -> tuple:
+        """Row positions read, in order."""
+        return tuple(self._log.rows[: self.t])
+
+    @property
+    def history(self) -> tuple:
+        """(row position, label value) pairs in reading order."""
+        cls_ = self.pool.classes
+        return tuple((r, cls_[c]) for r, c in zip(self._log.rows[: self.t], self._log.labels[: self.t]))
+
+    @property
+    def label_codes(self) -> np.ndarray:
+        """Length-n label codes known in this state (UNREAD elsewhere)."""
+        out = np.full(self.pool.n, UNREAD, dtype=np.int64)
+        if self.t:
+            out[np.asarray(self._log.rows[: self.t])] = self._log.labels[: self.t]
+        return out
+
+    @property
+    def eliminated(self) -> tuple:
+        return self.decision.eliminated
+
+    @property
+    def certified(self) -> bool:
+        return self.decision.certified
+
+    @property
+    def selected(self) -> str | None:
+        """Name of the certified candidate (exact, or within tau), else None."""
+        return self.pool.names[self.decision.selected] if self.decision.certified else None
+
+    @property
+    def best_guess(self) -> str:
+        """Certified candidate, or the one with the smallest worst-case excess."""
+        return self.pool.names[self.decision.selected]
+
+    @property
+    def excess(self) -> Fraction:
+        """Guaranteed objective gap of `best_guess` to the best, over every completion."""
+        return self.decision.excess
+
+    @property
+    def budget_exhausted(self) -> bool:
+        return self.budget is not None and self.t >= self.budget
+
+    @property
+    def done(self) -> bool:
+        return self.certified or self.budget_exhausted or self.t >= self.pool.n
+
+    @property
+    def status(self) -> str:
+        if self.certified:
+            return "certified" if self.th.tolerance == 0 else "certified within tolerance"
+        if self.budget_exhausted:
+            return "budget exhausted"
+        if self.t >= self.pool.n:
+            return "all labels read"  # only possible with the separate/centered rules
+        return "running"
+
+    def lower(self) -> np.ndarray:
+        """L[j, k]: exact lower bound of r_j - r_k (scaled risks), as integers."""
+        return self.L // self.th.unit if self.th.unit == 1 else self.L / self.th.unit
+
+    def upper(self) -> np.ndarray:
+        """H[j, k] = -L[k, j]: exact upper bound of r_j - r_k."""
+        return -self.lower().T
+
+    # ------------------------------------------------------------ actions
+    def next_row(self) -> int | None:
+        """The policy's next row position, or None when the session is done."""
+        if self.done:
+            return None
+        return self.policy.choose(self._pstate, self)
+
+    def observe(self, row: int, label) -> "Session":
+        """Read ``label`` (a class value) for row position ``row``; returns the new state."""
+        n = self.pool.n
+        if isinstance(row, bool) or not isinstance(row, (int, np.integer)) or not 0 <= row < n:
+            raise ParameterError(f"row must be a row position in 0..{n - 1}; got {row!r}")
+        row = int(row)
+        if self.is_read(row):
+            raise ParameterError(
+                f"row {self.pool.row_ids[row]!r} (position {row}) has already been read"
+            )
+        code = self.pool.class_code(label)
+        log = self._log if len(self._log.rows) == self.t else self._log.prefix(self.t)
+        log.rows.append(row)
+        log.labels.append(code)
+        log.read_at[row] = self.t
+        rows = np.array([row])
+        gain = (realised_terms(self.pool, rows, np.array([code]), self.rule)
+                - lower_terms(self.pool, rows, self.rule))[:, :, 0]
+        L = self.L + gain
+        L.setflags(write=False)
+        new = Session(self.pool, self.policy, self.rule, self.th, self.seed, self.budget, L,
+                      self.t + 1, decide(L, self.th), log, None)
+        object.__setattr__(new, "_pstate", self.policy.update(self._pstate, new, row, code))
+        return new
+
+    def observe_id(self, row_id, label) -> "Session":
+        """`observe` by row id instead of position."""
+        return self.observe(self.pool.position(row_id), label)
