@@ -380,7 +380,8 @@ def _run(stream: Stream, cfg: AuditConfig, offset: int = 0) -> AuditResult:
         verdict, tier, stopping_time = "continue", None, None
         at = end - 1
     paid = np.flatnonzero(needed[:end])
-    trace = tuple(TraceEntry(int(i) + 1, float(pi[i]), _plain(stream.labels[i])) for i in paid)
+    trace = tuple(TraceEntry(int(i) + 1 + offset, float(pi[i]), _plain(stream.labels[i]))
+                  for i in paid)
 
     slices = []
     for k, idx, lo_k, hi_k, j, v in slice_info:

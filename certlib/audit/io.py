@@ -1,0 +1,73 @@
+"""Reading audit streams from CSV/Parquet (polars lives only at this edge)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from ..errors import ColumnError, PoolFileError
+
+__all__ = ["StreamColumns", "read_stream", "REQUIRED"]
+
+REQUIRED = ("pred_incumbent", "pred_candidate")
+MAX_BYTES = 2 * 1024 ** 3
+
+
+@dataclass(frozen=True, eq=False)
+class StreamColumns:
+    """Raw columns of a stream file as numpy arrays (label entries None when empty)."""
+
+    incumbent: np.ndarray
+    candidate: np.ndarray
+    labels: np.ndarray | None
+    judge: np.ndarray | None
+    slices: np.ndarray | None
+
+
+def _col(df, name):
+    s = df[name]
+    if s.dtype.is_numeric():
+        return s.to_numpy()
+    return np.asarray(s.to_list(), dtype=object)
+
+
+def read_stream(path, judge: str | None = None, slices: str | None = None) -> StreamColumns:
+    import polars as pl
+
+    p = Path(path)
+    if not p.exists():
+        raise PoolFileError(f"stream file {p} does not exist")
+    if p.stat().st_size > MAX_BYTES:
+        raise PoolFileError(f"stream file {p} is larger than {MAX_BYTES} bytes")
+    suffix = p.suffix.lower()
+    try:
+        if suffix == ".csv":
+            df = pl.read_csv(p, infer_schema_length=None)
+        elif suffix in (".parquet", ".pq"):
+            df = pl.read_parquet(p)
+        else:
+            raise PoolFileError(f"stream file {p}: expected a .csv or .parquet file, got '{suffix}'")
+    except PoolFileError:
+        raise
+    except Exception as exc:  # polars raises several types for unreadable files
+        raise PoolFileError(f"stream file {p} cannot be read ({type(exc).__name__}: "
+                            f"{str(exc).splitlines()[0] if str(exc) else ''})") from None
+    for name in REQUIRED:
+        if name not in df.columns:
+            raise ColumnError(f"stream file {p} lacks the column `{name}` "
+                              f"(expected {', '.join(REQUIRED)}, optional `label`)")
+    for opt, what in ((judge, "--judge"), (slices, "--slices")):
+        if opt is not None and opt not in df.columns:
+            raise ColumnError(f"stream file {p} lacks the column `{opt}` named by {what}")
+    labels = None
+    if "label" in df.columns:
+        col = df["label"]
+        if col.dtype.is_numeric():
+            labels = col.cast(pl.Float64).to_numpy()   # nulls become NaN = unlabelled
+        else:
+            labels = np.asarray(col.to_list(), dtype=object)
+    return StreamColumns(_col(df, "pred_incumbent"), _col(df, "pred_candidate"), labels,
+                         None if judge is None else _col(df, judge),
+                         None if slices is None else np.asarray(df[slices].to_list(), dtype=object))

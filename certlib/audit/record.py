@@ -1,0 +1,180 @@
+"""Evidence record and verifier (SPEC section 11, paper section 7).
+
+The record holds the configuration, a hash of the unlabelled stream (both
+prediction columns, judge scores, slice keys; labels are excluded because a
+pipeline feeds them back later), both tiers' final intervals, the verdict and
+stopping time, labels used, the routing trace (t, pi_t, label of every paid
+label) and the per-slice table.
+
+:func:`verify_record` recomputes everything from the stream and the logged
+trace: it re-derives every pi_t and every labelling draw from the
+configuration and seed, feeds the audit only the labels in the trace, and
+compares every logged number.  It also checks trace labels against labels in
+the stream file where those exist.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from ..errors import PoolFileError
+from .core import AuditConfig, AuditResult, _plain, _run, make_stream
+from .routing import Routing
+
+__all__ = ["stream_hash", "make_record", "write_record", "read_record", "verify_record",
+           "Verification", "RECORD_VERSION"]
+
+RECORD_VERSION = 1
+_TOL = 1e-9
+
+
+def _canon(values) -> str:
+    arr = np.asarray(values) if not isinstance(values, np.ndarray) else values
+    if arr.dtype.kind in "biuf":
+        f = arr.astype(float)
+        if np.all(np.isfinite(f)) and np.all(f == np.round(f)):
+            return "\x1f".join(f.astype(np.int64).astype(str).tolist())
+        return "\x1f".join(repr(float(v)) for v in f)
+    out = []
+    for v in arr.tolist():
+        if isinstance(v, float) and v.is_integer():
+            v = int(v)
+        out.append(str(v))
+    return "\x1f".join(out)
+
+
+def stream_hash(incumbent, candidate, judge=None, slices=None) -> str:
+    """SHA-256 of the unlabelled stream (predictions, judge scores, slice keys)."""
+    h = hashlib.sha256()
+    for part in (incumbent, candidate, judge, slices):
+        h.update(b"\x1e")
+        if part is not None:
+            h.update(_canon(part).encode())
+    return h.hexdigest()
+
+
+def make_record(result: AuditResult, digest: str, judge_column: str | None = None,
+                slice_column: str | None = None) -> dict:
+    """The evidence record of ``result`` (column names let the verifier reread the file)."""
+    cfg = result.config
+    rec = {"record_version": RECORD_VERSION, "kind": "certlib-audit",
+           "config": cfg.to_dict(), "stream_sha256": digest,
+           "judge_column": judge_column, "slice_column": slice_column}
+    rec.update(result.to_dict())
+    rec["trace"] = [[e.t, e.pi, e.label] for e in result.trace]
+    return rec
+
+
+def write_record(path, record: dict) -> None:
+    Path(path).write_text(json.dumps(record, indent=2, default=str))
+
+
+def read_record(path) -> dict:
+    p = Path(path)
+    if not p.exists():
+        raise PoolFileError(f"record file {p} does not exist")
+    try:
+        rec = json.loads(p.read_text())
+    except (OSError, ValueError) as exc:
+        raise PoolFileError(f"record file {p} is not valid JSON ({exc})") from None
+    if not isinstance(rec, dict) or rec.get("kind") != "certlib-audit":
+        raise PoolFileError(f"record file {p} is not a certlib audit record "
+                            "(expected \"kind\": \"certlib-audit\")")
+    for key in ("config", "stream_sha256", "verdict", "trace"):
+        if key not in rec:
+            raise PoolFileError(f"record file {p} lacks the key `{key}`")
+    return rec
+
+
+@dataclass(frozen=True)
+class Verification:
+    """``ok`` is True when every logged number was reproduced; else ``mismatches``."""
+
+    ok: bool
+    mismatches: tuple
+    recomputed: dict
+
+    def to_dict(self) -> dict:
+        return {"ok": self.ok, "mismatches": list(self.mismatches)}
+
+
+def _config_from(rec: dict) -> AuditConfig:
+    c = rec["config"]
+    r = c["routing"]
+    routing = Routing(r["kind"], float("nan") if r.get("pi") is None else float(r["pi"]),
+                      float(r["pi_min"]))
+    return AuditConfig(float(c["epsilon"]), float(c["delta"]), float(c["delta0"]),
+                       float(c["delta1"]), routing, int(c["seed"]), float(c["B"]),
+                       float(c["truncation"]), bool(c["running_intersection"]))
+
+
+def _same(a, b) -> bool:
+    if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
+        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(_same(a[k], b[k]) for k in a)
+    if isinstance(a, (int, float)) and isinstance(b, (int, float)) \
+            and not isinstance(a, bool) and not isinstance(b, bool):
+        return math.isclose(float(a), float(b), rel_tol=_TOL, abs_tol=_TOL)
+    return a == b
+
+
+def verify_record(rec: dict, incumbent, candidate, labels=None, judge=None,
+                  slices=None) -> Verification:
+    """Recompute the audit from the stream and the record's trace; list every mismatch."""
+    bad = []
+    digest = stream_hash(incumbent, candidate, judge, slices)
+    if digest != rec["stream_sha256"]:
+        bad.append(f"stream hash {digest} differs from the record's {rec['stream_sha256']}")
+    try:
+        cfg = _config_from(rec)
+    except (KeyError, TypeError, ValueError) as exc:
+        raise PoolFileError(f"record config is incomplete or malformed ({exc})") from None
+    n = len(incumbent)
+    trace_labels = np.full(n, None, dtype=object)
+    stream_labels = None if labels is None else list(labels)
+    for entry in rec["trace"]:
+        t, label = int(entry[0]), entry[2]
+        if not 1 <= t <= n:
+            bad.append(f"trace item {t} is outside the stream (1..{n})")
+            continue
+        trace_labels[t - 1] = label
+        if stream_labels is not None:
+            s = stream_labels[t - 1]
+            if s is not None and not (isinstance(s, float) and math.isnan(s)) \
+                    and not _same(_num(s), _num(label)):
+                bad.append(f"trace label of item {t} is {label!r} but the stream has {_plain(s)!r}")
+    stream = make_stream(incumbent, candidate, trace_labels, judge, slices)
+    res = _run(stream, cfg)
+    got = res.to_dict()
+    got["trace"] = [[e.t, e.pi, e.label] for e in res.trace]
+    for key in ("verdict", "tier", "stopping_time", "labels_used", "rho_interval",
+                "delta_interval", "items_seen", "needs_label", "tier1_start", "slices", "trace"):
+        if key in rec and not _same(_num(rec[key]), _num(got[key])):
+            bad.append(f"`{key}`: record says {_short(rec[key])}, recomputed {_short(got[key])}")
+    return Verification(not bad, tuple(bad), got)
+
+
+def _short(v, limit: int = 160) -> str:
+    text = repr(v)
+    return text if len(text) <= limit else text[:limit] + "...]"
+
+
+def _num(v):
+    if isinstance(v, list):
+        return [_num(x) for x in v]
+    if isinstance(v, dict):
+        return {k: _num(x) for k, x in v.items()}
+    if isinstance(v, str):
+        try:
+            f = float(v)
+            return int(f) if f.is_integer() else f
+        except ValueError:
+            return v
+    return v
