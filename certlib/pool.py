@@ -177,6 +177,24 @@ class Pool:
                 pass
         raise ParameterError(f"row_id {row_id!r} is not in the pool") from None
 
+    @cached_property
+    def _row_id_array(self) -> np.ndarray | None:
+        """Row ids as an array when they are the default 0..n-1 or all integers."""
+        if all(isinstance(r, int) for r in self.row_ids[:1000]):
+            try:
+                return np.asarray(self.row_ids, dtype=np.int64)
+            except (OverflowError, TypeError, ValueError):
+                return None
+        return None
+
+    def ids_of(self, positions) -> tuple:
+        """Row ids of a sequence of row positions."""
+        arr = self._row_id_array
+        pos = np.asarray(positions, dtype=np.int64)
+        if arr is not None:
+            return tuple(arr[pos].tolist())
+        return tuple(self.row_ids[i] for i in pos.tolist())
+
     def class_code(self, value) -> int:
         """Class code of a label value (raises LabelError when outside the class set)."""
         v = _canon(value)
@@ -366,6 +384,19 @@ class Pool:
 
         if row_ids is None:
             rid = tuple(range(n))
+        elif isinstance(row_ids, np.ndarray) and row_ids.ndim == 1 and row_ids.dtype.kind in "iu":
+            # integer ids (the common file case): vectorised checks, no per-row loop
+            if row_ids.shape[0] != n:
+                raise ParameterError(f"row_ids has length {row_ids.shape[0]}; expected n = {n}")
+            order = np.argsort(row_ids, kind="stable")
+            dup = np.flatnonzero(row_ids[order][1:] == row_ids[order][:-1])
+            if dup.size:
+                i, k = sorted(int(x) for x in order[dup[0]:dup[0] + 2])
+                raise InvalidValueError(
+                    f"row_id {int(row_ids[i])!r} appears twice (row positions {i} and {k}); "
+                    "row ids must be unique"
+                )
+            rid = tuple(row_ids.tolist())
         else:
             rid = tuple(_canon(r) for r in row_ids)
             if len(rid) != n:

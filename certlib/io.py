@@ -1,0 +1,673 @@
+"""Pool files: CSV and Parquet in, a validated `Pool` out (SPEC section 2).
+
+This is the edge of the library: polars (and pyarrow for the Parquet schema)
+are used here and nowhere in the core.  `load_pool` reads a file, recognises
+one of three layouts and hands plain NumPy arrays to `Pool.from_arrays`:
+
+1. **Pairs** -- ``pred_<name>`` and ``conf_<name>`` for every candidate
+   ``<name>``.  Candidate order (the tie priority) is the order in which each
+   name first appears in a ``pred_``/``conf_`` column, left to right.
+2. **Shared prediction** -- one ``pred`` column and several ``conf_<name>``
+   columns (one classifier, several confidence scores); the order is that of
+   the ``conf_`` columns.
+3. **Probabilities** -- ``prob_<class>`` columns.  The shared prediction is
+   the argmax (ties go to the leftmost column) and the built-in scores are, in
+   this priority order, ``msp`` (max probability), ``neg_entropy``
+   (sum p log p with 0 log 0 = 0) and ``margin`` (top-two gap).  The class set
+   is declared by the column suffixes.  Any ``conf_<name>`` columns in the same
+   file are further candidates on the argmax prediction, after the built-ins.
+
+Optional ``row_id`` (unique, non-empty; default 0..n-1 in file order) and
+``label`` (empty/null = not read yet) columns; every other column is carried
+into ``Pool.extra`` for display.
+
+Class values: a number-like value ("1", 1, 1.0, " 1 ") is the integer class 1
+wherever it appears (predictions, labels, ``classes=``, ``prob_`` suffixes);
+when every class value is integer the pool's classes are ints, otherwise
+strings (with number-like values written as integers, so "1.0" and "1" still
+agree).  NaN or empty cells are missing.
+
+Bad input raises exactly one `CertlibError` that names the file, column or
+row (``row position i`` is zero-based in file order, with the ``row_id``) and
+what was expected; nothing is half-loaded.  Nothing in the file is executed:
+no pickle, no eval.
+
+`pool_hash` fingerprints the label-free content of a pool (SPEC section 12).
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import io
+import json
+import math
+import os
+from pathlib import Path
+from typing import Sequence
+
+import numpy as np
+import polars as pl
+
+from .errors import ColumnError, InvalidValueError, LabelError, ParameterError, PoolFileError
+from .pool import Pool
+
+__all__ = ["load_pool", "pool_hash", "DEFAULT_MAX_BYTES", "BUILTIN_SCORES",
+           "PROB_SUM_TOLERANCE"]
+
+DEFAULT_MAX_BYTES = 2 * 1024**3
+BUILTIN_SCORES = ("msp", "neg_entropy", "margin")
+PROB_SUM_TOLERANCE = 1e-3
+
+_CSV_SUFFIXES = {".csv": ",", ".tsv": "\t"}
+_PARQUET_SUFFIXES = {".parquet", ".pq"}
+# Rows inspected by polars before it fixes a column type.  A later cell that
+# does not fit makes us re-read every column as text, which is slower but
+# gives the exact column/row in the error message.
+_INFER_ROWS = 10_000
+# Integers are exact in float64 up to 2^53; larger number-like values stay text.
+_INT_LIMIT = 2.0**53
+
+
+# ---------------------------------------------------------------- file level
+def _read_bytes(path, max_bytes) -> tuple[Path, bytes]:
+    if isinstance(max_bytes, bool) or not isinstance(max_bytes, (int, np.integer)) or max_bytes <= 0:
+        raise ParameterError(f"max_bytes must be a positive integer; got {max_bytes!r}")
+    try:
+        p = Path(os.fspath(path))
+    except TypeError:
+        raise ParameterError(f"path must be a file path; got {type(path).__name__}") from None
+    if not p.exists():
+        raise PoolFileError(f"pool file {str(p)!r} does not exist")
+    if not p.is_file():
+        raise PoolFileError(f"pool file {str(p)!r} is not a regular file")
+    suffix = p.suffix.lower()
+    if suffix not in _CSV_SUFFIXES and suffix not in _PARQUET_SUFFIXES:
+        raise PoolFileError(
+            f"pool file {p.name!r} has unsupported type {suffix or '(no extension)'!r}; "
+            "expected .csv, .tsv, .parquet or .pq"
+        )
+    size = p.stat().st_size
+    if size > max_bytes:
+        raise PoolFileError(
+            f"pool file {p.name!r} is {size} bytes; the limit is max_bytes = {max_bytes}"
+        )
+    if size == 0:
+        raise PoolFileError(f"pool file {p.name!r} is empty; expected a header row and data rows")
+    try:
+        data = p.read_bytes()
+    except OSError as exc:
+        raise PoolFileError(f"pool file {p.name!r} cannot be read: {exc.strerror}") from None
+    return p, data
+
+
+def _check_text(name: str, data: bytes) -> bytes:
+    """UTF-8 text without NUL bytes (a binary file named .csv fails here)."""
+    nul = data.find(b"\x00")
+    if nul >= 0:
+        line = data.count(b"\n", 0, nul) + 1
+        raise PoolFileError(
+            f"pool file {name!r} is not a text CSV file: NUL byte at line {line} "
+            f"(byte {nul}); expected UTF-8 text"
+        )
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        raise PoolFileError(
+            f"pool file {name!r} is not UTF-8 text: invalid byte at line {line} "
+            f"(byte {exc.start}); expected a UTF-8 CSV file"
+        ) from None
+    if data.startswith(b"\xef\xbb\xbf"):
+        data = data[3:]
+    return data
+
+
+def _csv_header(name: str, data: bytes, sep: str) -> list[str]:
+    head = data[: 1 << 20].decode("utf-8", errors="ignore")
+    try:
+        header = next(csv.reader(io.StringIO(head), delimiter=sep))
+    except StopIteration:
+        header = []
+    except csv.Error as exc:
+        raise PoolFileError(f"pool file {name!r}: the header row cannot be parsed ({exc})") from None
+    if not header or all(h.strip() == "" for h in header):
+        raise PoolFileError(f"pool file {name!r} has no header row; expected column names on line 1")
+    return header
+
+
+def _lines(data: bytes):
+    """Line starts, ends (without CR/LF) and blank flags of the whole file."""
+    buf = np.frombuffer(data, dtype=np.uint8)
+    nl = np.flatnonzero(buf == 10)
+    ends = nl if (len(buf) and buf[-1] == 10) else np.append(nl, len(buf))
+    starts = np.concatenate(([0], nl[: len(ends) - 1] + 1))
+    nonempty = ends > starts
+    ends = ends.copy()
+    ends[nonempty] -= buf[ends[nonempty] - 1] == 13
+    return buf, starts, ends, ends == starts
+
+
+def _first_ragged(data: bytes, sep: str, width: int):
+    """(line number, field count) of the first record whose width differs, or None.
+
+    Exact but slower than the totals check in `_read_csv`; it runs only when
+    that check (or polars) has found a problem.
+    """
+    if b'"' in data:
+        reader = csv.reader(io.StringIO(data.decode("utf-8"), newline=""), delimiter=sep)
+        next(reader, None)
+        for rec in reader:
+            if rec and len(rec) != width:
+                return reader.line_num, len(rec)
+        return None
+    buf, starts, ends, blank = _lines(data)
+    seps = np.flatnonzero(buf == ord(sep))
+    counts = np.searchsorted(seps, ends) - np.searchsorted(seps, starts) + 1
+    bad = (counts != width) & ~blank
+    bad[0] = False  # the header defines the width
+    if not bad.any():
+        return None
+    k = _first(bad)
+    return k + 1, int(counts[k])
+
+
+def _ragged_error(name: str, data: bytes, sep: str, width: int):
+    found = _first_ragged(data, sep, width)
+    if found is None:
+        return None
+    line, count = found
+    return PoolFileError(
+        f"pool file {name!r} cannot be parsed: line {line} has {count} fields but the "
+        f"header has {width}; every row needs one value per column (ragged rows)"
+    )
+
+
+def _read_csv(name: str, data: bytes, sep: str) -> pl.DataFrame:
+    data = _check_text(name, data)
+    header = _csv_header(name, data, sep)
+    _check_names(name, header)
+    width = len(header)
+    # polars fails on a row that is too long but pads a short row with nulls.
+    # Without quotes, a record is a line: if no line is too long (polars) and the
+    # separators total (width - 1) per non-blank line, no line is too short.
+    quoted = b'"' in data
+    buf, starts, ends, blank = _lines(data)
+    if not quoted:
+        expected = int((~blank).sum()) * (width - 1)
+        if int(np.count_nonzero(buf == ord(sep))) != expected:
+            raise _ragged_error(name, data, sep, width)
+    else:
+        err = _ragged_error(name, data, sep, width)
+        if err is not None:
+            raise err
+    del buf, starts, ends
+    opts = dict(separator=sep, has_header=True, raise_if_empty=False)
+    try:
+        df = pl.read_csv(io.BytesIO(data), infer_schema_length=_INFER_ROWS, **opts)
+    except pl.exceptions.PolarsError:
+        # a cell beyond the inferred rows does not fit the column type: read text
+        try:
+            df = pl.read_csv(io.BytesIO(data), infer_schema=False, **opts)
+        except pl.exceptions.PolarsError as exc:
+            raise (_ragged_error(name, data, sep, width) or PoolFileError(
+                f"pool file {name!r} cannot be parsed as CSV: {exc}")) from None
+    if df.width != width:
+        raise PoolFileError(
+            f"pool file {name!r} cannot be parsed: {df.width} columns read, the header has {width}"
+        )
+    if not quoted and blank[1:].any():
+        # polars turns a blank line into an all-null row; a blank line is not a row
+        idx = np.flatnonzero(blank[1:])
+        keep = np.ones(df.height, dtype=bool)
+        keep[idx[idx < df.height]] = False
+        df = df.filter(pl.Series(keep))
+    elif quoted:
+        df = df.filter(~pl.all_horizontal(pl.all().is_null()))
+    return df.rename(dict(zip(df.columns, header)))
+
+
+def _read_parquet(name: str, data: bytes) -> pl.DataFrame:
+    if len(data) < 12 or data[:4] != b"PAR1" or data[-4:] != b"PAR1":
+        raise PoolFileError(f"pool file {name!r} is not a Parquet file (no PAR1 magic bytes)")
+    try:
+        import pyarrow.parquet as pq
+
+        names = pq.ParquetFile(io.BytesIO(data)).schema_arrow.names
+    except Exception as exc:  # pyarrow raises several unrelated types on corrupt files
+        raise PoolFileError(f"pool file {name!r} is not a readable Parquet file: {exc}") from None
+    _check_names(name, names)
+    try:
+        return pl.read_parquet(io.BytesIO(data))
+    except Exception as exc:
+        raise PoolFileError(f"pool file {name!r} is not a readable Parquet file: {exc}") from None
+
+
+def _check_names(name: str, header: Sequence[str]) -> None:
+    seen = {}
+    for pos, col in enumerate(header):
+        if col in seen:
+            raise ColumnError(
+                f"pool file {name!r}: column {col!r} appears twice (columns {seen[col] + 1} "
+                f"and {pos + 1}); column names must be unique"
+            )
+        seen[col] = pos
+
+
+# ------------------------------------------------------------ column layout
+def _layout(columns: Sequence[str]):
+    """Recognise the file layout; return (mode, candidate list, prob columns)."""
+    has_pred = "pred" in columns
+    pred_cols = [c for c in columns if c.startswith("pred_")]
+    conf_cols = [c for c in columns if c.startswith("conf_")]
+    prob_cols = [c for c in columns if c.startswith("prob_")]
+    for c in pred_cols + conf_cols + prob_cols:
+        if c.split("_", 1)[1] == "":
+            raise ColumnError(f"column {c!r} has no name after the prefix; expected e.g. '{c}model'")
+    if has_pred and pred_cols:
+        raise ColumnError(
+            f"columns 'pred' and {pred_cols[0]!r} are both present: a shared 'pred' column "
+            "(one classifier, several conf_<name> scores) and per-candidate pred_<name> "
+            "columns cannot be mixed; keep one layout"
+        )
+    if prob_cols and (has_pred or pred_cols):
+        other = "pred" if has_pred else pred_cols[0]
+        raise ColumnError(
+            f"columns {prob_cols[0]!r} and {other!r} are both present: with prob_<class> "
+            "columns the prediction is their argmax; remove the prediction column"
+        )
+    if prob_cols:
+        if len(prob_cols) < 2:
+            raise ColumnError(
+                f"only one probability column ({prob_cols[0]!r}); prob_<class> needs a "
+                "column for each of at least two classes"
+            )
+        cands = [(s, None, None) for s in BUILTIN_SCORES]
+        for c in conf_cols:
+            nm = c[5:]
+            if nm in BUILTIN_SCORES:
+                raise ColumnError(
+                    f"column {c!r} clashes with the built-in score {nm!r} derived from the "
+                    "prob_ columns; rename it"
+                )
+            cands.append((nm, None, c))
+        return "prob", cands, prob_cols
+    if has_pred:
+        cands = [(c[5:], "pred", c) for c in conf_cols]
+        mode = "shared"
+    else:
+        order = []
+        for c in columns:
+            if c.startswith(("pred_", "conf_")) and c[5:] not in order:
+                order.append(c[5:])
+        preds = {c[5:] for c in pred_cols}
+        confs = {c[5:] for c in conf_cols}
+        for nm in order:
+            if nm not in confs:
+                raise ColumnError(
+                    f"column 'conf_{nm}' is missing: candidate {nm!r} has 'pred_{nm}' but no "
+                    "confidence column"
+                )
+            if nm not in preds:
+                raise ColumnError(
+                    f"column 'pred_{nm}' is missing: candidate {nm!r} has 'conf_{nm}' but no "
+                    "prediction column (or add one shared 'pred' column)"
+                )
+        cands = [(nm, f"pred_{nm}", f"conf_{nm}") for nm in order]
+        mode = "pairs"
+    if not cands:
+        raise ColumnError(
+            "no candidate columns: expected pred_<name>/conf_<name> pairs, a 'pred' column "
+            "with conf_<name> columns, or prob_<class> columns; found columns "
+            f"{list(columns)}"
+        )
+    if len(cands) < 2:
+        cols = [c for c in cands[0][1:] if c]
+        raise ColumnError(
+            f"only one candidate ({cands[0][0]!r}, columns {cols}); a pool needs at least two "
+            "candidates to choose between"
+        )
+    return mode, cands, []
+
+
+# ------------------------------------------------------------- cell values
+def _first(mask) -> int:
+    return int(np.flatnonzero(np.asarray(mask))[0])
+
+
+class _Rows:
+    """Formats 'row position i (row_id r)' for error messages."""
+
+    def __init__(self, row_ids=None):
+        self.row_ids = row_ids
+
+    def __call__(self, i: int) -> str:
+        if self.row_ids is None:
+            return f"row position {i}"
+        rid = self.row_ids[i]
+        rid = rid.item() if isinstance(rid, np.generic) else rid
+        return f"row position {i} (row_id {rid!r})"
+
+
+def _canon_scalar(v):
+    """Python-side twin of `_canon_series` for declared classes and suffixes."""
+    if isinstance(v, (bool, np.bool_)):
+        return int(v)
+    if isinstance(v, (int, np.integer)):
+        return int(v)
+    if isinstance(v, (float, np.floating)):
+        f = float(v)
+        if math.isfinite(f) and f.is_integer() and abs(f) < _INT_LIMIT:
+            return int(f)
+        return repr(f)
+    s = str(v).strip()
+    try:
+        f = float(s)
+    except ValueError:
+        return s
+    if math.isfinite(f) and f.is_integer() and abs(f) < _INT_LIMIT:
+        return int(f)
+    return s
+
+
+def _canon_series(s: pl.Series, col: str) -> pl.Series:
+    """Class-like column (prediction, label, row id) -> Int64 or String, nulls = missing.
+
+    Integer-valued numbers become Int64 ("1", 1 and 1.0 are one value); a
+    column with any other value becomes String with its number-like values
+    written as integers.
+    """
+    dt = s.dtype
+    if dt == pl.Boolean:
+        return s.cast(pl.Int64)
+    if dt.is_integer():
+        return s.cast(pl.Int64)
+    if dt == pl.Null:
+        return s.cast(pl.String)
+    if dt.is_float():
+        s = s.fill_nan(None)
+        f = s
+        text = s.cast(pl.String)
+    elif dt in (pl.String, pl.Categorical, pl.Enum):
+        text = s.cast(pl.String).str.strip_chars()
+        text = pl.select(pl.when(text == "").then(None).otherwise(text)).to_series()
+        f = text.cast(pl.Float64, strict=False)
+        # "nan" text is missing, like NaN in a float column
+        text = pl.select(pl.when(f.is_nan()).then(None).otherwise(text)).to_series()
+    else:
+        raise ColumnError(f"column {col!r} has type {dt}; expected numbers or text class values")
+    is_int = f.is_not_null() & f.is_finite() & (f == f.floor()) & (f.abs() < _INT_LIMIT)
+    is_int = is_int.fill_null(False)
+    nonnull = text.is_not_null()
+    if bool((is_int | ~nonnull).all()):
+        return f.cast(pl.Int64).alias(col)
+    out = pl.select(
+        pl.when(is_int).then(f.cast(pl.Int64).cast(pl.String)).otherwise(text)
+    ).to_series()
+    return out.alias(col)
+
+
+def _float_column(s: pl.Series, col: str, rows: _Rows, what: str) -> np.ndarray:
+    """Numeric column -> float64 array; any missing, non-numeric, NaN or inf cell is an error."""
+    dt = s.dtype
+    if dt.is_numeric() or dt == pl.Boolean:
+        f = s.cast(pl.Float64)
+        text = None
+    elif dt in (pl.String, pl.Categorical, pl.Enum, pl.Null):
+        text = s.cast(pl.String).str.strip_chars()
+        f = text.cast(pl.Float64, strict=False)
+    else:
+        raise ColumnError(f"column {col!r} has type {dt}; expected numbers ({what})")
+    null = f.is_null().to_numpy()
+    if null.any():
+        i = _first(null)
+        raw = None if text is None else text[i]
+        if raw is None or raw == "":
+            raise InvalidValueError(f"column {col!r} is empty at {rows(i)}; expected a {what}")
+        raise InvalidValueError(
+            f"column {col!r} holds {raw!r} at {rows(i)}; expected a {what} (a number)"
+        )
+    a = f.to_numpy().astype(np.float64, copy=False)
+    bad = ~np.isfinite(a)
+    if bad.any():
+        i = _first(bad)
+        raise InvalidValueError(
+            f"column {col!r} holds {a[i]!r} at {rows(i)}; expected a finite {what}"
+        )
+    return a
+
+
+def _row_ids(df: pl.DataFrame):
+    if "row_id" not in df.columns:
+        return None
+    s = _canon_series(df["row_id"], "row_id")
+    null = s.is_null().to_numpy()
+    if null.any():
+        raise InvalidValueError(
+            f"column 'row_id' is empty at row position {_first(null)}; every row needs a unique row_id"
+        )
+    dup = s.is_duplicated().to_numpy()
+    if dup.any():
+        same = np.flatnonzero(dup & (s == s[_first(dup)]).to_numpy())
+        j, k = int(same[0]), int(same[1])
+        raise InvalidValueError(
+            f"column 'row_id': value {s[j]!r} appears at row positions {j} and {k}; "
+            "row ids must be unique"
+        )
+    if s.dtype == pl.Int64:
+        return s.to_numpy()
+    return s.to_list()
+
+
+def _declared(classes, where: str):
+    if isinstance(classes, (str, bytes)) or not hasattr(classes, "__iter__"):
+        raise ParameterError(f"classes must be a list of class values; got {classes!r} {where}")
+    out = [_canon_scalar(c) for c in classes]
+    if len(out) < 2:
+        raise ParameterError(f"classes needs at least two values; got {list(classes)} {where}")
+    if len(set(out)) != len(out):
+        raise ParameterError(f"classes repeats a value: {list(classes)} {where}")
+    return out
+
+
+def _unify(series: list[pl.Series], declared):
+    """Bring class columns and declared classes to one kind: all Int64 or all String."""
+    int_mode = all(s.dtype == pl.Int64 for s in series) and (
+        declared is None or all(isinstance(c, int) for c in declared)
+    )
+    if int_mode:
+        return series, declared, True
+    series = [s.cast(pl.String) for s in series]
+    declared = None if declared is None else [str(c) for c in declared]
+    return series, declared, False
+
+
+def _check_in(s: pl.Series, declared, col: str, rows: _Rows, err, what: str) -> None:
+    bad = (~s.is_in(declared) & s.is_not_null()).to_numpy()
+    if bad.any():
+        i = _first(bad)
+        raise err(
+            f"column {col!r}: {what} {s[i]!r} at {rows(i)} is not in the class set {declared}"
+        )
+
+
+def _labels_array(s: pl.Series | None, int_mode: bool, minus_one_is_class: bool):
+    """Labels for `Pool.from_arrays`: int64 with -1 = unread, or objects with None."""
+    if s is None:
+        return None
+    if int_mode and not minus_one_is_class:
+        return s.fill_null(-1).to_numpy().astype(np.int64, copy=False)
+    # -1 is a real class (labels in {-1, +1}) or values are text: None marks unread
+    return np.asarray(s.to_list(), dtype=object)
+
+
+# ------------------------------------------------------------ prob layout
+def _prob_scores(P: np.ndarray, cols: list[str], rows: _Rows):
+    """Validate probabilities; return argmax index and the built-in scores."""
+    bad = (P < 0) | (P > 1)
+    if bad.any():
+        i, c = (int(x) for x in np.argwhere(bad)[0])
+        raise InvalidValueError(
+            f"column {cols[c]!r} holds {P[i, c]!r} at {rows(i)}; probabilities must be in [0, 1]"
+        )
+    total = P.sum(axis=1)
+    off = np.abs(total - 1.0) > PROB_SUM_TOLERANCE
+    if off.any():
+        i = _first(off)
+        raise InvalidValueError(
+            f"the prob_ columns sum to {total[i]!r} at {rows(i)}; each row must sum to 1 "
+            f"(within {PROB_SUM_TOLERANCE})"
+        )
+    arg = np.argmax(P, axis=1)  # first maximum = leftmost column
+    # scores from the sorted row, so that two rows holding the same
+    # probabilities in another order get bit-identical scores (exact ties)
+    S = np.sort(P, axis=1)
+    msp = S[:, -1]
+    plogp = np.zeros_like(S)
+    np.log(S, out=plogp, where=S > 0)
+    neg_entropy = (S * plogp).sum(axis=1)
+    margin = S[:, -1] - S[:, -2]
+    return arg, [msp, neg_entropy, margin]
+
+
+# ----------------------------------------------------------------- loading
+def load_pool(path, *, classes: Sequence | None = None, objective: str = "augrc",
+              max_bytes: int = DEFAULT_MAX_BYTES) -> Pool:
+    """Read a CSV (.csv, .tsv) or Parquet (.parquet, .pq) pool file into a `Pool`.
+
+    path: the file.  Its layout is recognised from the column names (module
+        docstring, SPEC section 2).
+    classes: the declared class set (``--classes`` on the command line);
+        predictions and labels outside it are errors.  Default: the union of
+        predictions and labels, or the ``prob_`` suffixes.  With ``prob_``
+        columns a declared set must name the same classes (its order is kept).
+    objective: ``"augrc"`` (default) or ``"accuracy"``.
+    max_bytes: files larger than this are refused before reading (default 2 GiB).
+
+    Raises one `CertlibError` subclass naming the column/row at fault.
+    """
+    from .weights import get_objective
+
+    get_objective(objective)
+    declared = None if classes is None else _declared(classes, "(classes=)")
+    p, data = _read_bytes(path, max_bytes)
+    suffix = p.suffix.lower()
+    if suffix in _PARQUET_SUFFIXES:
+        df = _read_parquet(p.name, data)
+    else:
+        df = _read_csv(p.name, data, _CSV_SUFFIXES[suffix])
+    del data
+    columns = df.columns
+    mode, cands, prob_cols = _layout(columns)
+    if df.height == 0:
+        raise InvalidValueError(
+            f"the pool is empty: {p.name!r} has a header but no data rows; expected at least one row"
+        )
+
+    row_ids = _row_ids(df)
+    rows = _Rows(row_ids)
+    names = [c[0] for c in cands]
+
+    confs_by_col = {}
+    for _, _, cc in cands:
+        if cc is not None:
+            confs_by_col[cc] = _float_column(df[cc], cc, rows, "confidence")
+
+    label = _canon_series(df["label"], "label") if "label" in columns else None
+
+    if mode == "prob":
+        suffixes = [_canon_scalar(c[5:]) for c in prob_cols]
+        if len(set(suffixes)) != len(suffixes):
+            raise ColumnError(
+                f"prob_ columns {prob_cols} name the same class twice (e.g. prob_1 and prob_1.0)"
+            )
+        if declared is not None and set(declared) != set(suffixes):
+            raise ParameterError(
+                f"classes={list(classes)} does not match the prob_ columns {prob_cols}"
+            )
+        class_list = declared if declared is not None else suffixes
+        P = np.column_stack([_float_column(df[c], c, rows, "probability") for c in prob_cols])
+        arg, scores = _prob_scores(P, prob_cols, rows)
+        int_mode = all(isinstance(c, int) for c in class_list) and (
+            label is None or label.dtype == pl.Int64)
+        label_s = label
+        if not int_mode:
+            class_list = [str(c) for c in class_list]
+            label_s = None if label is None else label.cast(pl.String)
+        suffix_vals = suffixes if int_mode else [str(s) for s in suffixes]
+        pred_vals = np.asarray(suffix_vals, dtype=np.int64 if int_mode else object)[arg]
+        confs = np.vstack(scores + [confs_by_col[c[2]] for c in cands[3:]])
+        preds = pred_vals
+    else:
+        pred_cols = ["pred"] if mode == "shared" else [c[1] for c in cands]
+        pred_s = [_canon_series(df[c], c) for c in pred_cols]
+        for s, c in zip(pred_s, pred_cols):
+            null = s.is_null().to_numpy()
+            if null.any():
+                i = _first(null)
+                raise InvalidValueError(
+                    f"column {c!r} is empty at {rows(i)}; every row needs a prediction"
+                )
+        allc = pred_s + ([label] if label is not None else [])
+        allc, class_list, int_mode = _unify(allc, declared)
+        pred_s = allc[: len(pred_cols)]
+        label_s = allc[-1] if label is not None else None
+        if class_list is not None:
+            for s, c in zip(pred_s, pred_cols):
+                _check_in(s, class_list, c, rows, InvalidValueError, "prediction")
+        cols = [s.to_numpy() for s in pred_s]
+        preds = cols[0] if mode == "shared" else np.vstack(cols)
+        if not int_mode:
+            preds = preds.astype(object)
+        confs = np.vstack([confs_by_col[c[2]] for c in cands])
+
+    if label_s is not None and class_list is not None:
+        _check_in(label_s, class_list, "label", rows, LabelError, "label")
+    minus_one = int_mode and (
+        (class_list is not None and -1 in class_list)
+        or bool((preds == -1).any())
+        or (label_s is not None and bool((label_s == -1).any()))
+    )
+    labels = _labels_array(label_s, int_mode, minus_one)
+
+    reserved = {"row_id", "label", "pred"}
+    extra = {
+        c: tuple(df[c].to_list())
+        for c in columns
+        if c not in reserved and not c.startswith(("pred_", "conf_", "prob_"))
+    }
+    if isinstance(row_ids, np.ndarray) and np.array_equal(row_ids, np.arange(df.height)):
+        row_ids = None  # the default ids: skip re-checking them
+    return Pool.from_arrays(preds, confs, labels=labels, names=names, classes=class_list,
+                            row_ids=row_ids, objective=objective, extra=extra)
+
+
+# ------------------------------------------------------------------ hashing
+def pool_hash(pool: Pool) -> str:
+    """SHA-256 hex digest of the label-free content of a pool (SPEC section 12).
+
+    Covers the objective, candidate names (their order is the tie priority),
+    the class set, the row ids, the prediction codes and the confidences --
+    everything fixed before the first label is read.  Labels and the display
+    columns in ``extra`` are not hashed, so the digest taken before labelling
+    still identifies the pool afterwards.
+    """
+    h = hashlib.sha256()
+
+    def part(tag: str, payload: bytes) -> None:
+        # length-prefixed parts: no two different pools give the same byte stream
+        h.update(tag.encode() + len(payload).to_bytes(8, "little") + payload)
+
+    meta = {
+        "format": "certlib-pool-hash-1",
+        "objective": pool.objective,
+        "names": list(pool.names),
+        "classes": list(pool.classes),
+        "K": pool.K,
+        "n": pool.n,
+    }
+    part("meta", json.dumps(meta, sort_keys=True, default=str).encode())
+    part("row_ids", json.dumps(list(pool.row_ids), default=str).encode())
+    part("preds", np.ascontiguousarray(pool.preds, dtype="<i8").tobytes())
+    part("confs", np.ascontiguousarray(pool.confs, dtype="<f8").tobytes())
+    return h.hexdigest()
