@@ -1,4 +1,9 @@
-"""Command line: ``certlib <command> POOL [options]`` (SPEC section 10)."""
+"""Command line: ``certlib <command> POOL [options]`` (SPEC section 10).
+
+Every command prints a readable table, or with ``--json`` one JSON object on
+stdout with the keys of SPEC section 10 (and a few more).  Exit code 0 on
+success, 2 on bad input with a one-line message on stderr (no traceback).
+"""
 
 from __future__ import annotations
 
@@ -8,23 +13,7 @@ import sys
 
 from .errors import CertlibError
 
-__all__ = ["main", "build_parser"]
-
-
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="certlib",
-        description="Exact certificates and budgets for selective model choice; "
-        "certified no-regression audits for model updates.",
-    )
-    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    try:
-        from .audit import cli as audit_cli
-    except ImportError:  # the audit package is optional while it is being built
-        audit_cli = None
-    if audit_cli is not None:
-        audit_cli.register(sub)
-    return parser
+__all__ = ["main", "build_parser", "emit"]
 
 
 def emit(args, payload: dict, table: str) -> None:
@@ -36,6 +25,150 @@ def emit(args, payload: dict, table: str) -> None:
         sys.stdout.write(table.rstrip("\n") + "\n")
 
 
+def _pool_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("pool", metavar="POOL", help="CSV or Parquet pool file (SPEC section 2)")
+    p.add_argument("--classes", help="declare the class set, comma-separated (e.g. 0,1,2)")
+    p.add_argument("--objective", default="augrc", choices=["augrc", "accuracy"],
+                   help="objective to compare (default: augrc)")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+
+
+def _tolerance_arg(p):
+    p.add_argument("--tolerance", "--tau", dest="tolerance", default="0",
+                   help="objective tolerance tau >= 0 (default 0: exact choice)")
+
+
+def _load(args):
+    from .io import load_pool
+
+    classes = None
+    if args.classes:
+        classes = [c.strip() for c in args.classes.split(",") if c.strip()]
+    return load_pool(args.pool, classes=classes, objective=args.objective)
+
+
+def _pct(x: float) -> str:
+    return f"{100 * x:.1f}%"
+
+
+def _tau(pool, tol) -> str:
+    return "0 (exact choice)" if float(tol) == 0 else f"{tol} (scaled {pool.objective} units)"
+
+
+# ------------------------------------------------------------------- prelabel
+def _cmd_prelabel(args) -> int:
+    from .prelabel import prelabel_bound
+
+    pool = _load(args)
+    r = prelabel_bound(pool, tolerance=args.tolerance)
+    lines = [
+        f"pool        {args.pool}: n = {r.n} rows, K = {r.K} candidates ({pool.objective})",
+        f"tolerance   {float(r.tolerance):g}",
+        f"prelabel    {r.prelabel_bound} labels ({_pct(r.prelabel_fraction)} of the pool)",
+        "",
+        f"Any budget below {r.prelabel_bound} labels is ruled out: no policy can certify "
+        "the choice with fewer labels, whatever the labels turn out to be.",
+        "",
+        f"{'candidate':<20} {'labels needed at least to certify it':>36}",
+    ]
+    for name, v in zip(r.candidates, r.per_target):
+        lines.append(f"{name:<20} {('never' if v is None else str(v)):>36}")
+    emit(args, r.to_dict(), "\n".join(lines))
+    return 0
+
+
+# --------------------------------------------------------------------- replay
+def _cmd_replay(args) -> int:
+    from .replay import replay
+
+    pool = _load(args)
+    r = replay(pool, policy=args.policy, rule=args.rule, tolerance=args.tolerance,
+               seed=args.seed, budget=args.budget)
+    if r.certified:
+        how = "certified exactly" if r.tolerance == 0 else \
+            f"certified within tolerance (worst-case gap {float(r.excess):.6g})"
+    else:
+        how = f"NOT certified: budget exhausted; worst-case gap {float(r.excess):.6g}"
+    first = ", ".join(str(x) for x in r.order[:10]) + (" ..." if len(r.order) > 10 else "")
+    lines = [
+        f"pool              {args.pool}: n = {r.n} rows, K = {len(r.candidates)} candidates",
+        f"policy            {r.policy}   rule {r.rule}   tolerance {float(r.tolerance):g}"
+        + (f"   budget {r.budget}" if r.budget is not None else ""),
+        f"labels read       {r.labels_read} of {r.n} ({_pct(r.labels_fraction)})",
+        f"selected          {r.selected} ({how})",
+        f"full-pool winner  {r.full_pool_winner}",
+        f"first rows read   {first}",
+    ]
+    emit(args, r.to_dict(), "\n".join(lines))
+    return 0
+
+
+# ---------------------------------------------------------------- certificate
+def _cmd_certificate(args) -> int:
+    from .certificate import certify
+
+    pool = _load(args)
+    c = certify(pool, tolerance=args.tolerance, time_limit=args.time_limit)
+    d = c.to_dict()
+    size = f"{c.lower}" if c.lower == c.upper else f"{c.lower} to {c.upper}"
+    wit = ", ".join(str(x) for x in c.witness[:12]) + (" ..." if len(c.witness) > 12 else "")
+    lp = "n/a" if c.lp_value is None else f"{c.lp_value:.4f}"
+    lines = [
+        f"pool                 {args.pool}: n = {pool.n} rows, K = {pool.K} candidates",
+        f"winner               {c.winner}",
+        f"minimum certificate  {size} labels ({'exact' if c.exact else 'enclosure'}; "
+        f"{_pct(c.lower / pool.n)}" + ("" if c.lower == c.upper else f" to {_pct(c.upper / pool.n)}")
+        + " of the pool)",
+        f"LP relaxation        {lp}",
+        f"witness ({len(c.witness)} rows)  {wit}",
+        "",
+        "With these labels known, the witness rows alone fix the winner for every "
+        "completion; no smaller set than the lower bound can.",
+    ]
+    emit(args, d, "\n".join(lines))
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    from .policies import policy_names
+
+    parser = argparse.ArgumentParser(
+        prog="certlib",
+        description="Exact certificates and budgets for selective model choice; "
+        "certified no-regression audits for model updates.",
+    )
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    p = sub.add_parser("prelabel", help="which labelling budgets can never suffice")
+    _pool_args(p)
+    _tolerance_arg(p)
+    p.set_defaults(func=_cmd_prelabel)
+
+    p = sub.add_parser("replay", help="labels a policy needs on a fully labelled pool")
+    _pool_args(p)
+    p.add_argument("--policy", default="static-range", choices=list(policy_names()))
+    p.add_argument("--rule", default="shared", choices=["shared", "separate", "centered"])
+    _tolerance_arg(p)
+    p.add_argument("--seed", type=int, default=0, help="seed of random policies (default 0)")
+    p.add_argument("--budget", type=int, default=None, help="stop after this many labels")
+    p.set_defaults(func=_cmd_replay)
+
+    p = sub.add_parser("certificate", help="hindsight enclosure of the minimum certificate")
+    _pool_args(p)
+    _tolerance_arg(p)
+    p.add_argument("--time-limit", type=float, default=2.0,
+                   help="seconds to spend closing the gap to an exact minimum (default 2)")
+    p.set_defaults(func=_cmd_certificate)
+
+    try:
+        from .audit import cli as audit_cli
+    except ImportError:  # pragma: no cover - the audit package ships with certlib
+        audit_cli = None
+    if audit_cli is not None:
+        audit_cli.register(sub)
+    return parser
+
+
 def main(argv=None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
@@ -44,6 +177,9 @@ def main(argv=None) -> int:
     except CertlibError as exc:
         print(f"certlib: error: {exc}", file=sys.stderr)
         return 2
+    except BrokenPipeError:  # output piped into `head`: not an error of ours
+        sys.stderr.close()
+        return 0
 
 
 if __name__ == "__main__":  # pragma: no cover

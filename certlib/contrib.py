@@ -34,8 +34,8 @@ import numpy as np
 
 from .errors import ParameterError
 
-__all__ = ["RULES", "rule_unit", "lower_terms", "realised_terms", "potential_terms",
-           "pair_potential", "initial_lower", "row_blocks"]
+__all__ = ["RULES", "rule_unit", "lower_terms", "realised_terms", "gain_terms",
+           "potential_terms", "pair_potential", "initial_lower", "row_blocks"]
 
 RULES = ("shared", "separate", "centered")
 BLOCK = 1 << 15
@@ -106,6 +106,24 @@ def realised_terms(pool, rows, labels, rule: str = "shared") -> np.ndarray:
     return d * rule_unit(rule)
 
 
+def gain_terms(pool, rows, labels, rule: str = "shared") -> np.ndarray:
+    """(K, K, m) gains ``realised - lower`` of reading rows at the given label codes.
+
+    For the shared rule this is computed without forming both ends: where j and k
+    predict alike the gain is max(0, +-(w_j - w_k)) (+ on an error, paper eq. (7)),
+    else w_j loss_j + w_k (1 - loss_k).  Blocks are small, int64 keeps it exact."""
+    if rule != "shared":
+        return realised_terms(pool, rows, labels, rule) - lower_terms(pool, rows, rule)
+    W = pool.weights[:, rows]
+    P = pool.preds[:, rows]
+    loss = P != np.asarray(labels)[None, :]
+    Wl = W * loss
+    same = P[:, None, :] == P[None, :, :]
+    diff = (W[:, None, :] - W[None, :, :]) * np.where(loss, 1, -1)[:, None, :]
+    other = Wl[:, None, :] + (W - Wl)[None, :, :]
+    return np.where(same, np.maximum(diff, 0), other)
+
+
 def potential_terms(pool, rows) -> np.ndarray:
     """(K, K, m) potential gains upper - lower of the shared rule (|b_jki| for binary)."""
     W = pool.weights[:, rows]
@@ -126,6 +144,21 @@ def initial_lower(pool, rule: str = "shared") -> np.ndarray:
     """(K, K) L_jk with no label read: the sum of the lower terms of every row."""
     check_rule(rule)
     K = pool.K
+    W = pool.weights
+    total = W.sum(axis=1, dtype=np.int64)
+    if rule in ("shared", "separate"):
+        # separate: every unread row contributes -w_k.  shared adds back
+        # min(w_j, w_k) on rows where j and k predict alike (paper Proposition 1).
+        L = np.broadcast_to(-total[None, :], (K, K)).copy()
+        if rule == "shared":
+            for j in range(K):
+                for k in range(j + 1, K):
+                    same = pool.preds[j] == pool.preds[k]
+                    back = int(np.minimum(W[j], W[k]).sum(where=same, dtype=np.int64))
+                    L[j, k] += back
+                    L[k, j] += back
+        np.fill_diagonal(L, 0)
+        return L
     L = np.zeros((K, K), dtype=np.int64)
     for blk in row_blocks(pool.n):
         L += lower_terms(pool, blk, rule).sum(axis=2, dtype=np.int64)

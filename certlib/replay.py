@@ -16,7 +16,7 @@ from fractions import Fraction
 import numpy as np
 
 from .bounds import certified_mask, decide, eliminated_mask, thresholds
-from .contrib import check_rule, initial_lower, lower_terms, realised_terms
+from .contrib import check_rule, gain_terms, initial_lower
 from .errors import LabelError
 from .policies import OrderPolicy, OrderState, PolicyContext, get_policy
 from .session import Session, _budget
@@ -77,7 +77,7 @@ def replay(pool, policy="static-range", rule: str = "shared", tolerance=0.0, see
         policy=name, rule=rule, tolerance=thresholds(pool.K, pool.scale, rule, tolerance).tolerance,
         budget=budget, labels_read=len(rows), certified=dec.certified,
         selected=pool.names[dec.selected], full_pool_winner=pool.names[pool.winner()],
-        excess=dec.excess, order=tuple(pool.row_ids[r] for r in rows), n=pool.n,
+        excess=dec.excess, order=pool.ids_of(rows), n=pool.n,
         candidates=pool.names,
     )
 
@@ -105,8 +105,7 @@ def _replay_order(pool, pol: OrderPolicy, rule, tolerance, seed, budget):
         while pos < pending.size and t < limit and not dec.certified and not restart:
             m = min(block, pending.size - pos, limit - t)
             rows = pending[pos:pos + m]
-            gain = (realised_terms(pool, rows, pool.labels[rows], rule)
-                    - lower_terms(pool, rows, rule))
+            gain = gain_terms(pool, rows, pool.labels[rows], rule)
             cum = L[:, :, None] + np.cumsum(gain, axis=2)
             cert = certified_mask(cum, th).any(axis=0)
             stop = int(np.argmax(cert)) if cert.any() else m
@@ -132,4 +131,4 @@ def _replay_order(pool, pol: OrderPolicy, rule, tolerance, seed, budget):
         elif pos >= pending.size:
             break
     rows = np.concatenate(taken) if taken else np.zeros(0, dtype=np.int64)
-    return [int(r) for r in rows], dec
+    return rows.tolist(), dec

@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 
 from .bounds import Decision, Thresholds, decide, thresholds
-from .contrib import check_rule, initial_lower, lower_terms, realised_terms
+from .contrib import check_rule, gain_terms, initial_lower
 from .errors import LabelError, ParameterError
 from .policies import PolicyContext, get_policy
 from .pool import UNREAD
@@ -203,8 +203,7 @@ class Session:
         log.labels.append(code)
         log.read_at[row] = self.t
         rows = np.array([row])
-        gain = (realised_terms(self.pool, rows, np.array([code]), self.rule)
-                - lower_terms(self.pool, rows, self.rule))[:, :, 0]
+        gain = gain_terms(self.pool, rows, np.array([code]), self.rule)[:, :, 0]
         L = self.L + gain
         L.setflags(write=False)
         new = Session(self.pool, self.policy, self.rule, self.th, self.seed, self.budget, L,
