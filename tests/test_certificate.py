@@ -1,0 +1,437 @@
+"""Minimum certificates (SPEC section 7, paper 000 Theorem 2, section 4.1).
+
+Three kinds of tests: the paper's numbers with their section cited, an
+independent brute force over every subset of rows on small pools, and
+properties (dual bound <= LP <= witness, rounding within K - 1, tolerance).
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import math
+from fractions import Fraction
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from certlib.bounds import batch_lower, certified_mask, decide, thresholds
+from certlib.certificate import (
+    Certificate,
+    _branch_and_bound,
+    certify,
+    certify_partial,
+    cover_enclosure,
+)
+from certlib.contrib import initial_lower
+from certlib.errors import CertlibError, LabelError, ParameterError
+from certlib.pool import Pool
+
+
+# --------------------------------------------------------------- reference pools
+def figure2_pool():
+    """Paper 000 Figure 2 / SPEC 9: orders 1,2,3,4 (A) and 2,1,4,3 (B); ties favour A."""
+    return Pool.from_arrays([[0, 0, 1, 0], [0, 0, 0, 1]], [[4, 3, 2, 1], [3, 4, 1, 2]],
+                            labels=[1, 0, 0, 0], names=["A", "B"])
+
+
+# Paper 000 Figure 3 (section 4.1, "Covering two rivals with the same labels"):
+# three candidates whose weights permute (7,5,3,1), y = (1,0,0,1), ties A, B, C.
+# The text gives the risks (8,15,13), the initial bounds against A (-13,-15) and
+# the gains of rows {2,3} (16,12) and {1,2} (16,20); `test_figure3_pool_is_inferred`
+# re-runs the brute-force search that found these predictions and orders.
+FIG3_PREDS = [[1, 0, 1, 0], [0, 1, 1, 1], [0, 1, 0, 0]]
+FIG3_CONFS = [[1, 4, 2, 3], [2, 3, 4, 1], [4, 3, 2, 1]]  # weights (1,7,3,5), (3,5,7,1), (7,5,3,1)
+FIG3_Y = [1, 0, 0, 1]
+
+
+def figure3_pool():
+    return Pool.from_arrays(FIG3_PREDS, FIG3_CONFS, labels=FIG3_Y, names=["A", "B", "C"])
+
+
+def worst_case_pool(n):
+    """SPEC 9: both predict 0, A ranks rows 2..n,1, B ranks 1..n, ties favour A, y = 0."""
+    conf_a = np.r_[0, np.arange(n - 1, 0, -1)]
+    conf_b = np.arange(n, 0, -1)
+    return Pool.from_arrays(np.zeros(n, dtype=int), [conf_a, conf_b], labels=np.zeros(n, int),
+                            names=["A", "B"], classes=[0, 1])
+
+
+# ---------------------------------------------------------- independent brute force
+def reference_terms(pool):
+    """(K, K, n) realised and lower per-row terms of r_j - r_k, by enumerating the class set
+    (independent of the closed forms in certlib.contrib)."""
+    W, P, y = pool.weights, pool.preds, pool.labels
+    C = pool.n_classes
+    d = np.stack([(W * (P != c))[:, None, :] - (W * (P != c))[None, :, :] for c in range(C)])
+    low = d.min(axis=0)
+    real = np.take_along_axis(d, np.where(y < 0, 0, y)[None, None, None, :].repeat(
+        pool.K, 1).repeat(pool.K, 2), axis=0)[0]
+    return real, low
+
+
+def brute_minimum(pool, tolerance=0.0, labels=None):
+    """Smallest |S| such that, after reading S, some candidate passes the stopping test
+    (SPEC 5) -- every one of the 2^n subsets is checked with exact integers."""
+    if labels is not None:
+        pool = pool.with_labels(labels)
+    real, low = reference_terms(pool)
+    n, K = pool.n, pool.K
+    th = thresholds(K, pool.scale, "shared", tolerance)
+    masks = ((np.arange(1 << n)[:, None] >> np.arange(n)[None, :]) & 1).astype(np.int64)
+    L = low.sum(axis=2)[None] + np.einsum("si,jki->sjk", masks, real - low)
+    ok = (L >= th.need[None]).all(axis=1).any(axis=1)
+    sizes = masks.sum(axis=1)
+    return int(sizes[ok].min())
+
+
+def random_pool(rng, mode, n=None, K=None):
+    n = int(rng.integers(2, 11)) if n is None else n
+    K = int(rng.integers(2, 5)) if K is None else K
+    levels = int(rng.integers(2, n + 2))  # few levels -> confidence ties
+    confs = rng.integers(0, levels, size=(K, n))
+    if mode == "binary":
+        preds = rng.integers(0, 2, size=(K, n))
+        labels = rng.integers(0, 2, size=n)
+        classes = [0, 1]
+    elif mode == "shared":
+        C = int(rng.integers(3, 5))
+        preds = rng.integers(0, C, size=n)
+        labels = np.where(rng.random(n) < 0.6, preds, rng.integers(0, C, size=n))
+        classes = list(range(C))
+    else:  # categorical, different predictions
+        C = 3
+        preds = rng.integers(0, C, size=(K, n))
+        labels = rng.integers(0, C, size=n)
+        classes = list(range(C))
+    return Pool.from_arrays(preds, confs, labels=labels, classes=classes)
+
+
+def check_against_brute(pool, tolerance=0.0, **kw):
+    cert = certify(pool, tolerance, **kw)
+    best = brute_minimum(pool, tolerance)
+    assert cert.lower <= best <= cert.upper
+    assert len(cert.witness) == cert.upper
+    assert cert.winner == pool.names[cert.winner_index]
+    # the witness certifies its candidate (SPEC 5 test via certlib.bounds)
+    pos = [pool.position(r) for r in cert.witness]
+    L = batch_lower(pool, pos)
+    th = thresholds(pool.K, pool.scale, "shared", tolerance)
+    assert certified_mask(L, th)[cert.winner_index]
+    assert decide(L, th).certified
+    if cert.exact:
+        assert cert.lower == best == cert.upper
+    if tolerance == 0:
+        assert cert.winner_index == pool.winner()
+    else:
+        r = pool.risks()
+        assert r[cert.winner_index] - r.min() <= th.tol_units
+    return cert, best
+
+
+# -------------------------------------------------------------- the paper's numbers
+def test_figure2():
+    """Paper 000 section 4.1 (Figure 2): winner B, LP z = 2.5, C(y) = 3."""
+    pool = figure2_pool()
+    assert pool.weights.tolist() == [[7, 5, 3, 1], [5, 7, 1, 3]]
+    c = certify(pool)
+    assert (c.winner, c.lower, c.upper, c.exact) == ("B", 3, 3, True)
+    assert c.lp_value == 2.5 and c.dual_bound == Fraction(5, 2)
+    assert c.deficits == (7, 0)  # D = 1 - L_AB = 1 - (-6)
+    assert set(c.witness) == {0, 1, 2}  # rows 1, 2, 3 (one-based) contribute 8
+    assert brute_minimum(pool) == 3
+
+
+def test_figure3():
+    """Paper 000 section 4.1 (Figure 3): risks (8,15,13), bounds against A (-13,-15),
+    LP (3/8, 1, 0, 0) of value 11/8, certificate {1, 2}, C(y) = 2."""
+    pool = figure3_pool()
+    assert sorted(map(tuple, pool.weights.tolist())) == sorted(
+        [(1, 7, 3, 5), (3, 5, 7, 1), (7, 5, 3, 1)])
+    assert pool.risks().tolist() == [8, 15, 13]
+    L0 = initial_lower(pool)
+    assert (L0[1, 0], L0[2, 0]) == (-13, -15)
+    real, low = reference_terms(pool)
+    g = (real - low)[:, 0, :]
+    assert (g[1, [1, 2]].sum(), g[2, [1, 2]].sum()) == (16, 12)
+    assert (g[1, [0, 1]].sum(), g[2, [0, 1]].sum()) == (16, 20)
+    c = certify(pool)
+    assert (c.winner, c.lower, c.upper, c.exact) == ("A", 2, 2, True)
+    assert c.lp_value == pytest.approx(11 / 8) and c.dual_bound == Fraction(11, 8)
+    assert c.witness == (0, 1)
+    assert brute_minimum(pool) == 2
+
+
+def test_figure3_pool_is_inferred():
+    """The search that reconstructs Figure 3 from the numbers in its text: every pool with
+    weights permuting (7,5,3,1) and the stated risks, bounds and gains has our gains."""
+    y = np.array(FIG3_Y)
+    perms = [np.array(p) for p in itertools.permutations([7, 5, 3, 1])]
+    preds = [np.array(p) for p in itertools.product([0, 1], repeat=4)]
+
+    def with_risk(r):
+        return [(w, p) for w in perms for p in preds if (w * (p != y)).sum() == r]
+
+    def terms(j, k):
+        (wj, pj), (wk, pk) = j, k
+        d = np.stack([wj * (pj != c) - wk * (pk != c) for c in (0, 1)])
+        return d.min(axis=0).sum(), d[y, np.arange(4)] - d.min(axis=0)
+
+    found = set()
+    for a in with_risk(8):
+        for b in with_risk(15):
+            lb, gb = terms(b, a)
+            if lb != -13 or gb[[1, 2]].sum() != 16 or gb[[0, 1]].sum() != 16:
+                continue
+            for c in with_risk(13):
+                lc, gc = terms(c, a)
+                if lc == -15 and gc[[1, 2]].sum() == 12 and gc[[0, 1]].sum() == 20:
+                    found.add((tuple(gb), tuple(gc)))
+    real, low = reference_terms(figure3_pool())
+    g = (real - low)[:, 0, :]
+    assert found == {(tuple(g[1]), tuple(g[2]))}
+
+
+@pytest.mark.parametrize("n", [2, 3, 5, 8, 13, 40, 200])
+def test_worst_case(n):
+    """SPEC 9 / paper 000 section 4.2: C(0) = n - 1 while accuracy needs no label."""
+    c = certify(worst_case_pool(n))
+    assert (c.winner, c.lower, c.upper, c.exact) == ("A", n - 1, n - 1, True)
+    if n <= 10:
+        assert brute_minimum(worst_case_pool(n)) == n - 1
+
+
+def test_no_deficit():
+    pool = Pool.from_arrays([0, 1, 0], [[3, 2, 1], [3, 2, 1]], labels=[0, 0, 1])
+    c = certify(pool)
+    assert (c.lower, c.upper, c.exact, c.witness) == (0, 0, True, ())
+    assert c.method == "none"
+
+
+# ------------------------------------------------------------ brute force, random
+@pytest.mark.parametrize("mode", ["binary", "shared", "categorical"])
+def test_brute_force_seeded(mode):
+    rng = np.random.default_rng({"binary": 1, "shared": 2, "categorical": 3}[mode])
+    exact = 0
+    for _ in range(70):
+        pool = random_pool(rng, mode)
+        c, _ = check_against_brute(pool)
+        exact += c.exact
+    # n <= 10: the exact branch-and-bound always finishes within the default time limit
+    assert exact == 70
+
+
+@pytest.mark.parametrize("tau", [0.005, 0.02, 0.1])
+def test_brute_force_tolerance(tau):
+    rng = np.random.default_rng(int(tau * 1000))
+    for mode in ("binary", "shared", "categorical"):
+        for _ in range(15):
+            pool = random_pool(rng, mode)
+            c_tau, best_tau = check_against_brute(pool, tau)
+            c0 = certify(pool)
+            assert best_tau <= brute_minimum(pool)  # tolerance certificate <= exact one
+            assert c_tau.lower <= c0.upper
+            if c_tau.exact and c0.exact:
+                assert c_tau.upper <= c0.upper
+
+
+@st.composite
+def pools(draw):
+    mode = draw(st.sampled_from(["binary", "shared", "categorical"]))
+    seed = draw(st.integers(0, 2**32 - 1))
+    n = draw(st.integers(1, 10))
+    K = draw(st.integers(2, 4))
+    return random_pool(np.random.default_rng(seed), mode, n=n, K=K)
+
+
+@settings(derandomize=True, max_examples=60, deadline=None,
+          suppress_health_check=[HealthCheck.too_slow])
+@given(pools(), st.sampled_from([0.0, 0.0, 0.01, 0.05]))
+def test_brute_force_hypothesis(pool, tau):
+    check_against_brute(pool, tau)
+
+
+# ------------------------------------------------------------- the covering core
+def brute_cover(G, D):
+    r, m = G.shape
+    for size in range(m + 1):
+        for S in itertools.combinations(range(m), size):
+            if (G[:, list(S)].sum(axis=1) >= D).all():
+                return size
+    return None
+
+
+def random_cover(rng, m=None, r=None):
+    m = int(rng.integers(3, 13)) if m is None else m
+    r = int(rng.integers(2, 5)) if r is None else r
+    G = rng.integers(0, 30, size=(r, m)) * (rng.random((r, m)) < 0.7)
+    D = (G.sum(axis=1) * rng.uniform(0.2, 0.9, size=r)).astype(np.int64)
+    return G.astype(np.int64), D
+
+
+def test_cover_core_brute_force():
+    rng = np.random.default_rng(11)
+    for _ in range(150):
+        G, D = random_cover(rng)
+        best = brute_cover(G, D)
+        quick = cover_enclosure(G, D, time_limit=0.0)
+        full = cover_enclosure(G, D)
+        for e in (quick, full):
+            assert e.lower <= best <= e.upper == len(e.witness)
+            assert (G[:, e.witness].sum(axis=1) >= D).all()
+            if e.exact:
+                assert e.lower == best
+        assert full.exact
+
+
+def test_branch_and_bound_improves_a_bad_incumbent():
+    """The exact search alone (no MILP) finds the optimum from the all-rows incumbent."""
+    rng = np.random.default_rng(5)
+    for _ in range(60):
+        G, D = random_cover(rng)
+        useful = np.flatnonzero(G.any(axis=0))
+        G, D = G[:, useful], D
+        keep = D > 0
+        G, D = G[keep], D[keep]
+        if G.shape[0] == 0:
+            continue
+        best = brute_cover(G, D)
+        bb = _branch_and_bound(G, D, np.arange(G.shape[1]), 0, deadline=float("inf"))
+        assert bb.lower == len(bb.witness) == best
+        assert (G[:, bb.witness].sum(axis=1) >= D).all()
+
+
+def test_branch_and_bound_timeout_gives_valid_lower():
+    rng = np.random.default_rng(6)
+    G, D = random_cover(rng, m=12, r=3)
+    best = brute_cover(G, D)
+    bb = _branch_and_bound(G, D, np.arange(12), 0, deadline=0.0)  # already expired
+    assert bb.lower <= best <= len(bb.witness)
+
+
+# ------------------------------------------------------------------ properties
+def test_dual_lp_witness_ordering_and_rounding_gap():
+    """dual bound <= LP value <= witness size; rounding stays within K - 1 of ceil(z)
+    (paper 000 Theorem 2) -- checked on LP-only runs of larger pools."""
+    rng = np.random.default_rng(21)
+    for trial in range(25):
+        K = int(rng.integers(3, 7))
+        pool = random_pool(rng, ["binary", "shared", "categorical"][trial % 3],
+                           n=int(rng.integers(30, 300)), K=K)
+        c = certify(pool, time_limit=0.0)
+        pos = [pool.position(r) for r in c.witness]
+        assert certified_mask(batch_lower(pool, pos), thresholds(K, pool.scale))[c.winner_index]
+        if c.lp_value is None:
+            continue
+        assert c.lower <= c.upper
+        if c.method == "sorting" or c.method == "none":
+            assert c.exact
+            continue
+        assert float(c.dual_bound) <= c.lp_value + 1e-7
+        assert c.lp_value <= c.upper + 1e-7
+        assert c.lower >= math.ceil(c.dual_bound)
+        assert c.upper - math.ceil(c.lp_value - 1e-9) <= K - 1
+
+
+def test_time_limit_only_tightens():
+    rng = np.random.default_rng(8)
+    for _ in range(10):
+        pool = random_pool(rng, "binary", n=80, K=5)
+        a = certify(pool, time_limit=0.0)
+        b = certify(pool, time_limit=1.0)
+        assert b.lower >= a.lower and b.upper <= a.upper
+        assert b.lower <= a.upper and a.lower <= b.upper
+
+
+def test_tolerance_reports_smallest_upper():
+    rng = np.random.default_rng(9)
+    for _ in range(20):
+        pool = random_pool(rng, "shared", n=10, K=4)
+        c = certify(pool, 0.05)
+        for name in c.candidates:
+            other = certify(pool, 0.05, target=name)
+            assert c.upper <= other.upper
+            assert c.lower <= other.lower
+
+
+def test_target_and_dict():
+    pool = figure2_pool()
+    assert certify(pool, target="B").upper == 3
+    assert certify(pool, target=1).upper == 3
+    d = certify(pool).to_dict()
+    assert list(d)[:6] == ["winner", "lower", "upper", "exact", "lp_value", "witness"]
+    assert json.loads(json.dumps(d))["witness"] == [0, 1, 2]
+    with pytest.raises(dataclasses_frozen_error()):
+        certify(pool).upper = 1  # frozen result
+
+
+def dataclasses_frozen_error():
+    import dataclasses
+
+    return dataclasses.FrozenInstanceError
+
+
+# ------------------------------------------------------------------ partial runs
+def test_partial_full_read_matches_certify():
+    pool = figure3_pool()
+    p = certify_partial(pool, range(4))
+    c = certify(pool)
+    assert (p.lower, p.upper, p.exact, p.winner) == (c.lower, c.upper, True, "A")
+
+
+def test_partial_bounds_hold_for_every_completion():
+    rng = np.random.default_rng(13)
+    checked = 0
+    for _ in range(40):
+        pool = random_pool(rng, "binary", n=int(rng.integers(3, 8)), K=3)
+        read = np.flatnonzero(rng.random(pool.n) < 0.6)
+        unread = np.setdiff1d(np.arange(pool.n), read)
+        lab = pool.labels.copy()
+        lab[unread] = -1
+        part = certify_partial(pool.with_labels(lab), read)
+        # lower holds whatever the unread labels are
+        for comp in itertools.product([0, 1], repeat=unread.size):
+            full = pool.labels.copy()
+            full[unread] = comp
+            assert part.lower <= brute_minimum(pool, labels=full)
+        if part.certified:
+            checked += 1
+            true_c = brute_minimum(pool)
+            assert part.lower <= true_c <= part.upper
+            pos = [pool.position(r) for r in part.witness]
+            assert set(pos) <= set(read.tolist())
+            assert certified_mask(batch_lower(pool, pos), thresholds(3, pool.scale))[
+                pool.names.index(part.winner)]
+        else:
+            assert part.upper is None and not part.exact
+    assert checked > 5
+
+
+# ------------------------------------------------------------------------ errors
+def test_unlabelled_pool_names_row():
+    pool = Pool.from_arrays([[0, 1, 0], [1, 1, 0]], [[3, 2, 1], [1, 2, 3]], labels=[1, None, 0],
+                            row_ids=["a", "b", "c"])
+    with pytest.raises(LabelError, match="'b'"):
+        certify(pool)
+
+
+@pytest.mark.parametrize("bad", [-0.1, float("nan"), "x"])
+def test_bad_tolerance(bad):
+    with pytest.raises(ParameterError, match="tolerance"):
+        certify(figure2_pool(), bad)
+
+
+def test_bad_parameters():
+    pool = figure2_pool()
+    with pytest.raises(ParameterError, match="time_limit"):
+        certify(pool, time_limit=-1)
+    with pytest.raises(ParameterError, match="target"):
+        certify(pool, target="A")  # A is not the winner
+    with pytest.raises(ParameterError, match="target"):
+        certify(pool, target="Z")
+    with pytest.raises(LabelError, match="position 1"):
+        certify_partial(pool.with_labels(np.array([1, -1, 0, 0])), [0, 1])
+    assert issubclass(ParameterError, CertlibError)
+    assert isinstance(certify(pool), Certificate)
