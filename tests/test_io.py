@@ -1,0 +1,441 @@
+"""Pool files (SPEC section 2): layouts, class matching, and one clear error per bad input.
+
+Every bad-input test asserts the exception type and that the message names the
+column or row at fault.  Fixture files are written into pytest's tmp_path.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import polars as pl
+import pytest
+
+from certlib.errors import (CertlibError, ColumnError, InvalidValueError, LabelError,
+                            ParameterError, PoolFileError)
+from certlib.io import BUILTIN_SCORES, load_pool, pool_hash
+from certlib.pool import UNREAD, Pool
+
+
+def write(tmp_path, text: str, name: str = "pool.csv"):
+    p = tmp_path / name
+    p.write_text(text)
+    return p
+
+
+PAIRS = (
+    "row_id,pred_a,conf_a,pred_b,conf_b,label,note\n"
+    "10,0,0.9,1,0.2,1,first\n"
+    "11,1,0.8,1,0.4,,second\n"
+    "12,1,0.1,0,0.7,0,third\n"
+    "13,0,0.5,0,0.6,0,fourth\n"
+)
+
+
+# ------------------------------------------------------------------ layouts
+def test_pairs_layout(tmp_path):
+    pool = load_pool(write(tmp_path, PAIRS))
+    assert pool.names == ("a", "b")
+    assert pool.classes == (0, 1)
+    assert pool.row_ids == (10, 11, 12, 13)
+    np.testing.assert_array_equal(pool.preds, [[0, 1, 1, 0], [1, 1, 0, 0]])
+    np.testing.assert_array_equal(pool.confs, [[0.9, 0.8, 0.1, 0.5], [0.2, 0.4, 0.7, 0.6]])
+    np.testing.assert_array_equal(pool.labels, [1, UNREAD, 0, 0])
+    assert not pool.shared_prediction
+
+
+def test_same_pool_as_from_arrays(tmp_path):
+    pool = load_pool(write(tmp_path, PAIRS))
+    ref = Pool.from_arrays([[0, 1, 1, 0], [1, 1, 0, 0]],
+                           [[0.9, 0.8, 0.1, 0.5], [0.2, 0.4, 0.7, 0.6]],
+                           labels=[1, None, 0, 0], names=["a", "b"], row_ids=[10, 11, 12, 13])
+    for field in ("preds", "confs", "weights", "labels"):
+        np.testing.assert_array_equal(getattr(pool, field), getattr(ref, field))
+    assert (pool.names, pool.classes, pool.row_ids) == (ref.names, ref.classes, ref.row_ids)
+    assert pool_hash(pool) == pool_hash(ref)
+
+
+def test_candidate_order_follows_file(tmp_path):
+    text = ("conf_z,pred_y,pred_z,conf_x,conf_y,pred_x\n"
+            "0.1,0,1,0.3,0.2,1\n0.4,1,0,0.6,0.5,0\n")
+    pool = load_pool(write(tmp_path, text))
+    # first appearance of each name in a pred_/conf_ column, left to right
+    assert pool.names == ("z", "y", "x")
+    np.testing.assert_array_equal(pool.confs[0], [0.1, 0.4])
+    np.testing.assert_array_equal(pool.preds[2], [1, 0])
+
+
+def test_extra_columns_kept(tmp_path):
+    pool = load_pool(write(tmp_path, PAIRS))
+    assert pool.extra == {"note": ("first", "second", "third", "fourth")}
+
+
+def test_default_row_ids(tmp_path):
+    pool = load_pool(write(tmp_path, "pred_a,conf_a,pred_b,conf_b\n0,1,1,2\n1,3,0,4\n1,5,1,6\n"))
+    assert pool.row_ids == (0, 1, 2)
+    assert np.all(pool.labels == UNREAD)
+
+
+def test_shared_prediction_layout_text_classes(tmp_path):
+    text = "pred,conf_s1,conf_s2,label\ncat,0.5,0.1,dog\ndog,0.7,0.2,\nbird,0.1,0.9,bird\n"
+    pool = load_pool(write(tmp_path, text))
+    assert pool.names == ("s1", "s2")
+    assert pool.shared_prediction
+    assert pool.classes == ("bird", "cat", "dog")
+    assert [pool.classes[c] for c in pool.preds[1]] == ["cat", "dog", "bird"]
+    assert [pool.classes[c] if c >= 0 else None for c in pool.labels] == ["dog", None, "bird"]
+
+
+def test_number_like_classes_match(tmp_path):
+    # "1", " 1 ", 1.0 and 1 are one class; a float label column matches int predictions
+    text = "pred_a,conf_a,pred_b,conf_b,label\n1,0.1,1.0,0.2, 1 \n0,0.3,0.0,0.4,0.0\n"
+    pool = load_pool(write(tmp_path, text))
+    assert pool.classes == (0, 1)
+    np.testing.assert_array_equal(pool.preds, [[1, 0], [1, 0]])
+    np.testing.assert_array_equal(pool.labels, [1, 0])
+
+
+def test_mixed_text_and_number_classes(tmp_path):
+    text = "pred_a,conf_a,pred_b,conf_b,label\n1,0.1,cat,0.2,1.0\ncat,0.3,1,0.4,cat\n"
+    pool = load_pool(write(tmp_path, text))
+    assert set(pool.classes) == {"1", "cat"}
+    one = pool.classes.index("1")
+    assert pool.labels[0] == one and pool.preds[0, 0] == one and pool.preds[1, 1] == one
+
+
+def test_minus_one_is_a_class_not_unread(tmp_path):
+    text = "pred_a,conf_a,pred_b,conf_b,label\n-1,0.1,1,0.2,-1\n1,0.3,-1,0.4,\n"
+    pool = load_pool(write(tmp_path, text))
+    assert pool.classes == (-1, 1)
+    np.testing.assert_array_equal(pool.labels, [0, UNREAD])
+
+
+def test_declared_classes_from_cli_strings(tmp_path):
+    text = "pred_a,conf_a,pred_b,conf_b\n0,0.1,0,0.2\n0,0.3,0,0.4\n"
+    pool = load_pool(write(tmp_path, text), classes=["0", "1", "2"])
+    assert pool.classes == (0, 1, 2)
+
+
+def test_tsv(tmp_path):
+    pool = load_pool(write(tmp_path, PAIRS.replace(",", "\t"), "pool.tsv"))
+    assert pool.names == ("a", "b") and pool.n == 4
+
+
+def test_quoted_fields_and_blank_lines(tmp_path):
+    text = ('pred_a,conf_a,pred_b,conf_b,note\n0,0.1,1,0.2,"a, b"\n\n'
+            '1,0.3,0,0.4,"line\nbreak"\n\n')
+    pool = load_pool(write(tmp_path, text))
+    assert pool.n == 2
+    assert pool.extra["note"] == ("a, b", "line\nbreak")
+    text = "pred_a,conf_a,pred_b,conf_b\r\n0,0.1,1,0.2\r\n\r\n1,0.3,0,0.4\r\n"
+    assert load_pool(write(tmp_path, text)).n == 2
+
+
+def test_type_change_after_inferred_rows(tmp_path):
+    # polars infers the type from the first rows; a later cell must still be read right
+    n = 12_000
+    lines = ["pred_a,conf_a,pred_b,conf_b,label"]
+    lines += [f"{i % 2},{i},{(i + 1) % 2},{n - i},{'' if i % 3 else i % 2}" for i in range(n)]
+    lines[-1] = "cat,0.5,0,1.5,cat"
+    pool = load_pool(write(tmp_path, "\n".join(lines) + "\n"))
+    assert set(pool.classes) == {"0", "1", "cat"}
+    assert pool.confs[0, -1] == 0.5
+
+
+def test_prob_layout(tmp_path):
+    text = ("prob_cat,prob_dog,prob_owl,label\n"
+            "0.2,0.5,0.3,dog\n"
+            "0.4,0.4,0.2,\n"
+            "1.0,0.0,0.0,owl\n")
+    pool = load_pool(write(tmp_path, text))
+    assert pool.names == BUILTIN_SCORES
+    assert pool.classes == ("cat", "dog", "owl")
+    assert pool.shared_prediction
+    # argmax, ties to the leftmost column
+    assert [pool.classes[c] for c in pool.preds[0]] == ["dog", "cat", "cat"]
+    np.testing.assert_allclose(pool.confs[0], [0.5, 0.4, 1.0])
+    ent = [sum(p * math.log(p) for p in row if p > 0)
+           for row in ([0.2, 0.5, 0.3], [0.4, 0.4, 0.2], [1.0])]
+    np.testing.assert_allclose(pool.confs[1], ent)
+    assert pool.confs[1, 2] == 0.0  # 0 log 0 = 0
+    np.testing.assert_allclose(pool.confs[2], [0.2, 0.0, 1.0])
+    np.testing.assert_array_equal(pool.labels, [1, UNREAD, 2])
+
+
+def test_prob_scores_tie_exactly_under_permutation(tmp_path):
+    text = "prob_0,prob_1,prob_2\n0.1,0.2,0.7\n0.7,0.1,0.2\n0.2,0.7,0.1\n"
+    pool = load_pool(write(tmp_path, text))
+    for j in range(3):
+        assert len(set(pool.confs[j].tolist())) == 1
+    assert pool.classes == (0, 1, 2)
+
+
+def test_prob_with_extra_conf_columns(tmp_path):
+    text = "prob_0,prob_1,conf_ext,label\n0.3,0.7,5,1\n0.6,0.4,2,0\n"
+    pool = load_pool(write(tmp_path, text))
+    assert pool.names == BUILTIN_SCORES + ("ext",)
+    np.testing.assert_array_equal(pool.confs[3], [5, 2])
+    np.testing.assert_array_equal(pool.preds[3], [1, 0])  # the argmax prediction
+
+
+def test_parquet_round_trip(tmp_path):
+    df = pl.DataFrame({
+        "row_id": ["r1", "r2", "r3"],
+        "pred_m": [0, 1, 1],
+        "conf_m": [0.3, 0.2, 0.9],
+        "pred_n": [1, 1, 0],
+        "conf_n": [0.5, 0.1, 0.4],
+        "label": [1.0, None, 0.0],
+        "image": ["a.png", "b.png", "c.png"],
+    })
+    for suffix in (".parquet", ".pq"):
+        p = tmp_path / f"pool{suffix}"
+        df.write_parquet(p)
+        pool = load_pool(p)
+        df.write_csv(tmp_path / "same.csv")
+        twin = load_pool(tmp_path / "same.csv")
+        assert pool.names == ("m", "n") and pool.row_ids == ("r1", "r2", "r3")
+        np.testing.assert_array_equal(pool.labels, [1, UNREAD, 0])
+        assert pool.extra == {"image": ("a.png", "b.png", "c.png")}
+        for field in ("preds", "confs", "weights", "labels"):
+            np.testing.assert_array_equal(getattr(pool, field), getattr(twin, field))
+        assert pool_hash(pool) == pool_hash(twin)
+
+
+def test_accuracy_objective(tmp_path):
+    pool = load_pool(write(tmp_path, PAIRS), objective="accuracy")
+    assert pool.objective == "accuracy" and np.all(pool.weights == 1)
+
+
+# ------------------------------------------------------------------ hashing
+def test_pool_hash_ignores_labels_and_sees_confidences(tmp_path):
+    pool = load_pool(write(tmp_path, PAIRS))
+    unlabelled = load_pool(write(tmp_path, PAIRS.replace(",1,first", ",,first"), "u.csv"))
+    relabelled = pool.with_labels(np.array([0, 1, 1, 1]))
+    assert pool_hash(pool) == pool_hash(unlabelled) == pool_hash(relabelled)
+    changed = load_pool(write(tmp_path, PAIRS.replace("0.9", "0.95"), "c.csv"))
+    assert pool_hash(changed) != pool_hash(pool)
+    swapped = load_pool(write(tmp_path, PAIRS.replace(",1,0.2,", ",0,0.2,"), "s.csv"))
+    assert pool_hash(swapped) != pool_hash(pool)
+    assert len(pool_hash(pool)) == 64
+
+
+# --------------------------------------------------------------- bad input
+def raises(exc, path, *words, **kw):
+    """Load, expect exactly `exc`, and check the message names every word."""
+    with pytest.raises(exc) as info:
+        load_pool(path, **kw)
+    msg = str(info.value)
+    for w in words:
+        assert w in msg, f"{w!r} not in {msg!r}"
+    assert isinstance(info.value, CertlibError)
+    return msg
+
+
+def test_missing_file(tmp_path):
+    raises(PoolFileError, tmp_path / "nope.csv", "nope.csv", "does not exist")
+
+
+def test_directory(tmp_path):
+    d = tmp_path / "dir.csv"
+    d.mkdir()
+    raises(PoolFileError, d, "not a regular file")
+
+
+@pytest.mark.parametrize("name", ["pool.xlsx", "pool.pkl", "pool"])
+def test_wrong_suffix(tmp_path, name):
+    p = tmp_path / name
+    p.write_bytes(b"\x80\x04\x95")  # a pickle header: must never be unpickled
+    raises(PoolFileError, p, name, "unsupported type", ".csv")
+
+
+def test_binary_file_named_csv(tmp_path):
+    p = tmp_path / "pool.csv"
+    p.write_bytes(b"PK\x03\x04\x14\x00\x00\x00binary")
+    raises(PoolFileError, p, "pool.csv", "NUL byte", "line 1")
+
+
+def test_non_utf8_csv(tmp_path):
+    p = tmp_path / "pool.csv"
+    p.write_bytes(b"pred_a,conf_a,pred_b,conf_b\n0,\xff\xfe,1,0.2\n")
+    raises(PoolFileError, p, "UTF-8", "line 2")
+
+
+def test_csv_named_parquet(tmp_path):
+    raises(PoolFileError, write(tmp_path, PAIRS, "pool.parquet"), "pool.parquet", "Parquet")
+
+
+def test_oversized_file(tmp_path):
+    p = write(tmp_path, PAIRS)
+    raises(PoolFileError, p, "pool.csv", "max_bytes = 50", max_bytes=50)
+
+
+def test_bad_max_bytes(tmp_path):
+    raises(ParameterError, write(tmp_path, PAIRS), "max_bytes", max_bytes=0)
+
+
+@pytest.mark.parametrize("text, line, fields", [
+    ("pred_a,conf_a,pred_b,conf_b\n0,0.1,1,0.2\n1,0.3,0\n0,0.5,1,0.6\n", 3, 3),
+    ("pred_a,conf_a,pred_b,conf_b\n0,0.1,1,0.2\n1,0.3,0,0.4,9\n", 3, 5),
+    ('pred_a,conf_a,pred_b,conf_b,n\n0,0.1,1,0.2,"x,y"\n1,0.3,0,0.4\n', 3, 4),
+])
+def test_ragged_rows(tmp_path, text, line, fields):
+    raises(PoolFileError, write(tmp_path, text), f"line {line}", f"{fields} fields", "ragged")
+
+
+def test_empty_file(tmp_path):
+    raises(PoolFileError, write(tmp_path, ""), "pool.csv", "empty")
+
+
+def test_header_only(tmp_path):
+    raises(InvalidValueError, write(tmp_path, "pred_a,conf_a,pred_b,conf_b\n"), "empty", "no data rows")
+
+
+def test_header_only_parquet(tmp_path):
+    p = tmp_path / "pool.parquet"
+    pl.DataFrame({"pred_a": [], "conf_a": [], "pred_b": [], "conf_b": []},
+                 schema={"pred_a": pl.Int64, "conf_a": pl.Float64,
+                         "pred_b": pl.Int64, "conf_b": pl.Float64}).write_parquet(p)
+    raises(InvalidValueError, p, "empty")
+
+
+def test_pred_without_conf(tmp_path):
+    raises(ColumnError, write(tmp_path, "pred_a,conf_a,pred_b,pred_c,conf_c\n0,1,0,1,2\n"),
+           "'conf_b'", "missing")
+
+
+def test_conf_without_pred(tmp_path):
+    raises(ColumnError, write(tmp_path, "pred_a,conf_a,conf_b\n0,1,0\n"), "'pred_b'", "missing")
+
+
+def test_duplicated_column_csv(tmp_path):
+    raises(ColumnError, write(tmp_path, "pred_a,conf_a,pred_b,conf_b,conf_a\n0,1,0,1,2\n"),
+           "'conf_a'", "twice")
+
+
+def test_duplicated_column_parquet(tmp_path):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    t = pa.table([[0], [0.1], [1], [0.2], [0.3]],
+                 names=["pred_a", "conf_a", "pred_b", "conf_b", "conf_b"])
+    p = tmp_path / "pool.parquet"
+    pq.write_table(t, p)
+    raises(ColumnError, p, "'conf_b'", "twice")
+
+
+def test_no_candidate_columns(tmp_path):
+    raises(ColumnError, write(tmp_path, "row_id,label,text\n1,0,a\n"), "no candidate columns",
+           "pred_<name>")
+
+
+def test_one_candidate(tmp_path):
+    raises(ColumnError, write(tmp_path, "pred_a,conf_a,label\n0,0.1,1\n"), "'a'", "at least two")
+
+
+def test_shared_pred_one_score(tmp_path):
+    raises(ColumnError, write(tmp_path, "pred,conf_a\n0,0.1\n"), "'conf_a'", "at least two")
+
+
+@pytest.mark.parametrize("cell, shown", [("nan", "nan"), ("inf", "inf"), ("-inf", "-inf"),
+                                         ("high", "'high'"), ("", "empty")])
+def test_bad_confidence(tmp_path, cell, shown):
+    text = f"row_id,pred_a,conf_a,pred_b,conf_b\n7,0,0.1,1,0.2\n8,1,{cell},0,0.4\n"
+    raises(InvalidValueError, write(tmp_path, text), "'conf_a'", "row_id 8", "row position 1",
+           shown)
+
+
+def test_missing_prediction(tmp_path):
+    text = "row_id,pred_a,conf_a,pred_b,conf_b\nx,0,0.1,1,0.2\ny,1,0.3,,0.4\n"
+    raises(InvalidValueError, write(tmp_path, text), "'pred_b'", "row_id 'y'", "empty")
+
+
+def test_prediction_outside_declared_classes(tmp_path):
+    text = "pred_a,conf_a,pred_b,conf_b\n0,0.1,1,0.2\n2,0.3,0,0.4\n"
+    raises(InvalidValueError, write(tmp_path, text), "'pred_a'", "row position 1", "class set",
+           classes=[0, 1])
+
+
+def test_label_outside_declared_classes(tmp_path):
+    text = "pred_a,conf_a,pred_b,conf_b,label\n0,0.1,1,0.2,1\n1,0.3,0,0.4,cat\n"
+    raises(LabelError, write(tmp_path, text), "'label'", "'cat'", "row position 1",
+           classes=["0", "1"])
+
+
+def test_duplicate_row_id(tmp_path):
+    text = "row_id,pred_a,conf_a,pred_b,conf_b\n5,0,0.1,1,0.2\n6,1,0.3,0,0.4\n5,1,0.5,0,0.6\n"
+    raises(InvalidValueError, write(tmp_path, text), "'row_id'", "5", "row positions 0 and 2")
+
+
+def test_duplicate_text_row_id(tmp_path):
+    text = "row_id,pred_a,conf_a,pred_b,conf_b\na,0,0.1,1,0.2\nb,1,0.3,0,0.4\nb,1,0.5,0,0.6\n"
+    raises(InvalidValueError, write(tmp_path, text), "'row_id'", "'b'", "row positions 1 and 2")
+
+
+def test_null_row_id(tmp_path):
+    text = "row_id,pred_a,conf_a,pred_b,conf_b\n5,0,0.1,1,0.2\n,1,0.3,0,0.4\n"
+    raises(InvalidValueError, write(tmp_path, text), "'row_id'", "row position 1", "empty")
+
+
+def test_shared_and_pair_predictions_mixed(tmp_path):
+    text = "pred,pred_a,conf_a,conf_b\n0,0,0.1,0.2\n"
+    raises(ColumnError, write(tmp_path, text), "'pred'", "'pred_a'", "cannot be mixed")
+
+
+def test_prob_and_pred_mixed(tmp_path):
+    raises(ColumnError, write(tmp_path, "prob_0,prob_1,pred,conf_a\n0.5,0.5,0,1\n"),
+           "'prob_0'", "'pred'")
+
+
+def test_prob_out_of_range(tmp_path):
+    text = "prob_0,prob_1\n0.5,0.5\n1.2,-0.2\n"
+    raises(InvalidValueError, write(tmp_path, text), "'prob_0'", "row position 1", "[0, 1]")
+
+
+def test_prob_not_summing_to_one(tmp_path):
+    text = "row_id,prob_0,prob_1\na,0.5,0.5\nb,0.5,0.4\n"
+    raises(InvalidValueError, write(tmp_path, text), "row_id 'b'", "sum", "0.9")
+
+
+def test_prob_non_numeric(tmp_path):
+    raises(InvalidValueError, write(tmp_path, "prob_0,prob_1\n0.5,half\n"), "'prob_1'", "'half'")
+
+
+def test_single_prob_column(tmp_path):
+    raises(ColumnError, write(tmp_path, "prob_0\n1.0\n"), "'prob_0'", "at least two")
+
+
+def test_prob_conf_name_clash(tmp_path):
+    raises(ColumnError, write(tmp_path, "prob_0,prob_1,conf_msp\n0.5,0.5,1\n"), "'conf_msp'")
+
+
+def test_prob_declared_classes_mismatch(tmp_path):
+    raises(ParameterError, write(tmp_path, "prob_0,prob_1\n0.5,0.5\n"), "prob_0",
+           classes=[0, 1, 2])
+
+
+def test_unknown_objective(tmp_path):
+    raises(ParameterError, write(tmp_path, PAIRS), "objective", objective="aurc-ish")
+
+
+def test_single_class_needs_declaration(tmp_path):
+    text = "pred_a,conf_a,pred_b,conf_b,label\ncat,0.1,cat,0.2,cat\n"
+    raises(ParameterError, write(tmp_path, text), "classes")
+
+
+# -------------------------------------------------------------- large files
+@pytest.mark.slow
+def test_large_csv_loads(tmp_path):
+    rng = np.random.default_rng(3)
+    n, K = 200_000, 8
+    cols = {"row_id": np.arange(1, n + 1)}
+    for j in range(K):
+        cols[f"pred_m{j}"] = rng.integers(0, 2, n)
+        cols[f"conf_m{j}"] = rng.random(n)
+    cols["label"] = rng.integers(0, 2, n)
+    pl.DataFrame(cols).write_csv(tmp_path / "big.csv")
+    pool = load_pool(tmp_path / "big.csv")
+    assert (pool.K, pool.n) == (K, n)
+    assert pool.row_ids[-1] == n
+    np.testing.assert_array_equal(pool.confs[K - 1], cols[f"conf_m{K - 1}"])
