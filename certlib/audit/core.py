@@ -56,7 +56,7 @@ def _pred_array(values, name: str):
         bad = ~np.isfinite(num)
         if bad.any():
             i = int(np.flatnonzero(bad)[0])
-            raise InvalidValueError(f"`{name}` at row {i} is {arr[i]!r}; expected a class value")
+            raise InvalidValueError(f"`{name}` at row {i} is {float(num[i])!r}; expected a class value")
         return "num", num
     out = np.empty(arr.size, dtype=object)
     kinds = set()
@@ -92,7 +92,7 @@ def _label_array(labels, kind: str, n: int):
         have = ~np.isnan(num)
         if np.isinf(num).any():
             i = int(np.flatnonzero(np.isinf(num))[0])
-            raise LabelError(f"label at row {i} is {arr[i]!r}; expected a class value like the predictions")
+            raise LabelError(f"label at row {i} is {float(num[i])!r}; expected a class value like the predictions")
         return have, num
     have = np.zeros(n, dtype=bool)
     out = np.full(n, np.nan) if kind == "num" else np.empty(n, dtype=object)
@@ -306,7 +306,7 @@ def _verdict_index(lo, hi, eps):
     return i_safe, "safe"
 
 
-def _run(stream: Stream, cfg: AuditConfig, offset: int = 0) -> AuditResult:
+def _run(stream: Stream, cfg: AuditConfig, offset: int = 0, to_end: bool = False) -> AuditResult:
     n, B, eps = stream.n, cfg.B, cfg.epsilon
     a = stream.a
     pi = cfg.routing.probabilities(stream.judge, n)
@@ -367,7 +367,9 @@ def _run(stream: Stream, cfg: AuditConfig, offset: int = 0) -> AuditResult:
     def within(i):
         return i is not None and i < horizon
 
-    if slice_info:
+    if to_end:
+        end = horizon
+    elif slice_info:
         ends = [stop[0] if stop is not None else None] + list(slice_stops.values())
         end = max(ends) + 1 if all(within(e) for e in ends) else horizon
     else:
@@ -420,13 +422,16 @@ def _plain(v):
 
 def audit(incumbent, candidate, labels=None, *, epsilon, delta=0.05, seed=0, pi=None,
           pi_min=None, judge=None, slices=None, delta0=None, delta1=None,
-          truncation=0.5, running_intersection=True) -> AuditResult:
+          truncation=0.5, running_intersection=True, run_to_end=False) -> AuditResult:
     """Run the Discern audit on a stream of paired predictions, in one vectorised call.
 
     ``labels`` may be None or hold None/NaN for unlabelled items: the audit
     replays as far as the labels go and, if it reaches an item whose label
     it decides to pay for but does not have, returns ``verdict="continue"``
-    with ``needs_label`` set to that row.
+    with ``needs_label`` set to that row.  ``run_to_end=True`` keeps both
+    tiers running to the end of the stream (coverage studies): the verdict and
+    stopping time are unchanged, the trajectories and ``labels_used`` cover
+    every item.
 
     >>> f = [0] * 4000
     >>> g = [1 if t % 500 == 0 else 0 for t in range(4000)]   # rho = 0.002
@@ -438,7 +443,7 @@ def audit(incumbent, candidate, labels=None, *, epsilon, delta=0.05, seed=0, pi=
                            pi_min=pi_min, judge=judge is not None, seed=seed,
                            truncation=truncation, running_intersection=running_intersection)
     stream = make_stream(incumbent, candidate, labels, judge, slices)
-    return _run(stream, cfg)
+    return _run(stream, cfg, to_end=bool(run_to_end))
 
 
 # ------------------------------------------------------------- streaming form

@@ -57,7 +57,7 @@ def _check_unit(x) -> np.ndarray:
     bad = ~np.isfinite(arr) | (arr < 0.0) | (arr > 1.0)
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
-        raise InvalidValueError(f"`x` must lie in [0, 1]; entry {i} is {arr[i]!r}")
+        raise InvalidValueError(f"`x` must lie in [0, 1]; entry {i} is {float(arr[i])!r}")
     return arr
 
 

@@ -119,5 +119,5 @@ def check_judge(judge, n: int) -> np.ndarray:
     bad = ~np.isfinite(arr) | (arr < 0) | (arr > 1)
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
-        raise InvalidValueError(f"`judge` score at row {i} is {arr[i]!r}; expected a number in [0, 1]")
+        raise InvalidValueError(f"`judge` score at row {i} is {float(arr[i])!r}; expected a number in [0, 1]")
     return arr

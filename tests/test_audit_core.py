@@ -1,0 +1,346 @@
+"""Discern two-tier audit: tiers, routing, streaming, slices, ledger, window,
+baselines, record and verifier, input errors (SPEC section 11)."""
+
+import json
+
+import numpy as np
+import pytest
+
+from certlib.audit import AuditState, audit
+from certlib.audit.baselines import compare_baselines
+from certlib.audit.ledger import PromotionLedger
+from certlib.audit.record import make_record, stream_hash, verify_record
+from certlib.audit.routing import uniforms
+from certlib.audit.window import audit_windowed
+from certlib.errors import InvalidValueError, LabelError, ParameterError, PoolFileError
+
+
+def gen(n, rho, delta, seed):
+    """Binary stream: disagreement rate rho, E[loss(g) - loss(f)] = delta."""
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, 2, n)
+    a = rng.random(n) < rho
+    plus = rng.random(n) < (1 + delta / rho) / 2
+    f, g = y.copy(), y.copy()
+    f[a & ~plus] = 1 - y[a & ~plus]
+    g[a & plus] = 1 - y[a & plus]
+    return f, g, y
+
+
+# ---------------------------------------------------------------- tiers
+def test_tier0_certifies_small_rho_with_zero_labels():
+    f, g, y = gen(20000, 0.004, 0.0, 1)      # rho well below eps / (2B) = 0.025
+    r = audit(f, g, y, epsilon=0.05)
+    assert (r.verdict, r.tier, r.labels_used) == ("safe", 0, 0)
+    assert r.rho_interval[1] < 0.05 and r.trace == ()
+    assert r.stopping_time == int(np.flatnonzero(r.rho_upper < 0.05)[0]) + 1
+
+
+def test_tier1_dormant_while_tier0_can_still_certify():
+    f, g, y = gen(20000, 0.2, 0.0, 2)
+    r = audit(f, g, y, epsilon=0.05)
+    start = r.tier1_start
+    assert start is not None and r.tier == 1
+    # Tier 1 starts on the item after the first with B * lower_rho >= eps.
+    assert np.all(r.rho_lower[:start - 2] < 0.05) and r.rho_lower[start - 2] >= 0.05
+    assert min(e.t for e in r.trace) >= start
+    assert np.all(r.delta_lower[:start - 1] == -1.0)
+
+
+def test_regression_detected():
+    f, g, y = gen(20000, 0.2, 0.1, 3)
+    r = audit(f, g, y, epsilon=0.05)
+    assert (r.verdict, r.tier) == ("regression", 1)
+    assert r.delta_interval[0] > 0 and r.labels_used == len(r.trace)
+
+
+def test_tier1_safe_on_benign_moderate_rho():
+    f, g, y = gen(40000, 0.2, -0.02, 4)
+    r = audit(f, g, y, epsilon=0.05)
+    assert (r.verdict, r.tier) == ("safe", 1) and r.delta_interval[1] < 0.05
+
+
+def test_trace_is_exactly_the_seeded_draws_on_disagreements():
+    f, g, y = gen(30000, 0.3, 0.0, 5)
+    r = audit(f, g, y, epsilon=0.05, pi=0.4, seed=11)
+    u = uniforms(11, 0, 30000)
+    end = r.stopping_time
+    assert end is not None
+    expect = [t + 1 for t in range(r.tier1_start - 1, end) if f[t] != g[t] and u[t] < 0.4]
+    assert [e.t for e in r.trace] == expect
+    assert all(e.pi == 0.4 and e.label == y[e.t - 1] for e in r.trace)
+
+
+def test_seed_changes_draws_and_is_reproducible():
+    f, g, y = gen(5000, 0.3, 0.0, 6)
+    a1, a2, b = (audit(f, g, y, epsilon=0.05, seed=s) for s in (1, 1, 2))
+    assert a1.trace == a2.trace and a1.trace != b.trace
+
+
+def test_judge_routing_probabilities():
+    f, g, y = gen(5000, 0.3, 0.0, 7)
+    judge = np.random.default_rng(0).random(5000)
+    r = audit(f, g, y, epsilon=0.05, judge=judge, pi_min=0.2)
+    assert r.trace and all(abs(e.pi - (0.2 + 0.8 * judge[e.t - 1])) < 1e-12 for e in r.trace)
+    assert r.config.c == pytest.approx(1 / 0.2)
+
+
+def test_uniforms_blocks_are_consistent():
+    assert np.array_equal(uniforms(4, 4000, 9000), uniforms(4, 0, 9000)[4000:])
+
+
+# ---------------------------------------------------------- streaming form
+@pytest.mark.parametrize("rho,delta,judge", [(0.01, 0.0, False), (0.25, 0.0, False),
+                                              (0.25, 0.12, True), (0.3, -0.05, True)])
+def test_streaming_equals_batch_on_every_prefix(rho, delta, judge):
+    f, g, y = gen(6000, rho, delta, 8)
+    j = np.random.default_rng(1).random(6000) if judge else None
+    r = audit(f, g, y, epsilon=0.05, judge=j, seed=3)
+    s = AuditState.start(epsilon=0.05, judge=judge, seed=3)
+    for t in range(6000):
+        s = s.observe(f[t], g[t], y[t], judge=None if j is None else j[t])
+        assert abs(s.rho_interval[0] - r.rho_lower[t]) < 1e-12
+        assert abs(s.rho_interval[1] - r.rho_upper[t]) < 1e-12
+        assert abs(s.delta_interval[0] - r.delta_lower[t]) < 1e-9
+        assert abs(s.delta_interval[1] - r.delta_upper[t]) < 1e-9
+        if s.verdict != "continue":
+            break
+    assert (s.verdict, s.tier, s.stopping_time, s.labels_used) == \
+        (r.verdict, r.tier, r.stopping_time, r.labels_used)
+    assert s.trace == r.trace
+
+
+def test_streaming_requires_routed_label():
+    f, g, y = gen(3000, 0.3, 0.0, 9)
+    s = AuditState.start(epsilon=0.05)
+    for t in range(3000):
+        if s.route(f[t], g[t]).needs_label:
+            with pytest.raises(LabelError, match=f"item {t + 1} needs a label"):
+                s.observe(f[t], g[t])
+            return
+        s = s.observe(f[t], g[t])
+    pytest.fail("no label was ever routed")
+
+
+def test_streaming_refuses_items_after_verdict():
+    s = AuditState.start(epsilon=0.5)
+    while s.verdict == "continue":
+        s = s.observe(0, 0)
+    with pytest.raises(ParameterError, match="already reached its verdict"):
+        s.observe(0, 0)
+
+
+# ---------------------------------------------------------- missing labels
+def test_no_labels_stops_at_first_needed_row_then_resumes():
+    f, g, y = gen(8000, 0.3, 0.0, 10)
+    r = audit(f, g, None, epsilon=0.05)
+    assert r.verdict == "continue" and r.stopping_time is None
+    row = r.needs_label
+    assert f[row] != g[row] and r.items_seen == row and r.labels_used == 0
+    partial = np.full(8000, np.nan)
+    partial[row] = y[row]
+    r2 = audit(f, g, partial, epsilon=0.05)
+    assert r2.needs_label > row and r2.labels_used == 1
+    full = audit(f, g, y, epsilon=0.05)
+    assert row + 1 == full.trace[0].t and r2.needs_label + 1 == full.trace[1].t
+
+
+def test_partially_labelled_stream_replays_as_far_as_labels_go():
+    f, g, y = gen(8000, 0.3, 0.0, 11)
+    full = audit(f, g, y, epsilon=0.05)
+    cut = full.trace[5].t - 1                 # labels known on rows < cut
+    lab = [int(v) if i < cut else None for i, v in enumerate(y)]
+    r = audit(f, g, lab, epsilon=0.05)
+    assert r.verdict == "continue" and r.needs_label == cut and r.labels_used == 5
+    assert np.allclose(r.delta_upper, full.delta_upper[:cut])
+
+
+def test_tier0_verdict_needs_no_labels_at_all():
+    f, g, _ = gen(20000, 0.004, 0.0, 12)
+    r = audit(f, g, None, epsilon=0.05)
+    assert (r.verdict, r.tier, r.needs_label) == ("safe", 0, None)
+
+
+def test_text_classes():
+    f = np.array(["cat", "dog"] * 3000, dtype=object)
+    g = f.copy()
+    g[::7] = "bird"
+    y = f.copy()
+    r = audit(f, g, y, epsilon=0.2)
+    assert r.verdict == "safe"
+
+
+# ------------------------------------------------------------------ slices
+def test_slices_safe_overall_regressing_on_one_slice():
+    rng = np.random.default_rng(13)
+    n = 30000
+    f, g, y = gen(n, 0.2, -0.03, 14)
+    sl = rng.choice(["a", "b", "c", "d"], n)
+    bad = (sl == "d") & (f != g)
+    g[bad] = 1 - y[bad]          # candidate wrong on every disagreement of slice d
+    f[bad] = y[bad]
+    r = audit(f, g, y, epsilon=0.05, slices=sl)
+    table = {s.slice: s for s in r.slices}
+    assert table["d"].verdict == "regression" and table["d"].delta_interval[0] > 0
+    assert all(table[k].verdict != "regression" for k in "abc")
+    assert sum(s.items for s in r.slices) == r.items_seen
+    assert r.labels_used >= max(s.labels_used for s in r.slices)
+
+
+# ---------------------------------------------------------- ledger, window
+def test_ledger_schedule_sums_to_lifetime_budget(tmp_path):
+    led = PromotionLedger.start(0.05)
+    total = sum(led.delta_for(k) for k in range(1, 200000))
+    assert total < 0.05 and total > 0.05 * 0.9999
+    for i in range(3):
+        led = led.record({"verdict": "safe", "i": i})
+    assert led.k == 4 and led.next_delta() == pytest.approx(0.05 * 6 / (np.pi ** 2 * 16))
+    led.save(tmp_path / "l.json")
+    again = PromotionLedger.load(tmp_path / "l.json")
+    assert again.k == 4 and again.spent == pytest.approx(led.spent) and again.spent < 0.05
+
+
+def test_ledger_unreadable_file(tmp_path):
+    p = tmp_path / "l.json"
+    p.write_text("not json")
+    with pytest.raises(PoolFileError, match="cannot be read as a promotion ledger"):
+        PromotionLedger.load(p)
+
+
+def test_window_tracks_drift():
+    f1, g1, y1 = gen(4000, 0.3, -0.05, 15)
+    f2, g2, y2 = gen(4000, 0.3, 0.25, 16)
+    f, g, y = (np.concatenate(p) for p in ((f1, f2), (g1, g2), (y1, y2)))
+    w = audit_windowed(f, g, y, window=4000, epsilon=0.05)
+    assert [x.verdict for x in w.windows] == ["safe", "regression"]
+    assert w.windows[1].start == 4001 and w.windows[1].stopping_time > 4000
+    assert w.labels_used == sum(x.labels_used for x in w.windows)
+
+
+def test_error_window_not_positive():
+    with pytest.raises(ParameterError, match="`window` must be a positive integer"):
+        audit_windowed([0], [0], None, window=0, epsilon=0.1)
+
+
+# --------------------------------------------------------------- baselines
+def test_baselines_side_by_side_discern_uses_fewer_labels():
+    f, g, y = gen(40000, 0.2, 0.0, 17)
+    cmp = compare_baselines(f, g, y, epsilon=0.05).by_method()
+    assert set(cmp) == {"discern", "uniform", "ppi", "active"}
+    assert cmp["discern"].verdict == "safe"
+    assert cmp["discern"].labels_used * 2 < cmp["uniform"].labels_used
+    assert cmp["uniform"].labels_used == cmp["uniform"].stopping_time
+
+
+def test_error_baselines_need_labels():
+    f, g, _ = gen(3000, 0.3, 0.0, 18)
+    with pytest.raises(LabelError, match="baselines replay fully labelled streams only"):
+        compare_baselines(f, g, None, epsilon=0.05)
+
+
+# ------------------------------------------------------- record + verifier
+def test_record_verifies_and_detects_tampering():
+    f, g, y = gen(6000, 0.3, 0.0, 19)
+    sl = np.where(np.arange(6000) % 2 == 0, "x", "y")
+    r = audit(f, g, y, epsilon=0.05, slices=sl)
+    rec = json.loads(json.dumps(make_record(r, stream_hash(f, g, None, sl))))
+    assert verify_record(rec, f, g, y, None, sl).ok
+    assert verify_record(rec, f, g, None, None, sl).ok       # labels come from the trace
+    bad = json.loads(json.dumps(rec))
+    bad["delta_interval"][1] += 1e-6
+    v = verify_record(bad, f, g, y, None, sl)
+    assert not v.ok and any("delta_interval" in m for m in v.mismatches)
+    bad = json.loads(json.dumps(rec))
+    bad["trace"][0][2] = 1 - bad["trace"][0][2]
+    v = verify_record(bad, f, g, y, None, sl)
+    assert not v.ok and any("trace label of item" in m for m in v.mismatches)
+    g2 = g.copy()
+    g2[0] = 1 - g2[0]
+    v = verify_record(rec, f, g2, y, None, sl)
+    assert not v.ok and any("stream hash" in m for m in v.mismatches)
+
+
+# ------------------------------------------------------------ input errors
+def test_error_epsilon_not_positive():
+    with pytest.raises(ParameterError, match="`epsilon` must be a positive number"):
+        audit([0], [1], [0], epsilon=0)
+
+
+def test_error_delta_outside_unit():
+    with pytest.raises(ParameterError, match="`delta` must lie strictly between 0 and 1"):
+        audit([0], [1], [0], epsilon=0.1, delta=1.0)
+
+
+def test_error_delta_split_exceeds_delta():
+    with pytest.raises(ParameterError, match=r"`delta0` \+ `delta1`"):
+        audit([0], [1], [0], epsilon=0.1, delta=0.05, delta0=0.04, delta1=0.04)
+
+
+def test_error_pi_outside_unit():
+    with pytest.raises(ParameterError, match=r"`pi` must lie in \(0, 1\]"):
+        audit([0], [1], [0], epsilon=0.1, pi=0)
+
+
+def test_error_pi_min_above_pi():
+    with pytest.raises(ParameterError, match="`pi_min` .* must not exceed `pi`"):
+        audit([0], [1], [0], epsilon=0.1, pi=0.3, pi_min=0.5)
+
+
+def test_error_pi_with_judge():
+    with pytest.raises(ParameterError, match="`pi` and a judge cannot both be given"):
+        audit([0], [1], [0], epsilon=0.1, pi=0.3, judge=[0.5])
+
+
+def test_error_seed_negative():
+    with pytest.raises(ParameterError, match="`seed` must be a non-negative integer"):
+        audit([0], [1], [0], epsilon=0.1, seed=-1)
+
+
+def test_error_length_mismatch():
+    with pytest.raises(InvalidValueError, match="`incumbent` has 2 items but `candidate` has 1"):
+        audit([0, 1], [1], None, epsilon=0.1)
+
+
+def test_error_empty_stream():
+    with pytest.raises(InvalidValueError, match="the stream is empty"):
+        audit([], [], None, epsilon=0.1)
+
+
+def test_error_nan_prediction_names_row():
+    with pytest.raises(InvalidValueError, match="`candidate` at row 1 is nan"):
+        audit(np.array([0.0, 1.0]), np.array([0.0, np.nan]), None, epsilon=0.1)
+
+
+def test_error_missing_prediction_names_row():
+    with pytest.raises(InvalidValueError, match="`incumbent` at row 1 is missing"):
+        audit(["a", None], ["a", "b"], None, epsilon=0.1)
+
+
+def test_error_mixed_kinds_between_models():
+    with pytest.raises(InvalidValueError, match="must hold the same kind of class value"):
+        audit(["a", "b"], [0, 1], None, epsilon=0.1)
+
+
+def test_error_text_label_with_numeric_predictions():
+    with pytest.raises(LabelError, match="label at row 1 is 'yes'; expected a number"):
+        audit([0, 1], [1, 1], [0, "yes"], epsilon=0.1)
+
+
+def test_error_numeric_label_with_text_predictions():
+    with pytest.raises(LabelError, match="label at row 0 is 1; expected text"):
+        audit(["a", "b"], ["b", "b"], [1, None], epsilon=0.1)
+
+
+def test_error_labels_wrong_length():
+    with pytest.raises(InvalidValueError, match="`labels` must have one entry per item"):
+        audit([0, 1], [1, 1], [0], epsilon=0.1)
+
+
+def test_error_judge_out_of_range_names_row():
+    with pytest.raises(InvalidValueError, match=r"`judge` score at row 1 is 1.5; expected a number in \[0, 1\]"):
+        audit([0, 1], [1, 1], [0, 1], epsilon=0.1, judge=[0.2, 1.5])
+
+
+def test_error_slice_key_missing():
+    with pytest.raises(InvalidValueError, match="slice key at row 1 is missing"):
+        audit([0, 1], [1, 1], [0, 1], epsilon=0.1, slices=["a", None])
