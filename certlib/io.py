@@ -131,7 +131,8 @@ def _csv_header(name: str, data: bytes, sep: str) -> list[str]:
         header = []
     except csv.Error as exc:
         raise PoolFileError(f"pool file {name!r}: the header row cannot be parsed ({exc})") from None
-    if not header or all(h.strip() == "" for h in header):
+    header = [h.strip() for h in header]
+    if not header or all(h == "" for h in header):
         raise PoolFileError(f"pool file {name!r} has no header row; expected column names on line 1")
     return header
 
@@ -183,6 +184,28 @@ def _ragged_error(name: str, data: bytes, sep: str, width: int):
     )
 
 
+def _quoted_records(name: str, data: bytes, sep: str, width: int) -> np.ndarray:
+    """Check every record of a file with quotes; return the indices of blank lines."""
+    reader = csv.reader(io.StringIO(data.decode("utf-8"), newline=""), delimiter=sep)
+    next(reader, None)
+    blank = []
+    try:
+        for k, rec in enumerate(reader):
+            if not rec:
+                blank.append(k)
+            elif len(rec) != width:
+                raise PoolFileError(
+                    f"pool file {name!r} cannot be parsed: line {reader.line_num} has {len(rec)} "
+                    f"fields but the header has {width}; every row needs one value per column "
+                    "(ragged rows)"
+                )
+    except csv.Error as exc:
+        raise PoolFileError(
+            f"pool file {name!r} cannot be parsed as CSV near line {reader.line_num}: {exc}"
+        ) from None
+    return np.asarray(blank, dtype=np.int64)
+
+
 def _read_csv(name: str, data: bytes, sep: str) -> pl.DataFrame:
     data = _check_text(name, data)
     header = _csv_header(name, data, sep)
@@ -198,9 +221,7 @@ def _read_csv(name: str, data: bytes, sep: str) -> pl.DataFrame:
         if int(np.count_nonzero(buf == ord(sep))) != expected:
             raise _ragged_error(name, data, sep, width)
     else:
-        err = _ragged_error(name, data, sep, width)
-        if err is not None:
-            raise err
+        blank_records = _quoted_records(name, data, sep, width)
     del buf, starts, ends
     opts = dict(separator=sep, has_header=True, raise_if_empty=False)
     try:
@@ -216,14 +237,12 @@ def _read_csv(name: str, data: bytes, sep: str) -> pl.DataFrame:
         raise PoolFileError(
             f"pool file {name!r} cannot be parsed: {df.width} columns read, the header has {width}"
         )
-    if not quoted and blank[1:].any():
-        # polars turns a blank line into an all-null row; a blank line is not a row
-        idx = np.flatnonzero(blank[1:])
+    # polars turns a blank line into an all-null row; a blank line is not a row
+    idx = blank_records if quoted else np.flatnonzero(blank[1:])
+    if len(idx):
         keep = np.ones(df.height, dtype=bool)
         keep[idx[idx < df.height]] = False
         df = df.filter(pl.Series(keep))
-    elif quoted:
-        df = df.filter(~pl.all_horizontal(pl.all().is_null()))
     return df.rename(dict(zip(df.columns, header)))
 
 
@@ -236,9 +255,11 @@ def _read_parquet(name: str, data: bytes) -> pl.DataFrame:
         names = pq.ParquetFile(io.BytesIO(data)).schema_arrow.names
     except Exception as exc:  # pyarrow raises several unrelated types on corrupt files
         raise PoolFileError(f"pool file {name!r} is not a readable Parquet file: {exc}") from None
+    names = [str(c).strip() for c in names]
     _check_names(name, names)
     try:
-        return pl.read_parquet(io.BytesIO(data))
+        df = pl.read_parquet(io.BytesIO(data))
+        return df.rename(dict(zip(df.columns, names)))
     except Exception as exc:
         raise PoolFileError(f"pool file {name!r} is not a readable Parquet file: {exc}") from None
 

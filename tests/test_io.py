@@ -439,3 +439,16 @@ def test_large_csv_loads(tmp_path):
     assert (pool.K, pool.n) == (K, n)
     assert pool.row_ids[-1] == n
     np.testing.assert_array_equal(pool.confs[K - 1], cols[f"conf_m{K - 1}"])
+
+
+def test_header_names_are_stripped(tmp_path):
+    pool = load_pool(write(tmp_path, " pred_a , conf_a,pred_b,conf_b ,label \n0,0.1,1,0.2,1\n"))
+    assert pool.names == ("a", "b") and pool.labels[0] == 1
+
+
+def test_all_empty_row_is_an_error_not_skipped(tmp_path):
+    # a blank line is skipped, but a row of empty cells is a row with no prediction
+    for note in ("", ',"q"'):
+        head = "pred_a,conf_a,pred_b,conf_b" + (",note" if note else "")
+        text = f"{head}\n0,0.1,1,0.2{note}\n,,,{',' if note else ''}\n"
+        raises(InvalidValueError, write(tmp_path, text), "is empty", "row position 1")
