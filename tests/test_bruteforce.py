@@ -1,0 +1,392 @@
+"""An independent brute force on small pools (STYLE rule 8, second kind).
+
+Everything on the reference side is computed from the definitions, not from
+certlib's formulas:
+
+* AUGRC of a finite pool (paper 000 section 2, SPEC section 3): the trapezoid
+  integral of the accepted-error mass, averaged over every order inside a
+  confidence tie (enumerated for tiny n), and the fd-shifts mid-rank formula
+  ``AUGRC = (1/n^2) sum_i loss_i (R_i - 1/2)`` (used for the larger checks once it
+  has been shown to equal the tie-averaged trapezoid);
+* every completion of the unread labels over the class set is enumerated, the
+  risks are evaluated for each, and winners / bounds / excesses are read off;
+* minimum certificates by enumerating every subset of rows and checking, for
+  each, that every completion of the rows outside it has the same winner.
+
+Pools: binary; one shared multiclass prediction (3-4 classes); categorical
+labels with different predictions (3 classes); n <= 8, K <= 4, ties frequent.
+"""
+
+from __future__ import annotations
+
+import itertools
+from fractions import Fraction
+
+import numpy as np
+import pytest
+
+from certlib import Pool, Session, prelabel_bound, replay
+from certlib.bounds import batch_lower, certified_mask, thresholds
+from certlib.errors import CertlibError
+from certlib.weights import augrc_weights
+
+from conftest import KINDS, random_spec
+
+MAX_COMPLETIONS = 5000
+
+
+# ------------------------------------------------------------------ reference side
+def trapezoid_augrc(losses_in_order) -> Fraction:
+    """Trapezoid AUGRC of one acceptance order: G(m/n) = (errors among the first m) / n,
+    linearly interpolated between coverages m/n, m = 0..n (paper section 2, eq. (1))."""
+    n = len(losses_in_order)
+    g = [Fraction(0)]
+    for l in losses_in_order:
+        g.append(g[-1] + Fraction(l, n))
+    return sum((g[m - 1] + g[m]) / 2 * Fraction(1, n) for m in range(1, n + 1))
+
+
+def tie_averaged_augrc(conf, loss) -> Fraction:
+    """Trapezoid AUGRC averaged over every acceptance order consistent with the
+    confidences (descending; any order inside a tie)."""
+    n = len(conf)
+    total, count = Fraction(0), 0
+    for perm in itertools.permutations(range(n)):
+        if all(conf[perm[t]] >= conf[perm[t + 1]] for t in range(n - 1)):
+            total += trapezoid_augrc([loss[i] for i in perm])
+            count += 1
+    return total / count
+
+
+def midrank_weights(conf) -> list:
+    """2 n^2 times the fd-shifts per-error weight (R_i - 1/2)/n^2, R_i the ascending
+    mid-rank of the confidence: 2 R_i - 1, an integer."""
+    out = []
+    for c in conf:
+        below = sum(1 for x in conf if x < c)
+        tied = sum(1 for x in conf if x == c)
+        twice_midrank = 2 * below + tied + 1  # 2 * (below + (tied + 1) / 2)
+        out.append(twice_midrank - 1)
+    return out
+
+
+class Ref:
+    """Reference quantities of one spec, from the definitions."""
+
+    def __init__(self, spec):
+        self.spec = spec
+        self.K, self.n, self.C = spec.K, spec.n, len(spec.classes)
+        self.W = np.array([midrank_weights(c) for c in spec.confs], dtype=np.int64)
+        self.P = np.array(spec.preds, dtype=np.int64)
+        self.scale = 2 * self.n * self.n
+
+    def completions(self, known: dict) -> np.ndarray:
+        """(M, n) every labelling agreeing with ``known`` {row: label} (class codes)."""
+        free = [i for i in range(self.n) if i not in known]
+        grids = itertools.product(range(self.C), repeat=len(free))
+        Y = np.empty((self.C ** len(free), self.n), dtype=np.int64)
+        for i, v in known.items():
+            Y[:, i] = v
+        for m, vals in enumerate(grids):
+            Y[m, free] = vals
+        return Y
+
+    def risks(self, Y: np.ndarray) -> np.ndarray:
+        """(M, K) scaled risks 2 n^2 AUGRC_j = sum_i w_ji 1{pred_ji != y_i}."""
+        loss = self.P[None, :, :] != Y[:, None, :]
+        return (self.W[None, :, :] * loss).sum(axis=2)
+
+    @staticmethod
+    def winners(R: np.ndarray) -> np.ndarray:
+        # smallest risk, earliest candidate on ties (SPEC section 1)
+        return np.array([min(range(R.shape[1]), key=lambda j: (r[j], j)) for r in R])
+
+    def pair_bounds(self, R):
+        """L[j, k] = min over completions of r_j - r_k, H = max (shared labels)."""
+        diff = R[:, :, None] - R[:, None, :]
+        return diff.min(axis=0), diff.max(axis=0)
+
+    def separate_lower(self, R):
+        """L^sep[j, k] = min_y r_j - max_y r_k, labels chosen independently per candidate."""
+        L = R.min(axis=0)[:, None] - R.max(axis=0)[None, :]
+        np.fill_diagonal(L, 0)
+        return L
+
+    def centered_lower_doubled(self, Y, R):
+        """2 x L^{sep,t}: subtract t_i b_i from every risk (b_i the queried bit: the label
+        for binary pools, the error bit for one shared prediction), t_i the midpoint of
+        the coefficients a_ji = (change of w_ji loss_ji when b_i goes 0 -> 1), then
+        *separate*.  Doubled to stay integer."""
+        spec = self.spec
+        if spec.kind == "shared":
+            bits = (self.P[0][None, :] != Y).astype(np.int64)  # error bit
+            a = self.W.copy()
+        else:  # binary: the label itself; loss at y=1 minus loss at y=0
+            bits = Y
+            a = self.W * ((self.P != 1).astype(np.int64) - (self.P != 0).astype(np.int64))
+        two_t = a.min(axis=0) + a.max(axis=0)
+        Rc = 2 * R - (bits * two_t[None, :]).sum(axis=1)[:, None]
+        L = Rc.min(axis=0)[:, None] - Rc.max(axis=0)[None, :]
+        np.fill_diagonal(L, 0)
+        return L
+
+
+def random_read(rng, ref, shrink=True):
+    """A random subset of rows to read (as a list in a random order), enlarged until
+    at most MAX_COMPLETIONS completions remain."""
+    n = ref.n
+    order = list(rng.permutation(n))
+    m = int(rng.integers(0, n + 1))
+    while shrink and ref.C ** (n - m) > MAX_COMPLETIONS:
+        m += 1
+    return [int(i) for i in order[:m]]
+
+
+def session_after(spec, pool, rows, **kw):
+    s = Session.start(pool, **kw)
+    for i in rows:
+        s = s.observe(i, spec.classes[spec.labels[i]])
+    return s
+
+
+def cases(kind, count, seed0):
+    for s in range(count):
+        rng = np.random.default_rng([seed0, KINDS.index(kind), s])
+        yield rng, random_spec(rng, kind)
+
+
+# ----------------------------------------------------------------------- AUGRC
+def test_weights_equal_tie_averaged_trapezoid_and_midrank():
+    """SPEC section 3 / paper section 2 eq. (2): the integer weights equal 2 n^2 times the
+    trapezoid AUGRC of a unit loss, averaged over every order inside the ties, and the
+    fd-shifts mid-rank weights; the risk of any loss vector agrees (linearity)."""
+    rng = np.random.default_rng(11)
+    for _ in range(60):
+        n = int(rng.integers(1, 7))
+        conf = [float(v) for v in rng.integers(0, int(rng.integers(1, n + 2)), size=n)]
+        w = augrc_weights(np.array(conf)).tolist()
+        mid = midrank_weights(conf)
+        assert w == mid, conf
+        for i in range(n):
+            unit = [1 if t == i else 0 for t in range(n)]
+            assert tie_averaged_augrc(conf, unit) * 2 * n * n == w[i], (conf, i)
+        loss = [int(v) for v in rng.integers(0, 2, size=n)]
+        assert tie_averaged_augrc(conf, loss) == Fraction(sum(a * b for a, b in zip(w, loss)),
+                                                          2 * n * n)
+        assert sum(w) == n * n
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_pool_risks_and_winner_match_reference(kind):
+    """SPEC sections 1, 3: Pool.risks() and Pool.winner() from the reference AUGRC."""
+    for rng, spec in cases(kind, 100, 1):
+        ref = Ref(spec)
+        pool = spec.pool()
+        assert pool.weights.tolist() == ref.W.tolist()
+        R = ref.risks(np.array([spec.labels]))
+        assert pool.risks().tolist() == R[0].tolist()
+        assert pool.winner() == ref.winners(R)[0]
+        assert [Fraction(int(r), ref.scale) for r in R[0]] == pool.objective_values()
+
+
+# ------------------------------------------------- (a), (b), (c): bounds and the test
+@pytest.mark.parametrize("kind", KINDS)
+def test_shared_test_and_bounds_against_all_completions(kind):
+    """Paper section 3, Theorem 1 and eq. (4); SPEC sections 4-5.  After reading a random
+    subset of rows (random order): L_jk = min and H_jk = max over every completion of
+    r_j - r_k, online (Session) and batch; candidate k is certified iff every completion
+    has winner k; the separate bound is min r_j - max r_k; Proposition 1's gap identity."""
+    checked_cert = 0
+    for rng, spec in cases(kind, 150, 2):
+        ref = Ref(spec)
+        pool = spec.pool(labels=None)
+        full = spec.pool()
+        rows = random_read(rng, ref)
+        known = {i: spec.labels[i] for i in rows}
+        Y = ref.completions(known)
+        R = ref.risks(Y)
+        Lref, Href = ref.pair_bounds(R)
+
+        s = session_after(spec, pool, rows)
+        assert s.lower().tolist() == Lref.tolist(), (spec, rows)
+        assert s.upper().tolist() == Href.tolist(), (spec, rows)
+        Lb = batch_lower(full, rows)
+        assert Lb.tolist() == Lref.tolist()
+
+        win = set(ref.winners(R).tolist())
+        th = thresholds(pool.K, pool.scale)
+        mask = certified_mask(Lb, th)
+        expect = [len(win) == 1 and k in win for k in range(ref.K)]
+        assert mask.tolist() == expect, (spec, rows, win)
+        assert s.certified == (len(win) == 1)
+        if len(win) == 1:
+            checked_cert += 1
+            assert s.selected == pool.names[win.pop()]
+            assert s.status == "certified"
+        else:
+            assert s.selected is None
+
+        # (c) separate rule, and Proposition 1: L - L^sep = sum over unread rows where j
+        # and k predict the same class of min(w_j, w_k)
+        Lsep = ref.separate_lower(R)
+        assert batch_lower(full, rows, rule="separate").tolist() == Lsep.tolist()
+        s_sep = session_after(spec, pool, rows, rule="separate")
+        assert s_sep.lower().tolist() == Lsep.tolist()
+        unread = [i for i in range(ref.n) if i not in known]
+        for j in range(ref.K):
+            for k in range(ref.K):
+                if j == k:
+                    continue
+                gap = sum(min(ref.W[j, i], ref.W[k, i]) for i in unread
+                          if ref.P[j, i] == ref.P[k, i])
+                assert Lref[j, k] - Lsep[j, k] == gap, (spec, rows, j, k)
+        if kind != "categorical":
+            Lc2 = ref.centered_lower_doubled(Y, R)
+            assert batch_lower(full, rows, rule="centered").tolist() == Lc2.tolist()
+            assert (Lc2 <= 2 * Lref).all()
+    assert checked_cert >= 20  # the positive branch was exercised
+
+
+def test_centered_rule_needs_binary_or_shared():
+    """SPEC section 5: centering subtracts t_i y_i, defined for binary labels or one shared
+    prediction; categorical pools with different predictions get a CertlibError."""
+    for rng, spec in cases("categorical", 30, 3):
+        if len({tuple(p) for p in spec.preds}) == 1:
+            continue
+        pool = spec.pool()
+        with pytest.raises(CertlibError):
+            batch_lower(pool, [], rule="centered")
+        with pytest.raises(CertlibError):
+            replay(pool, rule="centered")
+
+
+# ------------------------------------------------------------ (d) rules along an order
+@pytest.mark.parametrize("kind", KINDS)
+def test_separate_and_centered_never_stop_before_shared(kind):
+    """Paper section 3, Proposition 1 and "Common-term removal": along the same order the
+    shared test stops no later than separate or centered; every certified answer is the
+    full-pool winner."""
+    for rng, spec in cases(kind, 50, 4):
+        pool = spec.pool()
+        winner = pool.names[pool.winner()]
+        rules = ["shared", "separate"] + (["centered"] if pool.shared_prediction
+                                          or pool.is_binary else [])
+        for policy in ("static-range", "static-pair-sum", "random", "vma"):
+            seed = int(rng.integers(1000))
+            res = {r: replay(pool, policy=policy, rule=r, seed=seed) for r in rules}
+            shared = res["shared"]
+            assert shared.certified and shared.selected == winner
+            for r in rules[1:]:
+                assert res[r].labels_read >= shared.labels_read, (spec, policy, r)
+                assert res[r].order[: shared.labels_read] == shared.order
+                if res[r].certified:
+                    assert res[r].selected == winner
+
+
+# ------------------------------------------------- (e) prelabel <= minimum certificate
+def exhaustive_min_certificate(ref, y, Y_all, winners_all):
+    """Smallest |S| such that every labelling agreeing with y on S has the winner of y."""
+    k = winners_all[np.flatnonzero((Y_all == y).all(axis=1))[0]]
+    mismatch = (Y_all != y[None, :]).astype(np.int64)  # (M, n)
+    bad = (winners_all != k).astype(np.int64)  # (M,)
+    best = None
+    for size in range(ref.n + 1):
+        for S in itertools.combinations(range(ref.n), size):
+            consistent = mismatch[:, list(S)].sum(axis=1) == 0
+            if not (consistent & (bad == 1)).any():
+                best = size
+                break
+        if best is not None:
+            return best, k
+    raise AssertionError("reading every row must certify")
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_prelabel_never_exceeds_exhaustive_minimum_certificate(kind):
+    """Paper section 4.2, Theorem 3: for every labelling y, C(y) >= prelabel bound, with
+    C(y) found by enumerating every subset of rows and every completion of the rest."""
+    tight = 0
+    for rng, spec in cases(kind, 60, 5):
+        if spec.kind != "binary" and spec.n > 6:
+            spec = random_spec(rng, kind, n=int(rng.integers(1, 7)))
+        ref = Ref(spec)
+        pool = spec.pool(labels=None)
+        pb = prelabel_bound(pool).prelabel_bound
+        Y_all = ref.completions({})
+        W_all = ref.winners(ref.risks(Y_all))
+        picks = rng.choice(Y_all.shape[0], size=min(6, Y_all.shape[0]), replace=False)
+        for m in picks:
+            c, _ = exhaustive_min_certificate(ref, Y_all[m], Y_all, W_all)
+            assert pb <= c, (spec, Y_all[m].tolist(), pb, c)
+            tight += pb == c
+        assert pb <= ref.n
+    assert tight > 0
+
+
+# ------------------------------------------------------------------ (f) tolerance
+@pytest.mark.parametrize("kind", KINDS)
+def test_tolerance_certifies_within_tau_for_every_completion(kind):
+    """Paper section 3 (tau > 0 relaxation) and SPEC section 5: with tolerance tau the test
+    certifies some candidate iff one is within tau of the best under every completion;
+    the selected one is within tau and has the smallest worst-case excess (earliest)."""
+    certified_seen = 0
+    for rng, spec in cases(kind, 120, 6):
+        ref = Ref(spec)
+        pool = spec.pool(labels=None)
+        rows = random_read(rng, ref)
+        tau = Fraction(int(rng.integers(1, 40)), 400)
+        Y = ref.completions({i: spec.labels[i] for i in rows})
+        R = ref.risks(Y)
+        gap = R - R.min(axis=1, keepdims=True)  # (M, K): r_k - min_j r_j >= 0
+        worst = gap.max(axis=0)  # worst-case excess of each candidate, scaled
+        within = [Fraction(int(worst[k]), ref.scale) <= tau for k in range(ref.K)]
+        s = session_after(spec, pool, rows, tolerance=tau)
+        assert s.certified == any(within), (spec, rows, tau)
+        k = pool.names.index(s.best_guess)
+        if s.certified:
+            certified_seen += 1
+            assert within[k]
+            assert all(Fraction(int(g), ref.scale) <= tau for g in gap[:, k])
+            best = min(worst[q] for q in range(ref.K) if within[q])
+            assert worst[k] == best and k == min(q for q in range(ref.K)
+                                                 if within[q] and worst[q] == best)
+            assert s.excess == Fraction(int(worst[k]), ref.scale)
+    assert certified_seen >= 20
+
+
+# ------------------------------------------------------ (g) budget-exhausted excess
+@pytest.mark.parametrize("kind", KINDS)
+def test_budget_exhausted_excess_is_exact_worst_case(kind):
+    """SPEC section 5 "Worst-case excess": when a budget runs out, the answer is the
+    candidate minimising max over completions of (r_k - min_j r_j), earliest on ties,
+    and the reported excess equals that value / (2 n^2) exactly."""
+    exhausted = 0
+    for rng, spec in cases(kind, 120, 7):
+        ref = Ref(spec)
+        pool = spec.pool()
+        budget = int(rng.integers(0, ref.n + 1))
+        while ref.C ** (ref.n - budget) > MAX_COMPLETIONS:
+            budget += 1
+        policy = ("static-range", "adaptive-pair-sum", "random", "model-selector")[
+            int(rng.integers(4))]
+        s = Session.start(spec.pool(labels=None), policy=policy, budget=budget,
+                          seed=int(rng.integers(100)))
+        while not s.done:
+            i = s.next_row()
+            s = s.observe(i, spec.classes[spec.labels[i]])
+        res = replay(pool, policy=policy, budget=budget, seed=s.seed)
+        Y = ref.completions({i: spec.labels[i] for i in s.read_rows})
+        R = ref.risks(Y)
+        worst = (R - R.min(axis=1, keepdims=True)).max(axis=0)
+        best = int(worst.min())
+        k = int(np.flatnonzero(worst == best)[0])
+        assert s.excess == Fraction(best, ref.scale), (spec, s.read_rows)
+        assert res.excess == s.excess and res.labels_read == s.t
+        if s.status == "budget exhausted":
+            exhausted += 1
+            assert s.t == budget and not s.certified
+            assert s.best_guess == pool.names[k], (spec, s.read_rows, worst)
+            assert res.selected == s.best_guess and not res.certified
+        else:
+            assert s.certified and best == 0
+    assert exhausted >= 20
