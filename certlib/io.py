@@ -21,11 +21,18 @@ Optional ``row_id`` (unique, non-empty; default 0..n-1 in file order) and
 ``label`` (empty/null = not read yet) columns; every other column is carried
 into ``Pool.extra`` for display.
 
+CSV details: the first line is the header (names are stripped of surrounding
+spaces and must be unique); blank lines are skipped, but a row of empty cells
+is a row (and fails for its missing prediction); every other row must have one
+field per header column.  Column names are case-sensitive: ``Label`` is an
+extra column, not the label.
+
 Class values: a number-like value ("1", 1, 1.0, " 1 ") is the integer class 1
 wherever it appears (predictions, labels, ``classes=``, ``prob_`` suffixes);
 when every class value is integer the pool's classes are ints, otherwise
 strings (with number-like values written as integers, so "1.0" and "1" still
-agree).  NaN or empty cells are missing.
+agree).  NaN or empty cells are missing; -1 is an ordinary class value here
+(labels in {-1, +1} work), unread is only ever an empty cell.
 
 Bad input raises exactly one `CertlibError` that names the file, column or
 row (``row position i`` is zero-based in file order, with the ``row_id``) and

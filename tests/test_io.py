@@ -452,3 +452,36 @@ def test_all_empty_row_is_an_error_not_skipped(tmp_path):
         head = "pred_a,conf_a,pred_b,conf_b" + (",note" if note else "")
         text = f"{head}\n0,0.1,1,0.2{note}\n,,,{',' if note else ''}\n"
         raises(InvalidValueError, write(tmp_path, text), "is empty", "row position 1")
+
+
+# ------------------------------------------------------------ property test
+from hypothesis import given, settings, strategies as st  # noqa: E402
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.data())
+def test_file_round_trip_equals_from_arrays(tmp_path_factory, data):
+    n = data.draw(st.integers(1, 12))
+    K = data.draw(st.integers(2, 4))
+    preds = data.draw(st.lists(st.lists(st.integers(0, 2), min_size=n, max_size=n),
+                               min_size=K, max_size=K))
+    # few distinct values, so confidence ties occur
+    confs = data.draw(st.lists(st.lists(st.sampled_from([0.0, 0.25, 0.5, 1.0, -3.5]),
+                                        min_size=n, max_size=n), min_size=K, max_size=K))
+    labels = data.draw(st.lists(st.sampled_from([None, 0, 1, 2]), min_size=n, max_size=n))
+    cols = {}
+    for j in range(K):
+        cols[f"pred_c{j}"] = preds[j]
+        cols[f"conf_c{j}"] = confs[j]
+    cols["label"] = pl.Series(labels, dtype=pl.Int64)
+    df = pl.DataFrame(cols)
+    d = tmp_path_factory.mktemp("rt")
+    df.write_csv(d / "p.csv")
+    df.write_parquet(d / "p.parquet")
+    ref = Pool.from_arrays(preds, confs, labels=[-1 if v is None else v for v in labels],
+                           names=[f"c{j}" for j in range(K)], classes=[0, 1, 2])
+    for f in ("p.csv", "p.parquet"):
+        pool = load_pool(d / f, classes=[0, 1, 2])
+        for field in ("preds", "confs", "weights", "labels"):
+            np.testing.assert_array_equal(getattr(pool, field), getattr(ref, field))
+        assert pool_hash(pool) == pool_hash(ref)
