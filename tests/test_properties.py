@@ -1,0 +1,166 @@
+"""Hypothesis properties (STYLE rule 8, third kind): tie invariance of the weights,
+online == batch bounds on every prefix, vectorised replay == stepped replay, gains,
+and L <= realised difference <= H.  Derandomized, so every run checks the same cases.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from certlib import Pool, Session, policy_names, replay
+from certlib.bounds import batch_lower
+from certlib.contrib import gain_terms, potential_terms
+from certlib.weights import augrc_weights
+
+from conftest import KINDS, random_spec
+
+SETTINGS = dict(derandomize=True, deadline=None)
+
+confs_st = st.lists(st.integers(-3, 6), min_size=1, max_size=30).map(
+    lambda v: np.array(v, dtype=float) / 4)
+
+
+@st.composite
+def pools(draw, max_n=12, kinds=KINDS, labelled=True):
+    kind = draw(st.sampled_from(kinds))
+    n = draw(st.integers(1, max_n))
+    K = draw(st.integers(2, 4))
+    seed = draw(st.integers(0, 2**32 - 1))
+    spec = random_spec(np.random.default_rng(seed), kind, n=n, K=K)
+    return spec, spec.pool(labels="full" if labelled else None)
+
+
+def rules_for(pool):
+    return ("shared", "separate", "centered") if pool.is_binary or pool.shared_prediction \
+        else ("shared", "separate")
+
+
+# --------------------------------------------------------------------- weights
+@settings(max_examples=150, **SETTINGS)
+@given(confs_st, st.randoms(use_true_random=False))
+def test_weights_tie_invariance(conf, rnd):
+    """SPEC section 3: permuting rows permutes the weights; they sum to n^2; they are
+    monotone in the confidence (equal on ties); shifting or strictly increasing affine
+    maps of the confidences change nothing."""
+    n = conf.size
+    w = augrc_weights(conf)
+    assert w.dtype.kind == "i"
+    assert int(w.sum()) == n * n
+    perm = list(range(n))
+    rnd.shuffle(perm)
+    assert augrc_weights(conf[perm]).tolist() == w[perm].tolist()
+    for i in range(n):
+        for j in range(n):
+            if conf[i] > conf[j]:
+                assert w[i] > w[j]
+            elif conf[i] == conf[j]:
+                assert w[i] == w[j]
+    assert augrc_weights(conf + 7.0).tolist() == w.tolist()
+    assert augrc_weights(3.0 * conf - 1.0).tolist() == w.tolist()
+    assert (w >= 1).all() and (w <= 2 * n - 1).all()
+
+
+# ----------------------------------------------------------- online == batch
+@settings(max_examples=120, **SETTINGS)
+@given(pools(), st.randoms(use_true_random=False))
+def test_online_equals_batch_on_every_prefix(sp, rnd):
+    """STYLE rule 6 / SPEC section 4: the Session's bounds after each label equal
+    batch_lower on that prefix, for every rule, along a random order."""
+    spec, pool = sp
+    order = list(range(pool.n))
+    rnd.shuffle(order)
+    unlabelled = spec.pool(labels=None)
+    for rule in rules_for(pool):
+        s = Session.start(unlabelled, rule=rule)
+        assert s.L.tolist() == batch_lower(pool, [], rule=rule).tolist()
+        for t, i in enumerate(order, 1):
+            s = s.observe(i, spec.classes[spec.labels[i]])
+            assert s.L.tolist() == batch_lower(pool, order[:t], rule=rule).tolist()
+
+
+# ----------------------------------------------- L <= realised difference <= H
+@settings(max_examples=120, **SETTINGS)
+@given(pools(), st.randoms(use_true_random=False))
+def test_bounds_enclose_realised_difference(sp, rnd):
+    """Paper eq. (4): after any prefix, L_jk <= r_j - r_k <= H_jk at the true labels; the
+    separate and centered bounds are weaker (never above the shared L)."""
+    spec, pool = sp
+    r = pool.risks()
+    diff = r[:, None] - r[None, :]
+    order = list(range(pool.n))
+    rnd.shuffle(order)
+    m = rnd.randint(0, pool.n)
+    s = Session.from_history(spec.pool(labels=None),
+                             [(i, spec.classes[spec.labels[i]]) for i in order[:m]])
+    L, H = s.lower(), s.upper()
+    assert (L <= diff).all() and (diff <= H).all()
+    if m == pool.n:
+        assert (L == diff).all() and (H == diff).all()
+    for rule in rules_for(pool)[1:]:
+        unit = 2 if rule == "centered" else 1
+        Lr = batch_lower(pool, order[:m], rule=rule)
+        assert (Lr <= unit * L).all()
+
+
+# ------------------------------------------------------------------- gains
+@settings(max_examples=120, **SETTINGS)
+@given(pools(max_n=20))
+def test_gains_nonnegative_and_zero_or_potential(sp):
+    """Paper section 3 / SPEC section 4: reading a row raises L_jk by g >= 0, at most the
+    potential gain; for binary labels or a shared prediction (one queried bit) g is
+    exactly 0 or |b_jki|.  Gains of the comparison rules are >= 0 too."""
+    spec, pool = sp
+    rows = np.arange(pool.n)
+    g = gain_terms(pool, rows, pool.labels, "shared")
+    pot = potential_terms(pool, rows)
+    assert (g >= 0).all() and (g <= pot).all()
+    if pool.is_binary or pool.shared_prediction:
+        assert ((g == 0) | (g == pot)).all()
+    K = pool.K
+    assert (g[np.arange(K), np.arange(K)] == 0).all()
+    for rule in rules_for(pool)[1:]:
+        assert (gain_terms(pool, rows, pool.labels, rule) >= 0).all()
+
+
+# ---------------------------------------------------- vectorised == stepped replay
+def _fields(r):
+    return (r.policy, r.rule, r.tolerance, r.budget, r.labels_read, r.certified, r.selected,
+            r.full_pool_winner, r.excess, r.order)
+
+
+@settings(max_examples=40, **SETTINGS)
+@given(pools(max_n=25), st.integers(0, 5),
+       st.sampled_from([0, 0, "1/200", "1/50"]), st.one_of(st.none(), st.integers(0, 25)))
+def test_replay_vectorised_equals_session(sp, seed, tau, budget):
+    """certlib.replay: the vectorised path and the stepped Session agree on every field,
+    for every registered policy and rule, with tolerance and budget."""
+    from fractions import Fraction
+
+    spec, pool = sp
+    tau = Fraction(tau)
+    for policy in policy_names():
+        for rule in rules_for(pool):
+            a = replay(pool, policy, rule, tau, seed, budget)
+            b = replay(pool, policy, rule, tau, seed, budget, vectorised=False)
+            assert _fields(a) == _fields(b), (policy, rule)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_replay_vectorised_equals_session_across_blocks(seed):
+    """Pools larger than the first vectorised block (256 rows), with eliminations in the
+    adaptive policies: both paths agree."""
+    rng = np.random.default_rng(seed)
+    n, K = 700, 4
+    base = rng.normal(size=n)
+    confs = base[None, :] + rng.normal(scale=[[0.2], [0.6], [1.0], [1.5]], size=(K, n))
+    y = (rng.random(n) < 0.5).astype(int)
+    preds = np.where(rng.random((K, n)) < [[0.85], [0.8], [0.7], [0.6]], y, 1 - y)
+    pool = Pool.from_arrays(preds, confs, labels=y)
+    for policy in ("static-range", "adaptive-range", "adaptive-pair-sum", "random", "vma"):
+        for rule in ("shared", "centered"):
+            a = replay(pool, policy, rule, 0, seed)
+            b = replay(pool, policy, rule, 0, seed, vectorised=False)
+            assert _fields(a) == _fields(b), (policy, rule)
