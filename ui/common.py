@@ -1,0 +1,72 @@
+"""Pool choice for every page: a shipped sample pool or an uploaded file."""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+
+import streamlit as st
+
+import certlib
+from certlib.errors import CertlibError
+
+ROOT = Path(__file__).resolve().parents[1]
+SAMPLES = {
+    "Breast cancer, 4 models (demo)": ROOT / "sample_data" / "demo_binary.csv",
+    "Teaching pool (paper Figure 10 protocol)": ROOT / "sample_data" / "teaching_k4.csv",
+    "Digits, 3 confidence scores (prob_ columns)": ROOT / "sample_data" / "digits_probs.csv",
+    "Breast cancer, unlabelled (annotator)": ROOT / "sample_data" / "demo_unlabelled.csv",
+}
+MAX_UPLOAD_BYTES = 200 * 1024 * 1024
+
+
+@st.cache_data(show_spinner=False)
+def _load_sample(path: str, mtime: float):
+    return certlib.load_pool(path)
+
+
+def _load_upload(name: str, data: bytes):
+    suffix = Path(name).suffix.lower()
+    with tempfile.TemporaryDirectory() as d:
+        p = Path(d) / f"upload{suffix}"
+        p.write_bytes(data)
+        pool = certlib.load_pool(p, max_bytes=MAX_UPLOAD_BYTES)
+    return pool
+
+
+def choose_pool(default: int = 0):
+    """Sidebar: pick a sample pool or upload one.  Returns (pool, label) or (None, None)
+    after showing one clear error message; never half-loads."""
+    st.sidebar.header("Pool")
+    src = st.sidebar.radio("Source", ["Sample data", "Upload a file"], key="pool_source")
+    if src == "Sample data":
+        label = st.sidebar.selectbox("Sample pool", list(SAMPLES), index=default,
+                                     key="sample_choice")
+        path = SAMPLES[label]
+        try:
+            return _load_sample(str(path), path.stat().st_mtime), label
+        except CertlibError as exc:  # pragma: no cover - shipped files are tested
+            st.error(str(exc))
+            return None, None
+    up = st.sidebar.file_uploader(
+        "CSV or Parquet pool file", type=["csv", "tsv", "parquet", "pq"], key="upload",
+        help="Columns: pred_<name>/conf_<name> pairs, or pred + conf_<name>, or prob_<class>; "
+        "optional row_id and label (empty = not read yet).")
+    if up is None:
+        st.info("Upload a pool file, or switch the source to the sample data.")
+        return None, None
+    try:
+        return _load_upload(up.name, up.getvalue()), up.name
+    except CertlibError as exc:
+        st.error(f"Could not load {up.name}: {exc}")
+        return None, None
+
+
+def pool_summary(pool) -> None:
+    c1, c2, c3, c4 = st.columns(4)
+    c1.metric("rows (n)", f"{pool.n:,}")
+    c2.metric("candidates (K)", pool.K)
+    c3.metric("classes", pool.n_classes)
+    c4.metric("labels known", f"{pool.n_labelled:,}")
+    st.caption("Candidates in tie priority order: " + ", ".join(pool.names)
+               + (" · one shared prediction (confidence-score choice)" if pool.shared_prediction else ""))
