@@ -48,7 +48,7 @@ from fractions import Fraction
 import numpy as np
 
 from .bounds import batch_lower, decide, thresholds
-from .contrib import initial_lower, lower_terms, potential_terms, realised_terms, row_blocks
+from .contrib import initial_lower
 from .errors import LabelError, ParameterError
 from .pool import UNREAD
 from .weights import exact_fraction
@@ -268,11 +268,10 @@ def _exact_dual(G: np.ndarray, D: np.ndarray, lam) -> _Dual:
     return _Dual(value, num, int(ceil), int(sur), lam_int, s, dots)
 
 
-def _lp(G: np.ndarray, D: np.ndarray):
-    """LP relaxation with HiGHS dual simplex; returns (x, lam, value) or None (a hint)."""
+def _lp_direct(G: np.ndarray, D: np.ndarray):
     from scipy.optimize import linprog
 
-    r, m = G.shape
+    m = G.shape[1]
     try:
         res = linprog(np.ones(m), A_ub=-G.astype(np.float64), b_ub=-D.astype(np.float64),
                       bounds=(0.0, 1.0), method="highs-ds")
@@ -283,6 +282,64 @@ def _lp(G: np.ndarray, D: np.ndarray):
     # marginals are d(objective)/d(b_ub) <= 0 for A_ub x <= b_ub; our rows are -G x <= -D
     lam = -np.asarray(res.ineqlin.marginals, dtype=np.float64)
     return np.asarray(res.x, dtype=np.float64), np.maximum(lam, 0.0), float(res.fun)
+
+
+_SIFT_MIN = 2000  # below this many columns HiGHS is fast enough on the whole LP
+_SIFT_SAMPLE = 750
+
+
+def _lp(G: np.ndarray, D: np.ndarray):
+    """LP relaxation with HiGHS dual simplex; returns (x, lam, value) or None (a hint).
+
+    On many rows the HiGHS call itself grows superlinearly (thousands of bound
+    flips per iteration), so large problems are solved by *sifting*: multipliers
+    from a strided subsample of rows classify every row by its reduced cost
+    1 - lam.g_i into fixed at 1, fixed at 0 and a band near 0 that goes to
+    HiGHS with the residual deficits; rows whose reduced cost has the wrong sign
+    under the band's duals join the band, until none does.  The result is an
+    optimal basic solution of the full LP (fixed rows are nonbasic at a bound),
+    so rounding still adds at most r rows.  Any trouble falls back to one HiGHS
+    call on every row.  Either way the answer is only a hint: the witness and
+    the bounds are checked exactly by the callers."""
+    r, m = G.shape
+    if m < _SIFT_MIN:
+        return _lp_direct(G, D)
+    sub = np.arange(0, m, -(-m // _SIFT_SAMPLE))
+    Gs = G[:, sub]
+    tot = G.sum(axis=1, dtype=np.int64).astype(np.float64)
+    guess = _lp_direct(Gs, D * (Gs.sum(axis=1).astype(np.float64) / tot))
+    if guess is None:
+        return _lp_direct(G, D)
+    score = guess[1] @ G
+    width = max(300, m // 20)
+    band = np.zeros(m, dtype=bool)
+    band[np.argsort(np.abs(score - 1.0), kind="stable")[:width]] = True
+    ones = (score > 1.0) & ~band
+    for _ in range(20):
+        zeros = ~band & ~ones
+        R = D - G[:, ones].sum(axis=1, dtype=np.int64)
+        if (G[:, band].sum(axis=1, dtype=np.int64) < R).any():
+            # the band cannot meet the residual deficits: widen it with the rows fixed
+            # at 0 that are closest to entering
+            idx = np.flatnonzero(zeros)
+            if idx.size == 0:
+                break
+            band[idx[np.argsort(-score[idx], kind="stable")[:width]]] = True
+            continue
+        cols = np.flatnonzero(band)
+        res = _lp_direct(G[:, cols], R)
+        if res is None:
+            break
+        xb, lam, val = res
+        score = lam @ G
+        wrong = (ones & (score < 1.0 - 1e-9)) | (zeros & (score > 1.0 + 1e-9))
+        if not wrong.any():
+            x = ones.astype(np.float64)
+            x[cols] = xb
+            return x, lam, float(np.count_nonzero(ones)) + val
+        band |= wrong
+        ones &= ~band
+    return _lp_direct(G, D)
 
 
 def _round_up(G: np.ndarray, D: np.ndarray, x: np.ndarray) -> np.ndarray:
@@ -329,6 +386,24 @@ def _single(g: np.ndarray, d: int) -> Enclosure:
     return Enclosure(m, m, np.sort(order[:m]), True, float(lp), lp, "sorting")
 
 
+_MILP_MAX_COLS = 2000  # HiGHS MILP overruns its time limit badly on larger covers
+
+
+def _reduced_cost_fixing(dual: _Dual, U: int):
+    """Rows every certificate of size <= U - 1 must leave out / must contain.
+
+    With v = num / 2^s the exact weak-dual value and t_i = 2^s - lam_int.g_i, a
+    certificate containing row i with t_i > 0 has size >= v + t_i / 2^s, and one
+    without row i with t_i < 0 has size >= v - t_i / 2^s (weak duality).  When that
+    exceeds U - 1 the row is fixed.  All integers, no tolerance."""
+    room = ((U - 1) << dual.s) - dual.num
+    room = max(min(room, 1 << 62), -(1 << 62))  # |t_i| < 2^62 by the choice of s
+    t = (1 << dual.s) - dual.dots
+    out = (t > 0) & (t > room)
+    into = (t < 0) & (-t > room)
+    return np.asarray(out, dtype=bool), np.asarray(into, dtype=bool)
+
+
 def _cover_reduced(G: np.ndarray, D: np.ndarray, t0: float, time_limit: float) -> Enclosure:
     r, m = G.shape
     if r == 1:
@@ -337,6 +412,7 @@ def _cover_reduced(G: np.ndarray, D: np.ndarray, t0: float, time_limit: float) -
     lower = max(_min_count(G[j], int(D[j])) for j in range(r))
     method = "lp"
     lp = _lp(G, D)
+    dual = None
     if lp is None:
         witness = _greedy_complete(G, D, np.zeros(0, dtype=np.int64))
         lp_value, dual_value = None, None
@@ -346,24 +422,46 @@ def _cover_reduced(G: np.ndarray, D: np.ndarray, t0: float, time_limit: float) -
         dual_value = dual.value
         lower = max(lower, dual.ceil, dual.surrogate)
         witness = _round_up(G, D, x)
-    if lower >= len(witness):
-        return Enclosure(len(witness), len(witness), np.sort(witness), True, lp_value,
-                         dual_value, method)
-    remaining = time_limit - (time.perf_counter() - t0)
-    if remaining > 0:
-        w2 = _milp(G, D, remaining)
-        if w2 is not None and len(w2) < len(witness):
-            witness, method = w2, "milp"
-        if lower >= len(witness):
-            return Enclosure(lower, lower, np.sort(witness), True, lp_value, dual_value, method)
-        remaining = time_limit - (time.perf_counter() - t0)
-        if remaining > 0:
-            bb = _branch_and_bound(G, D, witness, lower, time.perf_counter() + remaining)
-            if len(bb.witness) < len(witness):
-                witness, method = bb.witness, "branch-and-bound"
-            lower = max(lower, bb.lower)
-            if lower >= len(witness):
-                method = "branch-and-bound"
+    U = len(witness)
+    deadline = t0 + time_limit
+    if lower < U and time.perf_counter() < deadline:
+        # Close the gap on the rows not fixed by the root duals: an exact search for a
+        # certificate of size <= U - 1 (it also finds witnesses), then a MILP hint.
+        if dual is not None:
+            out, into = _reduced_cost_fixing(dual, U)
+        else:
+            out = into = np.zeros(m, dtype=bool)
+        ones = np.flatnonzero(into)
+        free = np.flatnonzero(~out & ~into)
+        R = D - G[:, ones].sum(axis=1, dtype=np.int64)
+        act = R > 0
+        Gr, Rr = G[act][:, free], R[act]
+        if not act.any():
+            # the forced rows alone certify, and every certificate below U contains them
+            if ones.size < U:
+                witness = ones
+            lower, method = min(ones.size, U), "branch-and-bound"
+        elif (Gr.sum(axis=1, dtype=np.int64) < Rr).any():
+            lower, method = U, "branch-and-bound"  # no certificate below U exists
+        else:
+            now = time.perf_counter()
+            bb_deadline = now + (deadline - now) * (0.5 if free.size <= _MILP_MAX_COLS else 1.0)
+            bb = _branch_and_bound(Gr, Rr, U - ones.size, max(0, lower - ones.size),
+                                   bb_deadline)
+            if bb.witness is not None:
+                cand = np.concatenate([ones, free[bb.witness]])
+                if len(cand) < U and _covers(G, D, cand):
+                    witness, method = cand, "branch-and-bound"
+            bb_lower = ones.size + bb.lower
+            if bb_lower > lower:
+                lower, method = bb_lower, "branch-and-bound"
+            if lower < len(witness) and free.size <= _MILP_MAX_COLS \
+                    and time.perf_counter() < deadline:
+                w2 = _milp(Gr, Rr, deadline - time.perf_counter())
+                if w2 is not None:
+                    cand = np.concatenate([ones, free[w2]])
+                    if len(cand) < len(witness) and _covers(G, D, cand):
+                        witness, method = _prune(G, D, cand), "milp"
     lower = min(lower, len(witness))
     return Enclosure(lower, len(witness), np.sort(witness), lower == len(witness), lp_value,
                      dual_value, method)
@@ -392,26 +490,26 @@ def _milp(G: np.ndarray, D: np.ndarray, time_limit: float):
 
 @dataclass
 class _BB:
-    lower: int
-    witness: np.ndarray
+    lower: int  # valid lower bound on the optimum, capped at the incumbent size
+    witness: np.ndarray | None  # a verified certificate smaller than the initial U, if found
 
 
-def _branch_and_bound(G, D, incumbent, root_lower, deadline) -> _BB:
-    """Exact search for a certificate smaller than ``incumbent``.
+def _branch_and_bound(G, D, U: int, root_lower: int, deadline: float) -> _BB:
+    """Exact search for a certificate of size <= U - 1 (U: size of a known one, or any
+    upper limit).
 
     Node LPs (HiGHS) only suggest multipliers and branching rows.  A node with
     rows F forced in is discarded when the exact bound
     ``|F| + ceil(weak dual of the residual problem)`` (or the exact surrogate
-    bound) reaches the incumbent size U; rows are fixed by exact reduced-cost
-    arguments.  If the stack empties, no certificate of size U - 1 exists and the
-    incumbent is optimal; on timeout the smallest bound of an open node is a
-    valid lower bound."""
+    bound, or a one-rival sorting bound) reaches U; rows are fixed by exact
+    reduced-cost arguments; incumbents are verified with integer sums.  If the
+    stack empties, no certificate of size below U exists beyond those found, so
+    ``lower`` = final U; on timeout the smallest bound of an open node (capped at
+    U) is a valid lower bound."""
     r, m = G.shape
-    best = np.asarray(incumbent, dtype=np.int64)
-    U = len(best)
+    best = None
     # node: (status array int8: -1 free, 0 out, 1 in; a valid lower bound for the node)
-    root = np.full(m, -1, dtype=np.int8)
-    stack = [(root, root_lower)]
+    stack = [(np.full(m, -1, dtype=np.int8), root_lower)]
     timed_out = False
     while stack:
         if time.perf_counter() > deadline:
@@ -432,7 +530,7 @@ def _branch_and_bound(G, D, incumbent, root_lower, deadline) -> _BB:
         Ga, Ra = G[act][:, free], rem[act]
         if (Ga.sum(axis=1, dtype=np.int64) < Ra).any():
             continue  # infeasible, exactly
-        lb = nF + max(_min_count(Ga[j], int(Ra[j])) for j in range(Ga.shape[0]))
+        lb = max(node_lb, nF + max(_min_count(Ga[j], int(Ra[j])) for j in range(Ga.shape[0])))
         if lb >= U:
             continue
         if Ga.shape[0] == 1:  # one constraint left: solved exactly by sorting
@@ -449,41 +547,31 @@ def _branch_and_bound(G, D, incumbent, root_lower, deadline) -> _BB:
             lb = max(lb, nF + dual.ceil, nF + dual.surrogate)
             if lb >= U:
                 continue
-            # rounding heuristic at this node
-            local = _round_up(Ga, Ra, x)
+            local = _round_up(Ga, Ra, x)  # rounding heuristic at this node
             if nF + len(local) < U:
                 best, U = np.concatenate([ones, free[local]]), nF + len(local)
                 if lb >= U:
                     continue
-            # reduced-cost fixing: with value v = num / 2^s and t_i = 2^s - dots_i, a solution
-            # containing free row i with t_i > 0 costs >= v + t_i / 2^s, and one without row
-            # i with t_i < 0 costs >= v - t_i / 2^s (weak duality, all exact integers)
-            # compare t_i with cap - num, clamped to the int64 range (|t_i| < 2^62 by
-            # the choice of s in _exact_dual)
-            room = ((U - 1 - nF) << dual.s) - dual.num
-            room = max(min(room, 1 << 62), -(1 << 62))
-            t = (1 << dual.s) - dual.dots
-            status = status.copy()
-            status[free[(t > 0) & (t > room)]] = 0
-            status[free[(t < 0) & (-t > room)]] = 1
-            if (status[free] != -1).any():
+            out, into = _reduced_cost_fixing(dual, U - nF)
+            if out.any() or into.any():
+                status = status.copy()
+                status[free[out]] = 0
+                status[free[into]] = 1
                 stack.append((status, lb))
                 continue
         # branch on the most fractional free row (any free row if the LP failed)
-        if x is None:
-            pick = 0
-        else:
-            pick = int(np.argmin(np.abs(x - 0.5)))
+        pick = 0 if x is None else int(np.argmin(np.abs(x - 0.5)))
         i = free[pick]
         zero, one = status.copy(), status.copy()
         zero[i], one[i] = 0, 1
         stack.append((zero, lb))
         stack.append((one, lb))
+    if best is not None and not _covers(G, D, best):  # cannot happen: every update is exact
+        raise RuntimeError("branch-and-bound produced an unverified certificate")
     if not timed_out:
         return _BB(U, best)
     # every node not yet explored is on the stack (the deadline is checked before a pop)
-    open_lb = min([lb for _, lb in stack] + [U])
-    return _BB(max(root_lower, open_lb), best)
+    return _BB(min([lb for _, lb in stack] + [U]), best)
 
 
 # --------------------------------------------------------------------- the pool layer
@@ -499,27 +587,32 @@ def _target_index(pool, target) -> int:
                          f"got {target!r}")
 
 
-def _gains_for_targets(pool, targets, rows=None, labels=None, unread_potential=None):
-    """(K, len(targets), m) shared-rule gains realised - lower against each target k.
+def _target_terms(pool, k: int, rows, labels, potential_mask=None):
+    """(K, m) lower terms and gains of r_j - r_k against one target k (shared rule).
 
-    Rows in ``unread_potential`` (a bool mask over ``rows``) get their potential gain."""
-    rows = np.arange(pool.n) if rows is None else np.asarray(rows, dtype=np.int64)
-    labels = pool.labels[rows] if labels is None else np.asarray(labels, dtype=np.int64)
-    out = np.empty((pool.K, len(targets), rows.size), dtype=np.int64)
-    for blk in row_blocks(rows.size):
-        rr = rows[blk]
-        lab = labels[blk]
-        lo = lower_terms(pool, rr, "shared")[:, targets, :]
-        g = realised_terms(pool, rr, np.where(lab == UNREAD, 0, lab), "shared")[:, targets, :] - lo
-        if unread_potential is not None and unread_potential[blk].any():
-            pot = potential_terms(pool, rr)[:, targets, :]
-            g = np.where(unread_potential[blk][None, None, :], pot, g)
-        out[:, :, blk] = g
-    return out
+    The closed forms of `certlib.contrib` restricted to column k (K x m instead of
+    K x K x m; the test suite checks they agree): if j and k predict the same class
+    the term is (w_j - w_k) * error, else its minimum is -w_k (the label equals j's
+    prediction).  Rows flagged in ``potential_mask`` get their potential gain instead
+    of the realised one (an unread row in a partial run)."""
+    W = pool.weights[:, rows]
+    P = pool.preds[:, rows]
+    wk, pk = W[k], P[k]
+    same = P == pk[None, :]
+    lower = np.where(same, np.minimum(W - wk[None, :], 0), -wk[None, :])
+    loss = W * (P != np.asarray(labels)[None, :])
+    gains = (loss - loss[k][None, :]) - lower
+    if potential_mask is not None and potential_mask.any():
+        pot = np.where(same, np.abs(W - wk[None, :]), W + wk[None, :])
+        gains = np.where(potential_mask[None, :], pot, gains)
+    gains[k] = 0
+    lower[k] = 0
+    return lower, gains
 
 
-def _deficits(pool, L0, th, k) -> np.ndarray:
-    D = np.maximum(0, th.need[:, k] - L0[:, k])
+def _deficits(th, L0_k: np.ndarray, k: int) -> np.ndarray:
+    """D_j = max(0, need_jk - L_jk(nothing read)) for every j, 0 at j = k."""
+    D = np.maximum(0, th.need[:, k] - L0_k)
     D[k] = 0
     return D.astype(np.int64)
 
@@ -571,15 +664,15 @@ def certify(pool, tolerance=0.0, *, time_limit: float = 2.0, target=None) -> Cer
             raise ParameterError(f"target {pool.names[k]!r} is not {what}; "
                                  f"possible targets: {[pool.names[t] for t in targets]}")
         targets = [k]
-    L0 = initial_lower(pool, "shared")
-    gains = _gains_for_targets(pool, targets)
+    rows = np.arange(pool.n)
     t0 = time.perf_counter()
     results = []
     for pos, k in enumerate(targets):
         left = max(0.0, time_limit - (time.perf_counter() - t0))
         budget = left / (len(targets) - pos)
-        D = _deficits(pool, L0, th, k)
-        enc = cover_enclosure(gains[:, pos, :], D, budget)
+        lower, gains = _target_terms(pool, k, rows, pool.labels)
+        D = _deficits(th, lower.sum(axis=1, dtype=np.int64), k)
+        enc = cover_enclosure(gains, D, budget)
         results.append((enc.upper, enc.lower, k, enc, D))
     upper, _, k, enc, D = min(results, key=lambda t: (t[0], t[1], t[2]))
     lower = min(t[1] for t in results)
@@ -632,11 +725,12 @@ def certify_partial(pool, read_rows=None, tolerance=0.0, *, time_limit: float = 
     else:
         out = set(dec.eliminated)
         targets = [k for k in range(pool.K) if k not in out]
-    relaxed = _gains_for_targets(pool, targets, unread_potential=unread)
+    rows = np.arange(pool.n)
+    placeholder = np.where(pool.labels == UNREAD, 0, pool.labels)
     lowers = []
-    for pos, k in enumerate(targets):
-        D = _deficits(pool, L0, th, k)
-        G = relaxed[:, pos, :]
+    for k in targets:
+        D = _deficits(th, L0[:, k], k)
+        _, G = _target_terms(pool, k, rows, placeholder, potential_mask=unread)
         if (G.sum(axis=1, dtype=np.int64) < D).any():
             continue  # k cannot be certified under any completion
         lowers.append(cover_enclosure(G, D, 0.0).lower)
@@ -644,8 +738,8 @@ def certify_partial(pool, read_rows=None, tolerance=0.0, *, time_limit: float = 
     if not dec.certified:
         return PartialCertificate(int(lower), None, False, False, None, (), tau, int(read.size))
     k = dec.selected
-    D = _deficits(pool, L0, th, k)
-    G = _gains_for_targets(pool, [k], rows=read)[:, 0, :]
+    D = _deficits(th, L0[:, k], k)
+    _, G = _target_terms(pool, k, read, pool.labels[read])
     enc = cover_enclosure(G, D, time_limit)
     lower = min(max(lower, 0), enc.upper)
     witness = tuple(pool.row_ids[int(read[i])] for i in enc.witness)
