@@ -39,6 +39,7 @@ __all__ = ["RULES", "rule_unit", "lower_terms", "realised_terms", "gain_terms",
 
 RULES = ("shared", "separate", "centered")
 BLOCK = 1 << 15
+_INT32_SAFE = 1 << 28  # n below this keeps 2n-weight sums of two rows in int32
 
 
 def check_rule(rule: str) -> str:
@@ -115,11 +116,14 @@ def gain_terms(pool, rows, labels, rule: str = "shared") -> np.ndarray:
     if rule != "shared":
         return realised_terms(pool, rows, labels, rule) - lower_terms(pool, rows, rule)
     W = pool.weights[:, rows]
+    if pool.n < _INT32_SAFE:  # weights < 2n: differences and sums fit in int32
+        W = W.astype(np.int32)
     P = pool.preds[:, rows]
     loss = P != np.asarray(labels)[None, :]
     Wl = W * loss
     same = P[:, None, :] == P[None, :, :]
-    diff = (W[:, None, :] - W[None, :, :]) * np.where(loss, 1, -1)[:, None, :]
+    diff = W[:, None, :] - W[None, :, :]
+    np.negative(diff, out=diff, where=~loss[:, None, :])
     other = Wl[:, None, :] + (W - Wl)[None, :, :]
     return np.where(same, np.maximum(diff, 0), other)
 

@@ -27,7 +27,7 @@ from typing import Any, Callable, Protocol
 
 import numpy as np
 
-from .contrib import potential_terms, row_blocks
+from .contrib import pair_potential
 from .errors import ParameterError
 
 __all__ = ["Policy", "PolicyContext", "POLICIES", "get_policy", "register_policy",
@@ -63,14 +63,15 @@ def pair_scores(pool, active=None, kind: str = "range") -> np.ndarray:
     ``range`` = max over pairs of the potential gain (= max_j a_ji - min_j a_ji for
     binary pools, paper eq. (10)); ``pair-sum`` = sum over unordered pairs."""
     K, n = pool.K, pool.n
-    mask = np.ones(K, dtype=bool) if active is None else np.asarray(active, dtype=bool)
-    pair = np.triu(np.outer(mask, mask), 1)
+    members = list(range(K)) if active is None else [k for k in range(K) if active[k]]
     out = np.zeros(n, dtype=np.int64)
-    for blk in row_blocks(n):
-        pot = potential_terms(pool, blk)[pair]  # (pairs, m)
-        if pot.shape[0] == 0:
-            continue
-        out[blk] = pot.max(axis=0) if kind == "range" else pot.sum(axis=0, dtype=np.int64)
+    for a, j in enumerate(members):
+        for k in members[a + 1:]:
+            pot = pair_potential(pool, j, k)
+            if kind == "range":
+                np.maximum(out, pot, out=out)
+            else:
+                out += pot
     return out
 
 

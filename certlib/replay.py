@@ -106,7 +106,7 @@ def _replay_order(pool, pol: OrderPolicy, rule, tolerance, seed, budget):
             m = min(block, pending.size - pos, limit - t)
             rows = pending[pos:pos + m]
             gain = gain_terms(pool, rows, pool.labels[rows], rule)
-            cum = L[:, :, None] + np.cumsum(gain, axis=2)
+            cum = L[:, :, None] + np.cumsum(gain, axis=2, dtype=np.int64)
             cert = certified_mask(cum, th).any(axis=0)
             stop = int(np.argmax(cert)) if cert.any() else m
             if pol.adaptive:
