@@ -73,12 +73,16 @@ def midrank_weights(conf) -> list:
 class Ref:
     """Reference quantities of one spec, from the definitions."""
 
-    def __init__(self, spec):
+    def __init__(self, spec, objective="augrc"):
         self.spec = spec
         self.K, self.n, self.C = spec.K, spec.n, len(spec.classes)
-        self.W = np.array([midrank_weights(c) for c in spec.confs], dtype=np.int64)
         self.P = np.array(spec.preds, dtype=np.int64)
-        self.scale = 2 * self.n * self.n
+        if objective == "augrc":
+            self.W = np.array([midrank_weights(c) for c in spec.confs], dtype=np.int64)
+            self.scale = 2 * self.n * self.n
+        else:  # accuracy: number of errors, error rate = r / n (SPEC section 3)
+            self.W = np.ones((self.K, self.n), dtype=np.int64)
+            self.scale = self.n
 
     def completions(self, known: dict) -> np.ndarray:
         """(M, n) every labelling agreeing with ``known`` {row: label} (class codes)."""
@@ -195,12 +199,16 @@ def test_shared_test_and_bounds_against_all_completions(kind):
     """Paper section 3, Theorem 1 and eq. (4); SPEC sections 4-5.  After reading a random
     subset of rows (random order): L_jk = min and H_jk = max over every completion of
     r_j - r_k, online (Session) and batch; candidate k is certified iff every completion
-    has winner k; the separate bound is min r_j - max r_k; Proposition 1's gap identity."""
-    checked_cert = 0
+    has winner k; k is eliminated iff some j beats it under every completion; the
+    separate bound is min r_j - max r_k; Proposition 1's gap identity (which holds for
+    every kind: rows where j and k predict different classes add no gap).  One case in
+    four uses the accuracy objective (SPEC section 3, "other objectives")."""
+    checked_cert = checked_elim = 0
     for rng, spec in cases(kind, 150, 2):
-        ref = Ref(spec)
-        pool = spec.pool(labels=None)
-        full = spec.pool()
+        objective = "accuracy" if rng.random() < 0.25 else "augrc"
+        ref = Ref(spec, objective)
+        pool = spec.pool(labels=None, objective=objective)
+        full = spec.pool(objective=objective)
         rows = random_read(rng, ref)
         known = {i: spec.labels[i] for i in rows}
         Y = ref.completions(known)
@@ -225,6 +233,12 @@ def test_shared_test_and_bounds_against_all_completions(kind):
             assert s.status == "certified"
         else:
             assert s.selected is None
+        # elimination (SPEC section 5): some j beats k under every completion
+        beats = [[bool(((R[:, j] < R[:, k]) | ((R[:, j] == R[:, k]) & (j < k))).all())
+                  for k in range(ref.K)] for j in range(ref.K)]
+        elim = tuple(k for k in range(ref.K) if any(beats[j][k] for j in range(ref.K) if j != k))
+        assert s.eliminated == elim, (spec, rows)
+        checked_elim += bool(elim)
 
         # (c) separate rule, and Proposition 1: L - L^sep = sum over unread rows where j
         # and k predict the same class of min(w_j, w_k)
@@ -244,7 +258,7 @@ def test_shared_test_and_bounds_against_all_completions(kind):
             Lc2 = ref.centered_lower_doubled(Y, R)
             assert batch_lower(full, rows, rule="centered").tolist() == Lc2.tolist()
             assert (Lc2 <= 2 * Lref).all()
-    assert checked_cert >= 20  # the positive branch was exercised
+    assert checked_cert >= 20 and checked_elim >= 20  # the positive branches were exercised
 
 
 def test_centered_rule_needs_binary_or_shared():
@@ -299,6 +313,40 @@ def exhaustive_min_certificate(ref, y, Y_all, winners_all):
         if best is not None:
             return best, k
     raise AssertionError("reading every row must certify")
+
+
+def exhaustive_min_certificate_tau(ref, y, Y_all, R_all, T):
+    """Smallest |S| such that some candidate is within T (scaled) of the best under every
+    labelling agreeing with y on S."""
+    gap = R_all - R_all.min(axis=1, keepdims=True)
+    mismatch = Y_all != y[None, :]
+    for size in range(ref.n + 1):
+        for S in itertools.combinations(range(ref.n), size):
+            consistent = ~mismatch[:, list(S)].any(axis=1)
+            if (gap[consistent].max(axis=0) <= T).any():
+                return size
+    raise AssertionError("reading every row must certify within any tau >= 0")
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_prelabel_with_tolerance_never_exceeds_exhaustive_minimum(kind):
+    """SPEC section 6 with tolerance (need = -T for every rival): no set of fewer than
+    prelabel(tau) rows makes some candidate within tau of the best for every completion."""
+    tight = 0
+    for rng, spec in cases(kind, 40, 8):
+        if spec.kind != "binary" and spec.n > 6:
+            spec = random_spec(rng, kind, n=int(rng.integers(1, 7)))
+        ref = Ref(spec)
+        tau = Fraction(int(rng.integers(1, 30)), 500)
+        T = int(tau * ref.scale)
+        pb = prelabel_bound(spec.pool(labels=None), tolerance=tau).prelabel_bound
+        Y_all = ref.completions({})
+        R_all = ref.risks(Y_all)
+        for m in rng.choice(Y_all.shape[0], size=min(4, Y_all.shape[0]), replace=False):
+            c = exhaustive_min_certificate_tau(ref, Y_all[m], Y_all, R_all, T)
+            assert pb <= c, (spec, Y_all[m].tolist(), tau, pb, c)
+            tight += pb == c
+    assert tight > 0
 
 
 @pytest.mark.parametrize("kind", KINDS)
