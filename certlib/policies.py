@@ -271,3 +271,6 @@ def get_policy(policy) -> Policy:
         raise ParameterError(
             f"policy must be one of {', '.join(POLICIES)}; got {policy!r}"
         ) from None
+
+
+from . import policies_coverage  # noqa: E402,F401  (registers expected-coverage)
