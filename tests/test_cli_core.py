@@ -156,3 +156,32 @@ def test_bad_pool_content(capsys, tmp_path):
     path = tmp_path / "bad.csv"
     path.write_text("label,pred_A,conf_A,pred_B,conf_B\n0,0,0.5,1,nan\n1,1,0.2,0,0.3\n")
     assert_one_line_error(*run(capsys, ["prelabel", str(path)]), "conf_B")
+
+
+def test_centered_rule_on_categorical_pool_is_bad_input(capsys, tmp_path):
+    """SPEC section 5: centering needs binary labels or one shared prediction."""
+    path = tmp_path / "cat.csv"
+    path.write_text("label,pred_A,conf_A,pred_B,conf_B\n0,0,0.5,1,0.4\n1,1,0.2,2,0.3\n"
+                    "2,2,0.9,2,0.1\n")
+    assert_one_line_error(*run(capsys, ["replay", str(path), "--rule", "centered"]), "centered")
+    assert run_json(capsys, ["replay", str(path)])["certified"] is True
+    # a declared class set that misses a predicted class is bad input naming the column
+    assert_one_line_error(*run(capsys, ["replay", str(path), "--classes", "0,1"]), "pred_")
+
+
+def test_objective_accuracy_worst_case(capsys, tmp_path):
+    """Paper section 4.2, worst-case rank example through the command line: AUGRC needs
+    n - 1 labels at y = 0, accuracy none."""
+    n = 6
+    lines = ["label,pred_A,conf_A,pred_B,conf_B"]
+    conf_a = [1] + [n + 1 - i for i in range(1, n)]  # A ranks rows 2..n, 1
+    for i in range(n):
+        lines.append(f"0,0,{conf_a[i]},0,{n - i}")
+    path = tmp_path / "worst.csv"
+    path.write_text("\n".join(lines) + "\n")
+    d = run_json(capsys, ["certificate", str(path)])
+    assert (d["winner"], d["lower"], d["upper"]) == ("A", n - 1, n - 1)
+    d = run_json(capsys, ["prelabel", str(path), "--objective", "accuracy"])
+    assert d["prelabel_bound"] == 0
+    d = run_json(capsys, ["replay", str(path), "--objective", "accuracy"])
+    assert (d["labels_read"], d["certified"], d["selected"]) == (0, True, "A")
