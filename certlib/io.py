@@ -460,7 +460,7 @@ def _float_column(s: pl.Series, col: str, rows: _Rows, what: str) -> np.ndarray:
     if bad.any():
         i = _first(bad)
         raise InvalidValueError(
-            f"column {col!r} holds {a[i]!r} at {rows(i)}; expected a finite {what}"
+            f"column {col!r} holds {float(a[i])} at {rows(i)}; expected a finite {what}"
         )
     return a
 
@@ -536,7 +536,7 @@ def _prob_scores(P: np.ndarray, cols: list[str], rows: _Rows):
     if bad.any():
         i, c = (int(x) for x in np.argwhere(bad)[0])
         raise InvalidValueError(
-            f"column {cols[c]!r} holds {P[i, c]!r} at {rows(i)}; probabilities must be in [0, 1]"
+            f"column {cols[c]!r} holds {float(P[i, c])} at {rows(i)}; probabilities must be in [0, 1]"
         )
     total = P.sum(axis=1)
     off = np.abs(total - 1.0) > PROB_SUM_TOLERANCE

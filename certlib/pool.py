@@ -306,7 +306,7 @@ class Pool:
             j, i = (int(x) for x in np.argwhere(bad)[0])
             raise InvalidValueError(
                 f"confidence of candidate {names[j]!r} at row position {i} is "
-                f"{confs_f[j, i]!r}; confidences must be finite numbers"
+                f"{float(confs_f[j, i])}; confidences must be finite numbers"
             )
 
         preds_np = np.asarray(preds)
