@@ -81,6 +81,8 @@ from .policies import AdaptivePairSum, PolicyContext, register_policy
 __all__ = ["ExpectedCoverage", "LabelProbabilities", "label_probabilities"]
 
 _NEED_NEVER = np.iinfo(np.int64).min // 8
+# confidences written with three decimals (1/3 -> 0.333) still count as probabilities
+_ROUNDING = 1e-3
 
 
 # ------------------------------------------------------------- label model
@@ -185,7 +187,7 @@ def label_probabilities(pool) -> LabelProbabilities:
         use = [pool.names.index("msp")]
     c = pool.confs[use]
     lo = 1.0 / C
-    if (c >= lo - 1e-12).all() and (c <= 1 + 1e-12).all():
+    if (c >= lo - _ROUNDING).all() and (c <= 1 + _ROUNDING).all():
         keep = [use[i] for i in _distinct(pool.preds[use], c, None)]
         return LabelProbabilities("confidences", C, pool.preds[keep].copy(),
                                   np.clip(pool.confs[keep], lo, 1.0),
