@@ -11,17 +11,10 @@ import numpy as np
 
 from certlib.audit import audit, prpl_eb
 from certlib.audit.baselines import compare_baselines
+from certlib.audit.synthetic import synthetic_stream
 
 
-def gen(n, rho, delta, seed):
-    rng = np.random.default_rng(seed)
-    y = rng.integers(0, 2, n)
-    a = rng.random(n) < rho
-    plus = rng.random(n) < (1 + delta / rho) / 2
-    f, g = y.copy(), y.copy()
-    f[a & ~plus] = 1 - y[a & ~plus]
-    g[a & plus] = 1 - y[a & plus]
-    return f, g, y
+gen = synthetic_stream
 
 
 def timing(repeats=7):

@@ -124,38 +124,34 @@ class OrderPolicy:
         return _advance(state, view)
 
 
-class StaticRange(OrderPolicy):
-    name = "static-range"
+class ScoreOrder(OrderPolicy):
+    """Rows by decreasing score (paper section 5): ``range`` (eq. (10)) or ``pair-sum``;
+    adaptive versions score only the pairs of candidates not yet eliminated."""
+
+    kind = "range"
 
     def make_order(self, ctx, active):
-        return static_order(pair_scores(ctx.pool, None, "range"))
+        mask = None
+        if self.adaptive:
+            mask = np.zeros(ctx.pool.K, dtype=bool)
+            mask[list(active)] = True
+        return static_order(pair_scores(ctx.pool, mask, self.kind))
 
 
-class StaticPairSum(OrderPolicy):
-    name = "static-pair-sum"
-
-    def make_order(self, ctx, active):
-        return static_order(pair_scores(ctx.pool, None, "pair-sum"))
+class StaticRange(ScoreOrder):
+    name, kind = "static-range", "range"
 
 
-class AdaptiveRange(OrderPolicy):
-    name = "adaptive-range"
-    adaptive = True
-
-    def make_order(self, ctx, active):
-        mask = np.zeros(ctx.pool.K, dtype=bool)
-        mask[list(active)] = True
-        return static_order(pair_scores(ctx.pool, mask, "range"))
+class StaticPairSum(ScoreOrder):
+    name, kind = "static-pair-sum", "pair-sum"
 
 
-class AdaptivePairSum(OrderPolicy):
-    name = "adaptive-pair-sum"
-    adaptive = True
+class AdaptiveRange(ScoreOrder):
+    name, kind, adaptive = "adaptive-range", "range", True
 
-    def make_order(self, ctx, active):
-        mask = np.zeros(ctx.pool.K, dtype=bool)
-        mask[list(active)] = True
-        return static_order(pair_scores(ctx.pool, mask, "pair-sum"))
+
+class AdaptivePairSum(ScoreOrder):
+    name, kind, adaptive = "adaptive-pair-sum", "pair-sum", True
 
 
 class RandomOrder(OrderPolicy):

@@ -7,19 +7,12 @@ import polars as pl
 import pytest
 
 from certlib.cli import main
+from certlib.audit.synthetic import synthetic_stream
 
 KEYS = {"verdict", "tier", "stopping_time", "labels_used", "rho_interval", "delta_interval", "slices"}
 
 
-def gen(n, rho, delta, seed):
-    rng = np.random.default_rng(seed)
-    y = rng.integers(0, 2, n)
-    a = rng.random(n) < rho
-    plus = rng.random(n) < (1 + delta / rho) / 2
-    f, g = y.copy(), y.copy()
-    f[a & ~plus] = 1 - y[a & ~plus]
-    g[a & plus] = 1 - y[a & plus]
-    return f, g, y
+gen = synthetic_stream
 
 
 @pytest.fixture

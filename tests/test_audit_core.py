@@ -13,18 +13,10 @@ from certlib.audit.record import make_record, stream_hash, verify_record
 from certlib.audit.routing import uniforms
 from certlib.audit.window import audit_windowed
 from certlib.errors import InvalidValueError, LabelError, ParameterError, PoolFileError
+from certlib.audit.synthetic import synthetic_stream
 
 
-def gen(n, rho, delta, seed):
-    """Binary stream: disagreement rate rho, E[loss(g) - loss(f)] = delta."""
-    rng = np.random.default_rng(seed)
-    y = rng.integers(0, 2, n)
-    a = rng.random(n) < rho
-    plus = rng.random(n) < (1 + delta / rho) / 2
-    f, g = y.copy(), y.copy()
-    f[a & ~plus] = 1 - y[a & ~plus]
-    g[a & plus] = 1 - y[a & plus]
-    return f, g, y
+gen = synthetic_stream
 
 
 # ---------------------------------------------------------------- tiers

@@ -11,6 +11,7 @@ from scipy.stats import binomtest
 
 from certlib.audit import audit
 from certlib.audit.baselines import compare_baselines
+from certlib.audit.synthetic import synthetic_stream
 
 N_STREAMS = 500
 N_ITEMS = 4000
@@ -18,15 +19,7 @@ EPS = 0.05
 DELTA = 0.05
 
 
-def gen(n, rho, delta, seed):
-    rng = np.random.default_rng(seed)
-    y = rng.integers(0, 2, n)
-    a = rng.random(n) < rho
-    plus = rng.random(n) < (1 + delta / rho) / 2
-    f, g = y.copy(), y.copy()
-    f[a & ~plus] = 1 - y[a & ~plus]
-    g[a & plus] = 1 - y[a & plus]
-    return f, g, y
+gen = synthetic_stream
 
 
 def adversarial_judge(f, g, y, rng):
