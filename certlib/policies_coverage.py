@@ -18,51 +18,66 @@ candidate j and row i (`label_probabilities`).  Sources, first match wins:
    that the label is the second class (``pool.classes[1]``); for a shared
    prediction pool the probability that the shared prediction is right.
 3. the confidences, when they are probabilities of the candidate's own
-   prediction: every confidence in [1/C, 1] (C classes; [0.5, 1] for binary
-   pools, e.g. the maximum class probability).  Candidate m's distribution puts
-   conf_mi on pred_mi and spreads the rest evenly over the other C - 1 classes;
-   the candidates are combined by their average (a linear opinion pool, robust
-   when the candidates are correlated, unlike a product of experts).  In a
-   shared-prediction pool with a candidate named ``msp`` (the loader's max
-   probability score for ``prob_`` files) that candidate alone is used, because
-   the other built-in scores are not probabilities.
+   prediction: every confidence in [1/C, 1] (C classes, so [0.5, 1] for binary
+   pools, e.g. the maximum class probability; 0.001 of rounding allowed).
+   Candidate m's distribution puts conf_mi on pred_mi and spreads the rest
+   evenly over the other C - 1 classes; the candidates are combined by their
+   average (a linear opinion pool: robust when candidates are correlated,
+   unlike a product of experts), each group of identical candidates counted
+   once so duplicates do not outvote the rest.  In a shared-prediction pool
+   with a candidate named ``msp`` (the loader's max-probability score for
+   ``prob_`` files, which does not keep the columns) that candidate alone is
+   used, because the other built-in scores are not probabilities.
 4. otherwise none: the policy then reads exactly the ``adaptive-pair-sum``
-   order (documented fallback, so it is never worse than adaptive pair-sum).
+   order (the documented fallback, so it is never worse than adaptive pair-sum).
 
-The probabilities are shrunk towards uniform, q <- (1 - a) q + a / C with
-``a = shrink`` (default 0.1), because tree confidences of exactly 1 would
-otherwise give rows zero chance of an error.
+The mixture is shrunk towards uniform, q <- (1 - a) q + a / C with ``a =
+shrink`` (default 0.1): tree confidences of exactly 1 would otherwise give rows
+no chance of an error.  Optionally (``learn > 0``, off by default) the experts
+are reweighted by their tempered likelihood of the labels read so far and the
+expected gains recomputed when the weights move by more than ``refit`` in total
+variation; on the panel pools this did not help once the winner weights below
+are tempered, so it is off.
 
 **Expected gains.**  The term of row i in r_j - r_k is d_jki(y) = w_ji e_ji -
 w_ki e_ki with e the error bits, so E d = w_j (1 - q_j) - w_k (1 - q_k) and
-Var d = w_j^2 v_j + w_k^2 v_k - 2 w_j w_k cov with cov = q_j (1 - q_j) when the
-two predict the same class and -q_j q_k otherwise.  The expected gain of
-reading the row for pair (j, k) is E g = unit * E d - lower (rule units).
+Var d = w_j^2 v_j + w_k^2 v_k - 2 w_j w_k cov with v = q (1 - q), cov = v when
+the two predict the same class and -q_j q_k otherwise.  The expected gain of
+reading the row for pair (j, k) is E g = unit * E d - lower (rule units), its
+variance unit^2 Var d.  These hold for binary, shared-prediction and
+categorical pools alike.
 
-**Who wins.**  Under the same label model the unread rows make r_j - r_k
-approximately normal with mean m_jk = L_jk + sum_unread E g and variance
-s2_jk = sum_unread Var g.  P(k wins) is taken proportional to
-prod_j Phi((m_jk - need_jk + 1/2) / sqrt(s2_jk + 1/4)); eliminated candidates
-get 0.  This hedges against a wrong guess of the winner: a candidate the labels
-are about to rule out loses its weight before the policy chases it.
+**Who wins (the hedge).**  Under the label model the unread rows make r_j - r_k
+roughly normal with mean m_jk = L_jk + sum_unread E g and variance
+s2_jk = sum_unread Var g.  P(k wins) is proportional to
+prod_j Phi((m_jk - need_jk + 1/2) / (temper * sqrt(s2_jk + 1/4))), zero for
+eliminated candidates.  ``temper`` (default 3) widens the normal: every
+candidate's confidences favour itself (it ranks its own likely errors last), so
+the untempered model is overconfident about the winner and would chase a
+candidate that the labels are about to rule out.
 
-**Score.**  With remaining deficits Def_jk = max(0, need_jk - L_jk), row i scores
+**Score.**  With remaining deficits Def_jk = max(0, need_jk - L_jk) and the
+fraction of the expected remaining supply they need, rho_jk = min(1, Def_jk /
+sum_unread E g_jk), row i scores
 
-    sum_k P(k wins) sum_{j: Def_jk > 0} min(E g_jki, Def_jk) / Def_jk
+    sum_k P(k wins) sum_{j: Def_jk > 0} rho_jk^s * min(E g_jki, Def_jk) / Def_jk
       + explore * (the same with the potential gain in place of E g),
 
-its expected share of the remaining deficits it closes, plus a small term that
-keeps rows with a large potential gain in play when the label model is wrong.
-Ties go to the lowest row position.
+its expected share of the remaining deficits it closes, with scarce pairs
+(that need most of what is left, s = ``scarcity`` = 0.5) weighted up, plus a
+small term (``explore`` = 0.05) that keeps rows with a large potential gain in
+play when the label model is wrong.  Ties go to the lowest row position.
+The defaults were chosen on the sample panel pools (bench/bench_policies.py).
 
 **Cost.**  ``start`` computes the expected gains of every row once, O(K^2 n),
-kept read-only as float32 (K^2, n) and shared by every state.  ``update`` costs
-O(K^2) for the bounds' moments and O(K^2 n) for re-scoring, which is done
-lazily: the ranking is recomputed only when the pair weights moved by more
-than ``refresh`` (relative) since the last ranking or when the ranking's
-head has been read; otherwise the next unread row of the current ranking is
-taken.  The policy's choice depends only on labels already read (predictable)
-and on nothing random, so it is deterministic for any seed.
+kept read-only as float32 (K^2, n) arrays shared by every later state.
+``update`` costs O(K^2) for the moments of the unread sums and the winner
+weights; re-scoring all rows, O(K^2 n) in float32 column blocks, is lazy: the
+ranking (its best ``head`` = 64 rows) is recomputed only when the pair weights
+moved by more than ``refresh`` = 5% (relative L1) since the last ranking or
+when its head has been read; otherwise the next unread row of the current
+ranking is taken.  The choice depends only on labels already read
+(predictable) and on nothing random, so it is deterministic for any seed.
 """
 
 from __future__ import annotations
