@@ -656,7 +656,7 @@ def certify(pool, tolerance=0.0, *, time_limit: float = 2.0, target=None) -> Cer
     if tau > 0:
         targets = [int(k) for k in np.flatnonzero(risks - risks.min() <= T)]
     else:
-        targets = [pool.winner()]
+        targets = [int(np.argmin(risks))]  # earliest on ties, as Pool.winner
     if target is not None:
         k = _target_index(pool, target)
         if k not in targets:
@@ -679,7 +679,7 @@ def certify(pool, tolerance=0.0, *, time_limit: float = 2.0, target=None) -> Cer
     exact = lower == upper
     return Certificate(
         winner=pool.names[k], lower=int(lower), upper=int(upper), exact=exact,
-        lp_value=enc.lp_value, witness=tuple(pool.row_ids[int(i)] for i in enc.witness),
+        lp_value=enc.lp_value, witness=tuple(map(pool.row_ids.__getitem__, enc.witness.tolist())),
         winner_index=k, tolerance=tau, deficits=tuple(int(d) for d in D),
         dual_bound=enc.dual_bound, method=enc.method,
         candidates=tuple(pool.names[t] for t in targets))

@@ -340,6 +340,62 @@ def test_branch_and_bound_improves_a_bad_incumbent():
         assert (G[:, bb.witness].sum(axis=1) >= D).all()
 
 
+@pytest.mark.parametrize("scale", [1.0, 1e-3, 1e9])
+def test_exact_dual_matches_fractions(scale):
+    """The dyadic int64 evaluation (and the Python-int path, forced by huge multipliers)
+    equals the weak-dual and surrogate bounds computed with Fractions."""
+    from certlib.certificate import _exact_dual, _min_count
+
+    rng = np.random.default_rng(int(scale * 7) % 1000)
+    for _ in range(20):
+        G, D = random_cover(rng, m=int(rng.integers(3, 13)))
+        lam = rng.random(G.shape[0]) * scale / max(1, G.max())
+        d = _exact_dual(G, D, lam)
+        lam_q = [Fraction(int(v), 1 << d.s) for v in d.lam_int]
+        assert all(q <= Fraction(float(v)) for q, v in zip(lam_q, lam))  # rounded down
+        ref = sum(q * int(x) for q, x in zip(lam_q, D)) + sum(
+            min(Fraction(0), 1 - sum(q * int(g) for q, g in zip(lam_q, col))) for col in G.T)
+        assert d.value == ref and d.ceil == math.ceil(ref)
+        dots = [sum(int(a) * int(g) for a, g in zip(d.lam_int, col)) for col in G.T]
+        target = sum(int(a) * int(x) for a, x in zip(d.lam_int, D))
+        acc, count = 0, 0
+        for v in sorted(dots, reverse=True):
+            if acc >= target:
+                break
+            acc, count = acc + v, count + 1
+        assert d.surrogate == (count if acc >= target else 0)
+        best = brute_cover(G, D)
+        assert d.ceil <= best and d.surrogate <= best
+
+
+def test_reduced_cost_fixing_is_valid():
+    """Every certificate smaller than U respects the rows fixed by the exact duals."""
+    from certlib.certificate import _exact_dual, _lp, _reduced_cost_fixing
+
+    rng = np.random.default_rng(19)
+    fixed_any = 0
+    for _ in range(80):
+        G, D = random_cover(rng, m=int(rng.integers(4, 12)))
+        keep = D > 0
+        G, D = G[keep], D[keep]
+        if G.shape[0] == 0:
+            continue
+        lp = _lp(G, D)
+        d = _exact_dual(G, D, lp[1])
+        m = G.shape[1]
+        best = brute_cover(G, D)
+        for U in (best + 1, best + 2):
+            out, into = _reduced_cost_fixing(d, U)
+            fixed_any += int(out.sum() + into.sum())
+            for size in range(U):
+                for S in itertools.combinations(range(m), size):
+                    if (G[:, list(S)].sum(axis=1) >= D).all():
+                        x = np.zeros(m, dtype=bool)
+                        x[list(S)] = True
+                        assert not (x & out).any() and (x | ~into).all()
+    assert fixed_any > 0
+
+
 def test_branch_and_bound_timeout_gives_valid_lower():
     rng = np.random.default_rng(6)
     G, D = random_cover(rng, m=12, r=3)
