@@ -13,8 +13,7 @@ integer program.  We report an **enclosure** ``lower <= C(y) <= upper``:
   exact integers.  The witness comes from rounding a basic LP solution up
   (at most K - 1 fractional entries, so at most z + K - 1 rows), then dropping
   rows that the exact slack shows are unnecessary; if the float solution does
-  not verify, a greedy completion is used.  A MILP (HiGHS, time-limited) may
-  propose a smaller witness; it is accepted only after the same exact check.
+  not verify, a greedy completion is used.
 * ``lower`` is the best of several bounds, each evaluated in exact integer
   arithmetic; the LP duals are only a *hint* for the multipliers lam:
   - the weak-dual bound ``lam.D + sum_i min(0, 1 - lam.g_i)`` (paper 4.1,
@@ -23,11 +22,22 @@ integer program.  We report an **enclosure** ``lower <= C(y) <= upper``:
   - the surrogate bound: every certificate satisfies the single constraint
     ``sum_i (lam_int.g_i) x_i >= lam_int.D``; its minimum cardinality is found
     exactly by sorting.  It is never weaker than the weak-dual ceiling with the
-    same lam, and with lam a unit vector it is m_j, the exact one-rival bound;
-  - when the gap remains, an exact branch-and-bound whose node LPs are solved
-    by HiGHS but whose pruning, variable fixing and incumbents all use the
-    integer bounds above.  Only a finished search (or lower meeting upper in
-    any other way) sets ``exact = True``; a solver's optimality claim never does.
+    same lam, and with lam a unit vector it is m_j, the exact one-rival bound.
+
+Closing the gap (beyond the paper), within ``time_limit`` seconds:
+  1. exact reduced-cost fixing with the root duals: rows that every certificate
+     smaller than the incumbent must contain, or must leave out (usually all
+     but a few hundred rows);
+  2. an exact branch-and-bound on the remaining rows.  Its node LPs (HiGHS) only
+     suggest multipliers and branching rows; pruning, fixing and incumbents use
+     the exact bounds above and integer covering sums.  It finds smaller
+     witnesses (node rounding) and, when its search finishes, proves the
+     incumbent optimal; on timeout its open nodes still give a valid lower bound;
+  3. on small residual problems (<= 2000 rows; HiGHS overruns its time limit on
+     larger ones), a HiGHS MILP whose solution is accepted only after the exact
+     covering check.
+``exact = True`` only when lower == upper with lower proved as above; a
+solver's optimality claim never sets it.
 
 One rival with a deficit (always the case for K = 2): sorting the gains and
 taking the largest until the deficit is met is optimal (exchange argument,
@@ -35,7 +45,8 @@ paper 4.1 "Two candidates"), so the result is exact without an LP; its
 ``lp_value`` is the fractional greedy value, which is the LP optimum of a
 single covering constraint.
 
-Floats appear only in the LP/MILP calls of this module.
+Floats appear only as hints (the HiGHS LP/MILP calls, the sifting and greedy
+scores); every reported bound and witness is checked with integers.
 """
 
 from __future__ import annotations
@@ -68,7 +79,9 @@ class Certificate:
     within tau whose certificate is smallest), ``witness`` the row ids of a
     certificate of size ``upper``.  ``exact`` means ``lower == upper`` with
     ``lower`` proved in exact arithmetic.  ``lp_value`` is the LP relaxation
-    value (float, a hint) or None when no LP was solved.  ``deficits`` holds
+    value (float, a hint): 0.0 when there is nothing to cover, the fractional
+    greedy value (that LP's optimum) when one rival has a deficit, None when
+    HiGHS failed.  ``deficits`` holds
     D_j for every candidate j against the winner (0 at the winner itself).
     ``dual_bound`` is the exact weak-dual value (a Fraction) when an LP was
     solved.  ``method`` says what closed the enclosure: "none" (nothing to

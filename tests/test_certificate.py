@@ -344,7 +344,7 @@ def test_branch_and_bound_improves_a_bad_incumbent():
 def test_exact_dual_matches_fractions(scale):
     """The dyadic int64 evaluation (and the Python-int path, forced by huge multipliers)
     equals the weak-dual and surrogate bounds computed with Fractions."""
-    from certlib.certificate import _exact_dual, _min_count
+    from certlib.certificate import _exact_dual
 
     rng = np.random.default_rng(int(scale * 7) % 1000)
     for _ in range(20):
