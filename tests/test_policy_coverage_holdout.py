@@ -1,0 +1,93 @@
+"""Out-of-sample guard for ``expected-coverage``.
+
+Its defaults were chosen on the shipped panel pools (split seeds 0, 1, 2).  These
+tests generate panel pools with the same protocol but split seed 3 (held out:
+never used for tuning) in tmp_path and check that every run certifies the
+full-pool winner and that expected-coverage never reads more than adaptive
+pair-sum + 10% of n.  The full held-out study is bench/bench_policies_holdout.py.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from certlib import Pool, load_pool, replay
+
+ROOT = Path(__file__).resolve().parent.parent
+SD = ROOT / "sample_data"
+HELD_OUT_SPLIT = 3
+
+
+def _generator():
+    spec = importlib.util.spec_from_file_location("make_sample_data_holdout",
+                                                  SD / "make_sample_data.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+@pytest.fixture(scope="module")
+def held_out_pools(tmp_path_factory):
+    """All 12 panel pools of split seed 3 (3 data sets x tree/logreg x K = 4, 8)."""
+    out = tmp_path_factory.mktemp("holdout")
+    _generator().make_panels(out, splits=(HELD_OUT_SPLIT,), log=lambda *a: None)
+    files = sorted((out / "panels").glob("*.csv"))
+    assert len(files) == 12
+    return files
+
+
+def test_generator_split_flag_reproduces_shipped_pools(tmp_path):
+    """The splits= option follows the shipped protocol exactly (wine, seed 0)."""
+    _generator().make_panels(tmp_path, only="wine_s0", splits=(0,), log=lambda *a: None)
+    made = sorted(p.name for p in (tmp_path / "panels").glob("*.csv"))
+    assert made == ["wine_s0_logreg_k4.csv", "wine_s0_logreg_k8.csv",
+                    "wine_s0_tree_k4.csv", "wine_s0_tree_k8.csv"]
+    for name in made:
+        assert (tmp_path / "panels" / name).read_bytes() == (SD / "panels" / name).read_bytes()
+
+
+def test_generator_splits_are_new_pools(held_out_pools):
+    names = {p.name for p in held_out_pools}
+    assert all(f"_s{HELD_OUT_SPLIT}_" in nm for nm in names)
+    # a held-out pool is not a copy of a shipped one
+    shipped = SD / "panels" / "wine_s0_tree_k4.csv"
+    held = next(p for p in held_out_pools if p.name == "wine_s3_tree_k4.csv")
+    assert held.read_bytes() != shipped.read_bytes()
+
+
+def test_expected_coverage_held_out(held_out_pools):
+    for f in held_out_pools:
+        pool = load_pool(str(f))
+        reads = {}
+        for pol in ("adaptive-pair-sum", "expected-coverage"):
+            r = replay(pool, pol)
+            assert r.certified, (f.name, pol)
+            assert r.selected == r.full_pool_winner, (f.name, pol)
+            reads[pol] = r.labels_read
+        assert reads["expected-coverage"] <= reads["adaptive-pair-sum"] + 0.10 * pool.n, \
+            (f.name, reads)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_expected_coverage_uninformative_confidences(seed):
+    """Errors iid and independent of the confidences (paper Prop. 2/3 setting):
+    the label model is wrong, the policy must still certify the winner and stay
+    within 10% of n of adaptive pair-sum."""
+    rng = np.random.default_rng(seed)
+    n, K = 300, 4
+    y = rng.integers(0, 2, n)
+    rates = 0.20 + rng.choice([0.0, 0.01, 0.02, 0.03], size=K)
+    errs = rng.random((K, n)) < rates[:, None]
+    preds = np.where(errs, 1 - y[None, :], y[None, :])
+    confs = np.round(rng.uniform(0.5, 1.0, size=(K, n)), 3)
+    pool = Pool.from_arrays(preds, confs, labels=y)
+    reads = {}
+    for pol in ("adaptive-pair-sum", "expected-coverage"):
+        r = replay(pool, pol)
+        assert r.certified and r.selected == r.full_pool_winner, pol
+        reads[pol] = r.labels_read
+    assert reads["expected-coverage"] <= reads["adaptive-pair-sum"] + 0.10 * n, reads
