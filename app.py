@@ -11,7 +11,7 @@ import streamlit as st
 import certlib
 from certlib.errors import CertlibError
 from certlib.policies import policy_names
-from ui.common import choose_pool, pool_summary
+from ui.common import cached_certify, cached_replay, choose_pool, pool_key, pool_summary
 
 st.set_page_config(page_title="certlib", layout="wide")
 st.title("certlib: how many labels does model choice need?")
@@ -52,7 +52,7 @@ policy = c1.selectbox("Policy", names, index=names.index("adaptive-pair-sum"), k
 rule = c2.selectbox("Stopping rule", ["shared", "centered", "separate"], key="rule")
 seed = c3.number_input("Seed (random policies)", min_value=0, value=0, step=1, key="seed")
 try:
-    rep = certlib.replay(pool, policy=policy, rule=rule, tolerance=tol, seed=int(seed))
+    rep = cached_replay(pool, pool_key(pool), policy, rule, tol, int(seed))
 except CertlibError as exc:
     st.error(str(exc))
     st.stop()
@@ -63,7 +63,7 @@ c2.metric("selected", rep.selected)
 c3.metric("full-pool winner", rep.full_pool_winner)
 
 st.header("3. In hindsight: the smallest sufficient label set")
-cert = certlib.certify(pool, tolerance=tol, time_limit=2.0)
+cert = cached_certify(pool, pool_key(pool), tol)
 size = f"{cert.lower:,}" if cert.exact else f"{cert.lower:,} to {cert.upper:,}"
 st.metric("minimum certificate", f"{size} labels")
 st.caption(("exact minimum" if cert.exact else "enclosure: the minimum lies in this range")

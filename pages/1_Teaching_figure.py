@@ -8,7 +8,7 @@ import streamlit as st
 from certlib.errors import CertlibError
 from certlib.paths import teaching_figure
 from certlib.policies import policy_names
-from ui.common import choose_pool, pool_summary
+from ui.common import choose_pool, pool_key, pool_summary
 
 st.set_page_config(page_title="certlib · teaching figure", layout="wide")
 st.title("One condition, label by label (paper Figure 10)")
@@ -31,7 +31,7 @@ def _figure(_pool, key, policy):
 
 
 try:
-    f = _figure(pool, label, policy)
+    f = _figure(pool, pool_key(pool), policy)
 except CertlibError as exc:
     st.error(str(exc))
     st.stop()

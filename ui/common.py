@@ -62,6 +62,23 @@ def choose_pool(default: int = 0):
         return None, None
 
 
+def pool_key(pool) -> str:
+    """Cache key of a pool: its label-free hash plus its labels."""
+    import hashlib
+
+    return certlib.pool_hash(pool) + hashlib.sha256(pool.labels.tobytes()).hexdigest()[:16]
+
+
+@st.cache_data(show_spinner="Bounding the minimum certificate ...", max_entries=32)
+def cached_certify(_pool, key: str, tolerance: float):
+    return certlib.certify(_pool, tolerance=tolerance, time_limit=2.0)
+
+
+@st.cache_data(show_spinner="Replaying the policy ...", max_entries=64)
+def cached_replay(_pool, key: str, policy: str, rule: str, tolerance: float, seed: int):
+    return certlib.replay(_pool, policy=policy, rule=rule, tolerance=tolerance, seed=seed)
+
+
 def pool_summary(pool) -> None:
     c1, c2, c3, c4 = st.columns(4)
     c1.metric("rows (n)", f"{pool.n:,}")
