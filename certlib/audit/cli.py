@@ -50,8 +50,17 @@ def _fmt(iv) -> str:
     return f"[{iv[0]:.6g}, {iv[1]:.6g}]"
 
 
+_MEANING = {
+    "safe": "promote: the candidate is at most epsilon worse, at any stopping time",
+    "regression": "do not promote: the candidate is worse than the incumbent",
+    "continue": "no verdict yet: more items (or labels) are needed",
+}
+
+
 def _table(d: dict) -> str:
-    lines = [f"verdict        {d['verdict']}" + (f" (tier {d['tier']})" if d.get("tier") is not None else ""),
+    lines = [f"verdict        {d['verdict']}" + (f" (tier {d['tier']})" if d.get("tier") is not None else "")
+             + (f"  -- {_MEANING[d['verdict']]}" if d.get("verdict") in _MEANING else ""),
+             f"items_seen     {d.get('items_seen', '')}",
              f"stopping_time  {d['stopping_time']}",
              f"labels_used    {d['labels_used']}",
              f"rho_interval   {_fmt(d['rho_interval'])}",

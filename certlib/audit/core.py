@@ -288,7 +288,9 @@ def _tier1_cs(z: np.ndarray, alpha: float, cfg: AuditConfig):
     c = cfg.c
     x = np.clip((z + c) / (2 * c), 0.0, 1.0)
     lo, hi = prpl_eb(x, alpha, cfg.truncation, cfg.running_intersection)
-    return 2 * c * lo - c, 2 * c * hi - c
+    # Delta lies in [-B, B] whatever happens, so the interval is clipped to it (still valid)
+    B = cfg.B
+    return np.clip(2 * c * lo - c, -B, B), np.clip(2 * c * hi - c, -B, B)
 
 
 def _first(mask: np.ndarray):
@@ -500,8 +502,9 @@ class AuditState:
     def delta_interval(self) -> tuple:
         if self.tier1 is None or self.tier1.t == 0:
             return (-self.config.B, self.config.B)
-        c = self.config.c
-        return (2 * c * self.tier1.lower - c, 2 * c * self.tier1.upper - c)
+        c, B = self.config.c, self.config.B
+        return (min(max(2 * c * self.tier1.lower - c, -B), B),
+                min(max(2 * c * self.tier1.upper - c, -B), B))
 
     def route(self, incumbent, candidate, judge=None) -> Routed:
         """Decide, before any label is seen, whether item t+1's label is paid for."""
