@@ -89,6 +89,11 @@ def _cmd_replay(args) -> int:
             f"certified within tolerance (worst-case gap {float(r.excess):.6g})"
     else:
         how = f"NOT certified: budget exhausted; worst-case gap {float(r.excess):.6g}"
+        from .prelabel import prelabel_bound
+
+        pre = prelabel_bound(pool, tolerance=args.tolerance).prelabel_bound
+        if r.budget is not None and r.budget < pre:
+            how += f"; a budget below the prelabel bound {pre} is ruled out for every policy"
     first = ", ".join(str(x) for x in r.order[:10]) + (" ..." if len(r.order) > 10 else "")
     lines = [
         f"pool              {args.pool}: n = {r.n} rows, K = {len(r.candidates)} candidates",

@@ -61,7 +61,11 @@ def replay(pool, policy="static-range", rule: str = "shared", tolerance=0.0, see
     """Run ``policy`` with the exact stopping test on a fully labelled pool."""
     check_rule(rule)
     if not pool.fully_labelled:
-        pool.risks()  # raises LabelError naming the first unlabelled row
+        i = int(np.flatnonzero(pool.labels < 0)[0])
+        raise LabelError(
+            f"replay needs a fully labelled pool; row {pool.row_ids[i]!r} (position {i}) has "
+            f"no label ({pool.n - pool.n_labelled} of {pool.n} rows unlabelled)"
+        )
     budget = _budget(budget, pool.n)
     pol = get_policy(policy)
     name = getattr(pol, "name", type(pol).__name__)
