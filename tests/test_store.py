@@ -1,0 +1,285 @@
+"""The append-only labelling store (certlib.store, SPEC section 12).
+
+Resuming a project must give the same state as replaying its history and as
+stepping a fresh Session label by label (STYLE rule 6); the evidence record
+must verify against the pool and fail on any tampering.
+"""
+
+from __future__ import annotations
+
+import copy
+import sqlite3
+import threading
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import certlib
+from certlib import Session
+from certlib.errors import CertlibError
+from certlib.store import (DuplicateLabelError, LabelStore, NothingToUndoError, PoolMismatchError,
+                           StaleStateError, UnknownProjectError, default_store_path,
+                           verify_record)
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(scope="module")
+def pools():
+    unlabelled = certlib.load_pool(ROOT / "sample_data" / "demo_unlabelled.csv")
+    truth = certlib.load_pool(ROOT / "sample_data" / "demo_binary.csv")
+    return unlabelled, truth
+
+
+def _truth(truth, pos):
+    return truth.classes[int(truth.labels[pos])]
+
+
+def _label_n(store, pid, pool, truth, n, who="ana"):
+    """Label n rows in the policy's order with the hidden truth; returns the session."""
+    for _ in range(n):
+        p = store.progress(pid, pool)
+        if p.session.done:
+            break
+        r = p.session.next_row()
+        store.append_label(pid, pool.row_ids[r], _truth(truth, r), who, pool=pool,
+                           expect_seq=p.last_seq)
+    return store.session(pid, pool)
+
+
+def _same_state(a: Session, b: Session):
+    assert a.history == b.history
+    assert np.array_equal(a.lower(), b.lower())
+    assert (a.status, a.best_guess, a.excess, a.next_row()) == (
+        b.status, b.best_guess, b.excess, b.next_row())
+
+
+def test_create_and_list_projects(tmp_path, pools):
+    pool, _ = pools
+    store = LabelStore(tmp_path / "l.db")
+    pid = store.create_project(pool, "demo.csv", "adaptive-pair-sum", 0.0, 60, 0, "shared")
+    p = store.project(pid)
+    assert p.pool_hash == certlib.pool_hash(pool)
+    assert p.candidates == pool.names and p.budget == 60 and p.policy == "adaptive-pair-sum"
+    assert p.prelabel_bound == certlib.prelabel_bound(pool).prelabel_bound
+    assert [q.id for q in store.projects()] == [pid]
+    assert store.find_project(pool, budget=60) == pid
+    assert store.find_project(pool, budget=None) is None
+    assert store.open_project(pool, "demo.csv", budget=60) == pid
+    assert store.open_project(pool, "demo.csv", tolerance=0.001) != pid
+    with pytest.raises(UnknownProjectError, match="project_id 99"):
+        store.events(99)
+    with pytest.raises(CertlibError, match="policy"):
+        store.create_project(pool, "demo.csv", policy="no-such-policy")
+
+
+def test_schema_wal_and_foreign_keys(tmp_path, pools):
+    LabelStore(tmp_path / "l.db")
+    con = sqlite3.connect(tmp_path / "l.db")
+    assert con.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    assert con.execute("SELECT version FROM schema_version").fetchall() == [(1,)]
+    con.execute("PRAGMA foreign_keys=ON")
+    with pytest.raises(sqlite3.IntegrityError):
+        con.execute("INSERT INTO events VALUES (7, 1, 'label', '1', '0', 'x', 't', NULL)")
+    con.close()
+
+
+def test_events_are_append_only_in_the_file(tmp_path, pools):
+    pool, truth = pools
+    store = LabelStore(tmp_path / "l.db")
+    pid = store.open_project(pool, "demo.csv")
+    _label_n(store, pid, pool, truth, 2)
+    con = sqlite3.connect(tmp_path / "l.db")
+    for sql in ("DELETE FROM events", "UPDATE events SET label = '1'"):
+        with pytest.raises(sqlite3.DatabaseError, match="append-only"):
+            con.execute(sql)
+    con.close()
+
+
+def test_append_refuses_duplicates_bad_labels_and_stale_views(tmp_path, pools):
+    pool, truth = pools
+    store = LabelStore(tmp_path / "l.db")
+    pid = store.open_project(pool, "demo.csv")
+    rid = pool.row_ids[0]
+    e = store.append_label(pid, rid, 1, "ana", pool=pool)
+    assert (e.seq, e.kind, e.row_id, e.label, e.annotator) == (1, "label", rid, 1, "ana")
+    assert e.at.endswith("Z")
+    with pytest.raises(DuplicateLabelError, match=f"row_id {rid!r} already has label 1"):
+        store.append_label(pid, rid, 0, "bob", pool=pool)
+    with pytest.raises(CertlibError, match="class set"):
+        store.append_label(pid, pool.row_ids[1], 7, "ana", pool=pool)
+    with pytest.raises(CertlibError, match="class set"):
+        store.append_label(pid, pool.row_ids[1], 7, "ana")
+    with pytest.raises(CertlibError, match="row_id"):
+        store.append_label(pid, "no-such-row", 0, "ana", pool=pool)
+    with pytest.raises(CertlibError, match="annotator"):
+        store.append_label(pid, pool.row_ids[1], 0, "  ", pool=pool)
+    with pytest.raises(StaleStateError, match="expected last event 0, the store has 1"):
+        store.append_label(pid, pool.row_ids[1], 0, "ana", pool=pool, expect_seq=0)
+    assert len(store.events(pid)) == 1  # nothing refused was written
+
+
+def test_undo_appends_and_allows_relabelling(tmp_path, pools):
+    pool, truth = pools
+    store = LabelStore(tmp_path / "l.db")
+    pid = store.open_project(pool, "demo.csv")
+    with pytest.raises(NothingToUndoError):
+        store.undo_last(pid, "ana")
+    s2 = _label_n(store, pid, pool, truth, 2)
+    first, second = s2.history
+    u = store.undo_last(pid, "ana")
+    assert (u.kind, u.undoes, u.seq) == ("undo", 2, 3)
+    assert [e.kind for e in store.events(pid)] == ["label", "label", "undo"]
+    s = store.session(pid, pool)
+    assert s.history == (first,)
+    # the undone row can be labelled again (here with the other class): a new event
+    row = pool.row_ids[second[0]]
+    store.append_label(pid, row, 1 - second[1], "bob", pool=pool)
+    s = store.session(pid, pool)
+    assert s.history == (first, (second[0], 1 - second[1]))
+    assert len(store.events(pid)) == 4  # history kept
+    assert [e.seq for e in store.labels(pid)] == [1, 4]
+
+
+def test_resume_equals_replay_equals_fresh_stepping(tmp_path, pools):
+    pool, truth = pools
+    store = LabelStore(tmp_path / "l.db")
+    pid = store.open_project(pool, "demo.csv", policy="adaptive-pair-sum", budget=40)
+    resumed = _label_n(store, pid, pool, truth, 30)
+    replayed = Session.from_history(pool, resumed.history, policy="adaptive-pair-sum", budget=40)
+    fresh = Session.start(pool, policy="adaptive-pair-sum", budget=40)
+    for _ in range(30):
+        r = fresh.next_row()
+        fresh = fresh.observe(r, _truth(truth, r))
+    _same_state(resumed, replayed)
+    _same_state(resumed, fresh)
+    # the bounds path of the page: one K x K matrix per prefix, equal to batch bounds
+    prog = store.progress(pid, pool)
+    assert len(prog.lower_path) == 31
+    from certlib.bounds import batch_lower
+    rows = [r for r, _ in resumed.history]
+    codes = [pool.class_code(v) for _, v in resumed.history]
+    for t in (0, 7, 30):
+        assert np.array_equal(prog.lower_path[t], batch_lower(pool, rows[:t], codes[:t]))
+
+
+def test_pool_hash_mismatch_names_both_hashes(tmp_path, pools):
+    pool, _ = pools
+    store = LabelStore(tmp_path / "l.db")
+    pid = store.open_project(pool, "demo.csv")
+    other = certlib.load_pool(ROOT / "sample_data" / "teaching_k4.csv")
+    with pytest.raises(PoolMismatchError) as exc:
+        store.session(pid, other)
+    msg = str(exc.value)
+    assert certlib.pool_hash(pool) in msg and certlib.pool_hash(other) in msg
+    with pytest.raises(PoolMismatchError):
+        store.append_label(pid, other.row_ids[0], 0, "ana", pool=other)
+
+
+def test_certify_export_and_verify(tmp_path, pools):
+    pool, truth = pools
+    store = LabelStore(tmp_path / "l.db")
+    pid = store.open_project(pool, "demo.csv")
+    s = _label_n(store, pid, pool, truth, pool.n)
+    rep = certlib.replay(truth, policy="adaptive-pair-sum")
+    assert s.certified and s.t == rep.labels_read and s.selected == rep.selected
+    rec = store.export_record(pid, pool)
+    import json
+
+    rec = json.loads(json.dumps(rec))  # JSON round trip, as downloaded
+    assert rec["pool"]["hash"] == certlib.pool_hash(pool)
+    assert rec["guarantee"]["kind"] == "exact" and rec["selected"] == rep.selected
+    assert rec["labels_read"] == len(rec["labels"]) == rep.labels_read
+    assert rec["prelabel_bound"] == 47 and rec["candidates"] == list(pool.names)
+    assert all(lab["annotator"] == "ana" and lab["at"] for lab in rec["labels"])
+    v = verify_record(rec, pool)
+    assert v.ok, v.mismatches
+    assert verify_record(rec, truth).ok  # labels agree with the hidden truth
+
+    # a flipped label changes the bounds (and contradicts the truth file)
+    bad = copy.deepcopy(rec)
+    bad["labels"][3]["label"] = 1 - bad["labels"][3]["label"]
+    bad["events"][3]["label"] = bad["labels"][3]["label"]
+    v = verify_record(bad, truth)
+    assert not v.ok
+    assert any("lower bounds" in m for m in v.mismatches)
+    assert any("pool file" in m for m in v.mismatches)
+    # a label edited in the list but not in the log
+    bad2 = copy.deepcopy(rec)
+    bad2["labels"][0]["label"] = 1 - bad2["labels"][0]["label"]
+    assert any("event log" in m for m in verify_record(bad2, pool).mismatches)
+    # a forged verdict
+    bad3 = copy.deepcopy(rec)
+    bad3["selected"] = "tree"
+    assert verify_record(bad3, pool).mismatches == (
+        "selected: record says 'tree', recomputed 'logreg'",)
+    # another pool
+    other = certlib.load_pool(ROOT / "sample_data" / "teaching_k4.csv")
+    assert any("pool hash" in m for m in verify_record(rec, other).mismatches)
+
+
+def test_budget_exhausted_record(tmp_path, pools):
+    pool, truth = pools
+    store = LabelStore(tmp_path / "l.db")
+    pid = store.open_project(pool, "demo.csv", budget=10)
+    s = _label_n(store, pid, pool, truth, 50)
+    assert s.t == 10 and s.status == "budget exhausted"
+    rec = store.export_record(pid, pool)
+    assert rec["guarantee"]["kind"] == "budget exhausted"
+    assert rec["guarantee"]["worst_case_excess"] == (
+        f"{s.excess.numerator}/{s.excess.denominator}")
+    assert verify_record(rec, pool).ok
+
+
+def test_persistence_across_reopen(tmp_path, pools):
+    pool, truth = pools
+    path = tmp_path / "l.db"
+    store = LabelStore(path)
+    pid = store.open_project(pool, "demo.csv")
+    before = _label_n(store, pid, pool, truth, 5)
+    del store
+    again = LabelStore(path)
+    assert again.find_project(pool) == pid
+    _same_state(again.session(pid, pool), before)
+
+
+def test_default_path_from_env(tmp_path, monkeypatch):
+    monkeypatch.setenv("CERTLIB_STORE", str(tmp_path / "env.db"))
+    assert default_store_path() == tmp_path / "env.db"
+    assert LabelStore().path == tmp_path / "env.db"
+    monkeypatch.delenv("CERTLIB_STORE")
+    assert default_store_path() == Path("certlib_labels.db")
+
+
+def test_concurrent_appends_lose_nothing(tmp_path, pools):
+    pool, _ = pools
+    path = tmp_path / "l.db"
+    pid = LabelStore(path).open_project(pool, "demo.csv")
+    rows = list(pool.row_ids[:60])
+    errors = []
+
+    def worker(mine, who):
+        store = LabelStore(path)  # its own connections
+        try:
+            for r in mine:
+                store.append_label(pid, r, 0, who)
+        except Exception as exc:  # pragma: no cover - reported below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=worker, args=(rows[i::2], f"a{i}")) for i in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors
+    ev = LabelStore(path).events(pid)
+    assert [e.seq for e in ev] == list(range(1, 61))
+    assert sorted(e.row_id for e in ev) == sorted(rows)
+
+
+def test_corrupt_file_gives_clear_error(tmp_path):
+    bad = tmp_path / "bad.db"
+    bad.write_bytes(b"this is not a database" * 100)
+    with pytest.raises(CertlibError, match="cannot open the label store"):
+        LabelStore(bad)
