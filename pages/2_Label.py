@@ -1,0 +1,189 @@
+"""Label a pool in the browser: the policy picks the row, the exact stopping test says
+when to stop, and every label is committed to the SQLite store at once (certlib.store).
+
+The page keeps no labelling state of its own: each run replays the project's events
+from the store, so a reload or a server restart resumes where the annotator stopped.
+The open project is kept in the URL (?project=<id>).
+"""
+
+from __future__ import annotations
+
+import json
+
+import pandas as pd
+import plotly.graph_objects as go
+import streamlit as st
+
+import certlib
+from certlib.errors import CertlibError
+from certlib.policies import policy_names
+from certlib.store import LabelStore
+from ui.common import choose_pool, class_shortcuts, shortcut_kwargs, undo_shortcut
+
+st.set_page_config(page_title="certlib · label", layout="wide")
+st.title("Label the pool, one row at a time")
+st.caption("The policy chooses each row; the exact stopping test (paper Theorem 1) says when "
+           "the choice of model is fixed for every completion of the unread labels. Every "
+           "label is saved to the label store the moment you click.")
+
+pool, pool_label = choose_pool(default=3)
+if pool is None:
+    st.stop()
+try:
+    store = LabelStore()
+except CertlibError as exc:
+    st.error(str(exc))
+    st.stop()
+
+# ------------------------------------------------------------------ settings
+sb = st.sidebar
+sb.header("Labelling")
+annotator = sb.text_input("Your name (annotator)", key="annotator",
+                          value=st.query_params.get("annotator", ""))
+names = list(policy_names())
+policy = sb.selectbox("Policy", names, index=names.index("adaptive-pair-sum"), key="label_policy")
+tol = sb.number_input("AUGRC tolerance tau (0 = exact)", min_value=0.0, max_value=0.5, value=0.0,
+                      step=0.0005, format="%.4f", key="label_tol")
+budget = sb.number_input("Budget (labels; 0 = none)", min_value=0, max_value=pool.n, value=0,
+                         key="label_budget")
+seed = sb.number_input("Seed (random policies)", min_value=0, value=0, step=1, key="label_seed")
+start = sb.button("Start / resume labelling", key="start", type="primary")
+sb.caption(f"Label store: `{store.path}` (set CERTLIB_STORE to move it)")
+
+pool_hash = certlib.pool_hash(pool)
+pid = None
+if start:
+    try:
+        pid = store.open_project(pool, pool_label, policy, tol, int(budget) or None, int(seed))
+    except CertlibError as exc:
+        st.error(str(exc))
+        st.stop()
+    st.query_params["project"] = str(pid)
+    if annotator.strip():
+        st.query_params["annotator"] = annotator.strip()
+elif "project" in st.query_params:
+    try:
+        project = store.project(int(st.query_params["project"]))
+    except (CertlibError, ValueError):
+        st.warning(f"Project {st.query_params['project']!r} is not in the label store "
+                   f"{store.path}; start a new one.")
+    else:
+        if project.pool_hash == pool_hash:
+            pid = project.id
+        else:
+            st.warning(f"Project {project.id} was started on {project.pool_name!r} (pool hash "
+                       f"{project.pool_hash[:12]}...); choose that pool in the sidebar to resume "
+                       "it, or start a project on this one.")
+if pid is None:
+    mine = store.projects(pool)
+    st.info("Choose the settings in the sidebar and press **Start / resume labelling**. "
+            + (f"This pool already has {len(mine)} project(s) in the store; the same settings "
+               "resume the matching one." if mine else ""))
+    st.stop()
+
+
+# ------------------------------------------------------------------ actions
+def _label(project_id, row_id, value, who, seq):
+    try:
+        store.append_label(project_id, row_id, value, who, pool=pool, expect_seq=seq)
+    except CertlibError as exc:
+        st.session_state["label_flash"] = str(exc)
+
+
+def _undo(project_id, who, seq):
+    try:
+        store.undo_last(project_id, who, expect_seq=seq)
+    except CertlibError as exc:
+        st.session_state["label_flash"] = str(exc)
+
+
+try:
+    prog = store.progress(pid, pool)
+except CertlibError as exc:
+    st.error(str(exc))
+    st.stop()
+s, g, pr = prog.session, prog.guarantee, prog.project
+if "label_flash" in st.session_state:
+    st.error(st.session_state.pop("label_flash"))
+
+# ------------------------------------------------------------------ progress
+c1, c2, c3, c4 = st.columns(4)
+c1.metric("labels read", f"{s.t:,} of {pool.n:,}")
+c2.metric("prelabel bound", f"{pr.prelabel_bound:,} labels")
+c3.metric("budget", "none" if pr.budget is None else f"{pr.budget:,} labels")
+c4.metric("status", s.status)
+st.caption(f"Project {pr.id} on {pr.pool_name!r}: policy {pr.policy}, rule {pr.rule}, "
+           f"tolerance {float(pr.tolerance):g}, seed {pr.seed}; candidates in tie priority "
+           f"order: {', '.join(pr.candidates)}.")
+
+if g.final:
+    box = st.success if s.certified else st.warning
+    box(f"**{s.status.capitalize()} after {s.t:,} labels:** {g.text()}."
+        + (" You can stop labelling." if s.certified else ""))
+    st.download_button("Download the evidence record (JSON)", key="download",
+                       data=json.dumps(store.export_record(pid, pool), indent=2),
+                       file_name=f"certlib_record_project{pid}.json", mime="application/json")
+else:
+    left = max(0, pr.prelabel_bound - s.t)
+    st.info(f"Running: {g.text()}."
+            + (f" At least {left:,} more labels are needed by any policy (prelabel bound)."
+               if left else ""))
+
+# ------------------------------------------------------------------ next row
+keys = class_shortcuts(pool.classes)
+who = annotator.strip()
+if not g.final:
+    r = s.next_row()
+    rid = pool.row_ids[r]
+    st.subheader(f"Next row: row_id {rid}")
+    left_col, right_col = st.columns(2)
+    if pool.extra:
+        left_col.dataframe(pd.DataFrame({"column": list(pool.extra),
+                                         "value": [str(v[r]) for v in pool.extra.values()]}),
+                           hide_index=True, width="stretch")
+    right_col.dataframe(pd.DataFrame({
+        "candidate": list(pool.names),
+        "prediction": [str(pool.classes[c]) for c in pool.preds[:, r]],
+        "confidence": [f"{v:.4g}" for v in pool.confs[:, r]],
+    }), hide_index=True, width="stretch")
+    if not who:
+        st.warning("Enter your name in the sidebar to label: it goes into the evidence record.")
+    st.markdown("**Label this row** (keyboard: "
+                + ", ".join(f"`{k}` = {c}" for k, c in zip(keys, pool.classes) if k)
+                + f", `{undo_shortcut(keys)}` = undo)")
+    cols = st.columns(len(pool.classes) + 1)
+    for i, (cls, key) in enumerate(zip(pool.classes, keys)):
+        cols[i].button(f"class {cls}", key=f"cls_{i}", type="primary", disabled=not who,
+                       on_click=_label, args=(pid, rid, cls, who, prog.last_seq),
+                       width="stretch", **shortcut_kwargs(key))
+    undo_col = cols[-1]
+else:
+    undo_col = st.columns(4)[0]
+undo_col.button("Undo last label", key="undo", disabled=s.t == 0, on_click=_undo,
+                args=(pid, who, prog.last_seq), width="stretch",
+                **shortcut_kwargs(undo_shortcut(keys)))
+
+# ------------------------------------------------------------------ bounds chart
+best = s.best_guess
+fig = go.Figure()
+palette = ["#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948", "#b07aa1"]
+for i, (rival, (lo, hi)) in enumerate(prog.rival_bounds().items()):
+    color = palette[i % len(palette)]
+    fig.add_scatter(y=lo, mode="lines", name=f"{rival}: lower", line=dict(color=color))
+    fig.add_scatter(y=hi, mode="lines", name=f"{rival}: upper",
+                    line=dict(color=color, dash="dot"))
+fig.add_hline(y=0, line_color="gray")
+fig.add_vline(x=pr.prelabel_bound, line_dash="dash", line_color="#9c755f",
+              annotation_text=f"prelabel {pr.prelabel_bound}", annotation_position="bottom right")
+fig.update_layout(height=340, margin=dict(t=30, b=10), xaxis_title="labels read",
+                  yaxis_title=f"AUGRC(rival) − AUGRC({best})",
+                  legend=dict(orientation="h", y=-0.25))
+st.plotly_chart(fig, width="stretch")
+st.caption(f"Exact bounds of each rival's objective minus {best}'s over every completion of the "
+           f"unread labels. {best} is certified when every lower bound clears zero (strictly "
+           "for rivals earlier in the tie priority).")
+
+with st.expander(f"Label log ({len(prog.events)} events, nothing is ever deleted)"):
+    if prog.events:
+        st.dataframe(pd.DataFrame([e.to_dict() for e in reversed(prog.events)]),
+                     hide_index=True, width="stretch")

@@ -1,0 +1,136 @@
+"""The labelling page (pages/2_Label.py) under Streamlit's AppTest: an annotator labels
+the unlabelled sample with the hidden truth until the exact test certifies, and the
+store holds every label (the browser test is tests/test_browser_label.py)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+st_testing = pytest.importorskip("streamlit.testing.v1")
+AppTest = st_testing.AppTest
+
+import certlib  # noqa: E402
+from certlib.store import LabelStore, verify_record  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+PAGE = str(ROOT / "pages" / "2_Label.py")
+
+
+@pytest.fixture
+def store_path(tmp_path, monkeypatch):
+    path = tmp_path / "labels.db"
+    monkeypatch.setenv("CERTLIB_STORE", str(path))
+    return path
+
+
+@pytest.fixture(scope="module")
+def pools():
+    return (certlib.load_pool(ROOT / "sample_data" / "demo_unlabelled.csv"),
+            certlib.load_pool(ROOT / "sample_data" / "demo_binary.csv"))
+
+
+def _start(annotator="ana", **settings) -> AppTest:
+    at = AppTest.from_file(PAGE, default_timeout=60)
+    at.run()
+    assert not at.exception, at.exception
+    at.text_input(key="annotator").set_value(annotator)
+    for key, value in settings.items():
+        at.number_input(key=key).set_value(value)
+    at.button(key="start").click().run()
+    assert not at.exception, at.exception
+    return at
+
+
+def _next_row_id(at):
+    head = [h.value for h in at.subheader if h.value.startswith("Next row: row_id ")]
+    return int(head[0].rsplit(" ", 1)[1]) if head else None
+
+
+def _truth_of(truth, row_id):
+    return int(truth.classes[truth.labels[truth.position(row_id)]])
+
+
+def test_page_waits_for_start(store_path):
+    at = AppTest.from_file(PAGE, default_timeout=60)
+    at.run()
+    assert not at.exception, at.exception
+    assert any("Start / resume labelling" in i.value for i in at.info)
+    assert not store_path.exists() or LabelStore(store_path).projects() == ()
+
+
+def test_label_until_certified(store_path, pools):
+    pool, truth = pools
+    at = _start()
+    rep = certlib.replay(truth, policy="adaptive-pair-sum")
+    clicks = 0
+    while (rid := _next_row_id(at)) is not None:
+        at.button(key=f"cls_{_truth_of(truth, rid)}").click().run()
+        assert not at.exception, at.exception
+        assert not at.error, [e.value for e in at.error]
+        clicks += 1
+        assert clicks <= pool.n
+    assert clicks == rep.labels_read
+    assert any("Certified after" in s.value and rep.selected in s.value for s in at.success)
+    assert f"{rep.labels_read:,} of {pool.n:,}" in [m.value for m in at.metric]
+    assert at.get("download_button")  # the evidence record is offered
+
+    store = LabelStore(store_path)
+    (project,) = store.projects()
+    labels = store.labels(project.id)
+    assert [lab.row_id for lab in labels] == list(rep.order)
+    assert all(lab.annotator == "ana" for lab in labels)
+    rec = store.export_record(project.id, pool)
+    assert rec["guarantee"]["kind"] == "exact" and rec["selected"] == rep.selected
+    assert verify_record(json.loads(json.dumps(rec)), truth).ok
+
+
+def test_undo_reload_and_stale_click(store_path, pools):
+    pool, truth = pools
+    at = _start(label_budget=20)
+    first = _next_row_id(at)
+    at.button(key=f"cls_{_truth_of(truth, first)}").click().run()
+    second = _next_row_id(at)
+    at.button(key="cls_0").click().run()
+    at.button(key="undo").click().run()
+    assert not at.exception
+    assert _next_row_id(at) == second
+    assert "1 of 171" in [m.value for m in at.metric]
+
+    # a new browser session on the same URL resumes from the store
+    again = AppTest.from_file(PAGE, default_timeout=60)
+    again.query_params["project"] = at.query_params["project"]
+    again.query_params["annotator"] = "bob"
+    again.run()
+    assert not again.exception, again.exception
+    assert "1 of 171" in [m.value for m in again.metric]
+    assert "20 labels" in [m.value for m in again.metric]
+    assert _next_row_id(again) == second
+
+    # bob labels the row; ana's view is now stale and her click is refused, not lost
+    again.button(key=f"cls_{_truth_of(truth, second)}").click().run()
+    at.button(key="cls_1").click().run()
+    assert any("changed since this view" in e.value for e in at.error)
+    store = LabelStore(store_path)
+    (project,) = store.projects()
+    assert [e.kind for e in store.events(project.id)] == ["label", "label", "undo", "label"]
+    assert [lab.annotator for lab in store.labels(project.id)] == ["ana", "bob"]
+    assert "2 of 171" in [m.value for m in at.metric]  # the refused click redrew the page
+
+
+def test_budget_exhausted_is_reported(store_path, pools):
+    pool, truth = pools
+    at = _start(label_budget=3)
+    for _ in range(3):
+        at.button(key=f"cls_{_truth_of(truth, _next_row_id(at))}").click().run()
+    assert _next_row_id(at) is None
+    assert any("Budget exhausted after 3 labels" in w.value for w in at.warning)
+    assert at.get("download_button")
+
+
+def test_label_buttons_need_an_annotator(store_path):
+    at = _start(annotator="")
+    assert any("Enter your name" in w.value for w in at.warning)
+    assert all(b.disabled for b in at.button if b.key.startswith("cls_"))
