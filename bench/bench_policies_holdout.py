@@ -9,8 +9,10 @@
 Most defaults of ``expected-coverage`` (certlib/policies_coverage.py) were
 chosen on the 36 shipped panel pools (sample_data/panels, split seeds 0, 1, 2),
 so the saving reported by bench/bench_policies.py is in-sample; those of its
-opt-in refitted label model (``calibrate``, ``first_fit``, ``growth``) on split seeds
-3-8.  Split seeds 9 and up were not used for any choice.  This benchmark:
+opt-in refitted label model (``calibrate``, ``first_fit``, ``growth``) and its
+opt-in ``recalibrate`` / ``blend`` on split seeds 3-8.  Split seeds 9 and up were
+not used for any choice (9-20 checked ``calibrate`` once, 21-32 ``recalibrate`` and
+``blend`` once).  This benchmark:
 
 1. generates *held-out* panel pools with the same protocol
    (sample_data/make_sample_data.py, ``make_panels(out, splits=...)``; Breast

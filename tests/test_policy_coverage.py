@@ -265,3 +265,16 @@ def test_calibrate_zero_is_the_fixed_mixture():
         ExpectedCoverage(calibrate=-1)
     with pytest.raises(CertlibError, match="growth"):
         ExpectedCoverage(growth=1.0)
+
+
+def test_recalibrate_and_blend_opt_in():
+    pool = load_pool(PANELS / "wine_s0_tree_k4.csv")
+    base = replay(pool, ExpectedCoverage()).labels_read
+    assert replay(pool, ExpectedCoverage(recalibrate=0.0, blend=0.0)).labels_read == base
+    for kw in ({"recalibrate": 2.0}, {"blend": 0.3}, {"blend": 1.0, "recalibrate": 2.0}):
+        r = replay(pool, ExpectedCoverage(**kw))
+        assert r.certified and r.selected == r.full_pool_winner
+    with pytest.raises(CertlibError, match="recalibrate"):
+        ExpectedCoverage(recalibrate=-1)
+    with pytest.raises(CertlibError, match="blend"):
+        ExpectedCoverage(blend=1.5)
