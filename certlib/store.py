@@ -488,14 +488,23 @@ class LabelStore:
         return ev
 
     # ------------------------------------------------------------ replay
-    def progress(self, project_id: int, pool) -> Progress:
-        """Replay the labels in force through a fresh Session (pure transitions)."""
+    def progress(self, project_id: int, pool, since: Progress | None = None) -> Progress:
+        """Replay the labels in force through a fresh Session (pure transitions).
+
+        ``since``, an earlier Progress of the same project, is extended label by label
+        when the log only grew by labels since then (a page's next click), instead of
+        replaying from the start; the result is the same state either way."""
         project = self.project(project_id)
         self._check_pool(project, pool)
         events = self.events(project_id)
-        s = Session.start(pool, **project.session_kwargs())
-        path = [s.lower()]
-        for e in _in_force(events):
+        old = since.events if since is not None and since.project == project else None
+        if old is not None and events[:len(old)] == old and all(
+                e.kind == "label" for e in events[len(old):]):
+            s, path, new = since.session, list(since.lower_path), events[len(old):]
+        else:
+            s = Session.start(pool, **project.session_kwargs())
+            path, new = [s.lower()], _in_force(events)
+        for e in new:
             s = s.observe(pool.position(e.row_id), e.label)
             path.append(s.lower())
         return Progress(project, events, s, tuple(path))

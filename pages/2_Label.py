@@ -98,10 +98,12 @@ def _undo(project_id, who, seq):
 
 
 try:
-    prog = store.progress(pid, pool)
+    # the previous run's replay is extended when the log only grew by labels
+    prog = store.progress(pid, pool, since=st.session_state.get("label_progress"))
 except CertlibError as exc:
     st.error(str(exc))
     st.stop()
+st.session_state["label_progress"] = prog
 s, g, pr = prog.session, prog.guarantee, prog.project
 if "label_flash" in st.session_state:
     st.error(st.session_state.pop("label_flash"))

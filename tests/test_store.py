@@ -164,6 +164,24 @@ def test_resume_equals_replay_equals_fresh_stepping(tmp_path, pools):
         assert np.array_equal(prog.lower_path[t], batch_lower(pool, rows[:t], codes[:t]))
 
 
+def test_incremental_progress_equals_full_replay(tmp_path, pools):
+    pool, truth = pools
+    store = LabelStore(tmp_path / "l.db")
+    pid = store.open_project(pool, "demo.csv")
+    _label_n(store, pid, pool, truth, 3)
+    prev = store.progress(pid, pool)
+    _label_n(store, pid, pool, truth, 2)
+    inc, full = store.progress(pid, pool, since=prev), store.progress(pid, pool)
+    _same_state(inc.session, full.session)
+    assert all(np.array_equal(a, b) for a, b in zip(inc.lower_path, full.lower_path))
+    assert len(inc.lower_path) == 6
+    store.undo_last(pid, "ana")  # an undo forces a full replay
+    after = store.progress(pid, pool, since=inc)
+    assert after.session.t == 4 and len(after.lower_path) == 5
+    other = store.open_project(pool, "demo.csv", budget=9)  # another project: ignored
+    assert store.progress(other, pool, since=inc).session.t == 0
+
+
 def test_pool_hash_mismatch_names_both_hashes(tmp_path, pools):
     pool, _ = pools
     store = LabelStore(tmp_path / "l.db")
