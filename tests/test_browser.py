@@ -7,65 +7,25 @@ drives it and never downloads a browser of its own.
 
 from __future__ import annotations
 
-import os
-import socket
-import subprocess
-import sys
-import time
-import urllib.request
-from pathlib import Path
-
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
-CHROMIUM = "/usr/bin/chromium"
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
-        "--disable-component-update", "--disable-sync"]
+from browser_support import ROOT, Server, launch, require_chromium
 
-if not Path(CHROMIUM).exists():
-    if os.environ.get("CI"):
-        raise RuntimeError(f"{CHROMIUM} is missing: run_tests.sh installs Debian's chromium")
-    pytest.skip("Debian chromium not installed", allow_module_level=True)
-
-sync_api = pytest.importorskip("playwright.sync_api")
+sync_api = require_chromium()
 pytestmark = pytest.mark.slow
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @pytest.fixture(scope="module")
-def server():
-    port = _free_port()
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"),
-         "--server.address", "127.0.0.1", "--server.port", str(port),
-         "--server.headless", "true", "--browser.gatherUsageStats", "false"],
-        cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    url = f"http://127.0.0.1:{port}"
-    for _ in range(120):
-        try:
-            urllib.request.urlopen(url + "/_stcore/health", timeout=1)
-            break
-        except OSError:
-            time.sleep(0.5)
-    else:
-        proc.kill()
-        raise RuntimeError("streamlit did not start within 60 s")
-    yield url
-    proc.terminate()
-    proc.wait(timeout=10)
+def server(tmp_path_factory):
+    srv = Server(tmp_path_factory.mktemp("store") / "labels.db").start()
+    yield srv.url
+    srv.stop()
 
 
 @pytest.fixture(scope="module")
 def browser():
-    with sync_api.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+    with launch(sync_api) as b:
         yield b
-        b.close()
 
 
 def test_dashboard_shows_bound_on_sample_data(server, browser, tmp_path):

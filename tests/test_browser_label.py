@@ -9,68 +9,16 @@ drives it and never downloads a browser of its own.
 from __future__ import annotations
 
 import os
-import socket
-import subprocess
-import sys
-import time
-import urllib.request
 from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
-CHROMIUM = "/usr/bin/chromium"
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
-        "--disable-component-update", "--disable-sync"]
+from browser_support import ROOT, Server, launch, require_chromium
 
-if not Path(CHROMIUM).exists():
-    if os.environ.get("CI"):
-        raise RuntimeError(f"{CHROMIUM} is missing: run_tests.sh installs Debian's chromium")
-    pytest.skip("Debian chromium not installed", allow_module_level=True)
-
-sync_api = pytest.importorskip("playwright.sync_api")
+sync_api = require_chromium()
 pytestmark = pytest.mark.slow
 
 SCREENSHOT_DIR = os.environ.get("CERTLIB_SCREENSHOTS")  # keep the pictures for a look
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-class Server:
-    """`streamlit run app.py` on a fixed port with its own label store."""
-
-    def __init__(self, store: Path):
-        self.port = _free_port()
-        self.url = f"http://127.0.0.1:{self.port}"
-        self.env = dict(os.environ, CERTLIB_STORE=str(store))
-        self.proc = None
-
-    def start(self):
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"),
-             "--server.address", "127.0.0.1", "--server.port", str(self.port),
-             "--server.headless", "true", "--browser.gatherUsageStats", "false",
-             "--server.fileWatcherType", "none"],
-            cwd=ROOT, env=self.env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        for _ in range(120):
-            try:
-                urllib.request.urlopen(self.url + "/_stcore/health", timeout=1)
-                return
-            except OSError:
-                if self.proc.poll() is not None:
-                    break
-                time.sleep(0.5)
-        self.stop()
-        raise RuntimeError("streamlit did not start within 60 s")
-
-    def stop(self):
-        if self.proc is not None and self.proc.poll() is None:
-            self.proc.terminate()
-            self.proc.wait(timeout=10)
 
 
 @pytest.fixture
@@ -83,20 +31,33 @@ def server(tmp_path):
 
 @pytest.fixture(scope="module")
 def browser():
-    with sync_api.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+    with launch(sync_api) as b:
         yield b
-        b.close()
 
 
 def _wait_text(page, text, timeout=30_000):
     page.get_by_text(text, exact=False).first.wait_for(timeout=timeout)
 
 
-def _next_row_id(page) -> int:
+def _idle(page, timeout=30_000):
+    """Wait until Streamlit has finished the current run (its status widget is gone)."""
+    page.wait_for_function(
+        "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')", timeout=timeout)
+
+
+def _next_row_id(page, previous=None) -> int:
+    """The row the page asks for next; with ``previous``, wait until it has changed
+    (the progress line is drawn before the next row, so a read can be stale)."""
+    _idle(page)
     head = page.get_by_text("Next row: row_id").first
     head.wait_for(timeout=30_000)
-    return int(head.inner_text().rsplit(" ", 1)[1])
+    rid = int(head.inner_text().rsplit(" ", 1)[1])
+    for _ in range(100):
+        if rid != previous:
+            return rid
+        page.wait_for_timeout(100)
+        rid = int(head.inner_text().rsplit(" ", 1)[1])
+    raise AssertionError(f"the next row stayed {previous}")
 
 
 def _shot(page, tmp_path, name):
@@ -125,11 +86,12 @@ def test_keyboard_labelling_survives_reload_and_restart(server, browser, tmp_pat
 
     rows = []
     for t in range(1, 6):
-        rid = _next_row_id(page)
+        rid = _next_row_id(page, rows[-1] if rows else None)
         rows.append(rid)
         page.evaluate("document.activeElement && document.activeElement.blur()")  # off the inputs
         page.keyboard.press(label_of(rid))
         _wait_text(page, f"{t} of 171")
+    _idle(page)
     page.keyboard.press("U")  # undo the fifth label
     _wait_text(page, "4 of 171")
     assert _next_row_id(page) == rows[4]
@@ -145,6 +107,7 @@ def test_keyboard_labelling_survives_reload_and_restart(server, browser, tmp_pat
     page.goto(page.url)
     _wait_text(page, "4 of 171", timeout=60_000)
     assert _next_row_id(page) == rows[4]
+    _idle(page)
     page.evaluate("document.activeElement && document.activeElement.blur()")
     page.keyboard.press(label_of(rows[4]))
     _wait_text(page, "5 of 171")

@@ -1,0 +1,83 @@
+"""Shared pieces of the headless-Chromium tests: Debian's chromium (installed by
+run_tests.sh; Playwright never downloads a browser of its own) and a Streamlit server
+on a free loopback port with its own label store."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+CHROMIUM = "/usr/bin/chromium"
+ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
+        "--disable-component-update", "--disable-sync"]
+
+
+def require_chromium():
+    """Skip the module without chromium, except in CI where its absence is a failure."""
+    if not Path(CHROMIUM).exists():
+        if os.environ.get("CI"):
+            raise RuntimeError(f"{CHROMIUM} is missing: run_tests.sh installs Debian's chromium")
+        pytest.skip("Debian chromium not installed", allow_module_level=True)
+    return pytest.importorskip("playwright.sync_api")
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Server:
+    """`streamlit run app.py` on a fixed free port with its own label store."""
+
+    def __init__(self, store: Path):
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.env = dict(os.environ, CERTLIB_STORE=str(store))
+        self.proc = None
+
+    def start(self):
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"),
+             "--server.address", "127.0.0.1", "--server.port", str(self.port),
+             "--server.headless", "true", "--browser.gatherUsageStats", "false",
+             "--server.fileWatcherType", "none"],
+            cwd=ROOT, env=self.env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        for _ in range(120):
+            try:
+                urllib.request.urlopen(self.url + "/_stcore/health", timeout=1)
+                return self
+            except OSError:
+                if self.proc.poll() is not None:
+                    break
+                time.sleep(0.5)
+        self.stop()
+        raise RuntimeError("streamlit did not start within 60 s")
+
+    def stop(self):
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.terminate()
+            self.proc.wait(timeout=10)
+
+
+def launch(sync_api):
+    """A context manager yielding a headless Debian chromium."""
+    from contextlib import contextmanager
+
+    @contextmanager
+    def _cm():
+        with sync_api.sync_playwright() as p:
+            b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+            try:
+                yield b
+            finally:
+                b.close()
+    return _cm()
