@@ -28,26 +28,25 @@ from ..errors import InvalidValueError, ParameterError
 __all__ = ["prpl_eb", "ConfidenceSequence", "PrplEBState", "check_alpha", "check_truncation"]
 
 
+def _open_unit(value, name: str) -> float:
+    """A number strictly between 0 and 1, or a ParameterError naming it."""
+    try:
+        v = float(value)
+    except (TypeError, ValueError):
+        raise ParameterError(f"`{name}` must be a number in (0, 1), got {value!r}") from None
+    if not (0.0 < v < 1.0):
+        raise ParameterError(f"`{name}` must lie strictly between 0 and 1, got {value!r}")
+    return v
+
+
 def check_alpha(alpha, name: str = "alpha") -> float:
     """Validate a miscoverage level in (0, 1)."""
-    try:
-        value = float(alpha)
-    except (TypeError, ValueError):
-        raise ParameterError(f"`{name}` must be a number in (0, 1), got {alpha!r}") from None
-    if not (0.0 < value < 1.0):
-        raise ParameterError(f"`{name}` must lie strictly between 0 and 1, got {alpha!r}")
-    return value
+    return _open_unit(alpha, name)
 
 
 def check_truncation(truncation) -> float:
     """Validate the bet truncation c in (0, 1)."""
-    try:
-        value = float(truncation)
-    except (TypeError, ValueError):
-        raise ParameterError(f"`truncation` must be a number in (0, 1), got {truncation!r}") from None
-    if not (0.0 < value < 1.0):
-        raise ParameterError(f"`truncation` must lie strictly between 0 and 1, got {truncation!r}")
-    return value
+    return _open_unit(truncation, "truncation")
 
 
 def _check_unit(x) -> np.ndarray:
