@@ -9,6 +9,7 @@ if [ ! -x /usr/bin/chromium ]; then
   $SUDO apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq chromium >/dev/null
 fi
-python -m pip install -q --disable-pip-version-check -r requirements.txt
-python -m pip install -q --disable-pip-version-check -e .
-python -m pytest -q "$@"
+PY="${PYTHON:-$(command -v python3 || command -v python)}"
+"$PY" -m pip install -q --disable-pip-version-check -r requirements.txt
+"$PY" -m pip install -q --disable-pip-version-check -e .
+"$PY" -m pytest -q "$@"
