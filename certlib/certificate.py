@@ -59,7 +59,7 @@ from fractions import Fraction
 import numpy as np
 
 from .bounds import batch_lower, decide, thresholds
-from .contrib import initial_lower
+from .contrib import initial_lower, target_terms
 from .errors import LabelError, ParameterError
 from .pool import UNREAD
 from .weights import exact_fraction
@@ -600,29 +600,6 @@ def _target_index(pool, target) -> int:
                          f"got {target!r}")
 
 
-def _target_terms(pool, k: int, rows, labels, potential_mask=None):
-    """(K, m) lower terms and gains of r_j - r_k against one target k (shared rule).
-
-    The closed forms of `certlib.contrib` restricted to column k (K x m instead of
-    K x K x m; the test suite checks they agree): if j and k predict the same class
-    the term is (w_j - w_k) * error, else its minimum is -w_k (the label equals j's
-    prediction).  Rows flagged in ``potential_mask`` get their potential gain instead
-    of the realised one (an unread row in a partial run)."""
-    W = pool.weights[:, rows]
-    P = pool.preds[:, rows]
-    wk, pk = W[k], P[k]
-    same = P == pk[None, :]
-    lower = np.where(same, np.minimum(W - wk[None, :], 0), -wk[None, :])
-    loss = W * (P != np.asarray(labels)[None, :])
-    gains = (loss - loss[k][None, :]) - lower
-    if potential_mask is not None and potential_mask.any():
-        pot = np.where(same, np.abs(W - wk[None, :]), W + wk[None, :])
-        gains = np.where(potential_mask[None, :], pot, gains)
-    gains[k] = 0
-    lower[k] = 0
-    return lower, gains
-
-
 def _deficits(th, L0_k: np.ndarray, k: int) -> np.ndarray:
     """D_j = max(0, need_jk - L_jk(nothing read)) for every j, 0 at j = k."""
     D = np.maximum(0, th.need[:, k] - L0_k)
@@ -683,7 +660,7 @@ def certify(pool, tolerance=0.0, *, time_limit: float = 2.0, target=None) -> Cer
     for pos, k in enumerate(targets):
         left = max(0.0, time_limit - (time.perf_counter() - t0))
         budget = left / (len(targets) - pos)
-        lower, gains = _target_terms(pool, k, rows, pool.labels)
+        lower, gains = target_terms(pool, k, rows, pool.labels)
         D = _deficits(th, lower.sum(axis=1, dtype=np.int64), k)
         enc = cover_enclosure(gains, D, budget)
         results.append((enc.upper, enc.lower, k, enc, D))
@@ -743,7 +720,7 @@ def certify_partial(pool, read_rows=None, tolerance=0.0, *, time_limit: float = 
     lowers = []
     for k in targets:
         D = _deficits(th, L0[:, k], k)
-        _, G = _target_terms(pool, k, rows, placeholder, potential_mask=unread)
+        _, G = target_terms(pool, k, rows, placeholder, potential_mask=unread)
         if (G.sum(axis=1, dtype=np.int64) < D).any():
             continue  # k cannot be certified under any completion
         lowers.append(cover_enclosure(G, D, 0.0).lower)
@@ -752,7 +729,7 @@ def certify_partial(pool, read_rows=None, tolerance=0.0, *, time_limit: float = 
         return PartialCertificate(int(lower), None, False, False, None, (), tau, int(read.size))
     k = dec.selected
     D = _deficits(th, L0[:, k], k)
-    _, G = _target_terms(pool, k, read, pool.labels[read])
+    _, G = target_terms(pool, k, read, pool.labels[read])
     enc = cover_enclosure(G, D, time_limit)
     lower = min(max(lower, 0), enc.upper)
     witness = tuple(pool.row_ids[int(read[i])] for i in enc.witness)

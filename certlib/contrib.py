@@ -34,7 +34,7 @@ import numpy as np
 
 from .errors import ParameterError
 
-__all__ = ["RULES", "rule_unit", "lower_terms", "realised_terms", "gain_terms",
+__all__ = ["RULES", "rule_unit", "lower_terms", "realised_terms", "gain_terms", "target_terms",
            "potential_terms", "pair_potential", "initial_lower", "row_blocks"]
 
 RULES = ("shared", "separate", "centered")
@@ -126,6 +126,27 @@ def gain_terms(pool, rows, labels, rule: str = "shared") -> np.ndarray:
     np.negative(diff, out=diff, where=~loss[:, None, :])
     other = Wl[:, None, :] + (W - Wl)[None, :, :]
     return np.where(same, np.maximum(diff, 0), other)
+
+
+def target_terms(pool, k: int, rows, labels, potential_mask=None):
+    """(K, m) lower terms and gains of r_j - r_k against one target k, shared rule:
+    column k of `lower_terms` and `gain_terms` without forming K x K x m (used by the
+    certificate LP, whose constraints all concern one target).  Rows flagged in
+    ``potential_mask`` get their potential gain instead of the realised one (an unread
+    row in a partial run)."""
+    W = pool.weights[:, rows]
+    P = pool.preds[:, rows]
+    wk, pk = W[k], P[k]
+    same = P == pk[None, :]
+    lower = np.where(same, np.minimum(W - wk[None, :], 0), -wk[None, :])
+    loss = W * (P != np.asarray(labels)[None, :])
+    gains = (loss - loss[k][None, :]) - lower
+    if potential_mask is not None and potential_mask.any():
+        pot = np.where(same, np.abs(W - wk[None, :]), W + wk[None, :])
+        gains = np.where(potential_mask[None, :], pot, gains)
+    gains[k] = 0
+    lower[k] = 0
+    return lower, gains
 
 
 def potential_terms(pool, rows) -> np.ndarray:

@@ -255,7 +255,7 @@ def test_brute_force_hypothesis(pool, tau):
 
 def test_target_terms_match_contrib():
     """The per-target specialisation used for speed equals certlib.contrib's K x K x n terms."""
-    from certlib.certificate import _target_terms
+    from certlib.contrib import target_terms as _target_terms
     from certlib.contrib import lower_terms, potential_terms, realised_terms
 
     rng = np.random.default_rng(3)
