@@ -58,7 +58,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from .bounds import batch_lower, decide, thresholds
+from .bounds import batch_lower, certified_mask, decide, thresholds
 from .contrib import initial_lower, target_terms
 from .errors import LabelError, ParameterError
 from .pool import UNREAD
@@ -681,14 +681,14 @@ def certify_partial(pool, read_rows=None, tolerance=0.0, *, time_limit: float = 
 
     read_rows: row positions read so far (default: every labelled row); each
         must carry a label.
-    upper: if the read rows certify a candidate k (the stopping test), the
-        enclosure's upper end of the smallest certificate of k among the read
-        rows -- a verified certificate under the true labels.
+    upper: if the read rows certify a candidate (the stopping test; with tau > 0
+        possibly several), the smallest verified certificate among the read rows
+        of any of them -- a certificate under the true labels.
     lower: the exact LP/surrogate lower bound of the covering problem in which
         read rows have their realised gain and unread rows their potential gain
         (an unread row could contribute at most that under any completion); it
         is minimised over the candidates that can still win (tau = 0: not
-        eliminated; tau > 0: every candidate), or taken for k when certified.
+        eliminated, or k alone when certified; tau > 0: every candidate).
     """
     tau = _check_tolerance(tolerance)
     if read_rows is None:
@@ -708,10 +708,12 @@ def certify_partial(pool, read_rows=None, tolerance=0.0, *, time_limit: float = 
     dec = decide(L, th)
     unread = np.ones(pool.n, dtype=bool)
     unread[read] = False
-    if dec.certified:
-        targets = [dec.selected]
-    elif tau > 0:
+    if tau > 0:
+        # within a tolerance any candidate within tau under the completion may be the
+        # one certified most cheaply, whichever the read rows certify now
         targets = list(range(pool.K))
+    elif dec.certified:
+        targets = [dec.selected]
     else:
         out = set(dec.eliminated)
         targets = [k for k in range(pool.K) if k not in out]
@@ -727,10 +729,17 @@ def certify_partial(pool, read_rows=None, tolerance=0.0, *, time_limit: float = 
     lower = min(lowers) if lowers else 0
     if not dec.certified:
         return PartialCertificate(int(lower), None, False, False, None, (), tau, int(read.size))
-    k = dec.selected
-    D = _deficits(th, L0[:, k], k)
-    _, G = target_terms(pool, k, read, pool.labels[read])
-    enc = cover_enclosure(G, D, time_limit)
+    # every candidate the read rows certify (one at tau = 0; possibly several within
+    # tau): the smallest verified sub-certificate among them is the upper bound
+    best = None
+    for k in np.flatnonzero(certified_mask(L, th)):
+        k = int(k)
+        D = _deficits(th, L0[:, k], k)
+        _, G = target_terms(pool, k, read, pool.labels[read])
+        enc = cover_enclosure(G, D, time_limit)
+        if best is None or enc.upper < best[1].upper:
+            best = (k, enc)
+    k, enc = best
     lower = min(max(lower, 0), enc.upper)
     witness = tuple(pool.row_ids[int(read[i])] for i in enc.witness)
     return PartialCertificate(int(lower), int(enc.upper), int(lower) == int(enc.upper), True,

@@ -29,9 +29,8 @@ extra column, not the label.
 
 Class values: a number-like value ("1", 1, 1.0, " 1 ") is the integer class 1
 wherever it appears (predictions, labels, ``classes=``, ``prob_`` suffixes);
-when every class value is integer the pool's classes are ints, otherwise
-strings (with number-like values written as integers, so "1.0" and "1" still
-agree).  NaN or empty cells are missing; -1 is an ordinary class value here
+in the pool number-like classes are numbers and text classes stay text (a
+pool may mix them: ``(1, "cat")``), so "1.0", "1" and 1 always agree.  NaN or empty cells are missing; -1 is an ordinary class value here
 (labels in {-1, +1} work), unread is only ever an empty cell.
 
 Bad input raises exactly one `CertlibError` that names the file, column or
@@ -666,8 +665,10 @@ def load_pool(path, *, classes: Sequence | None = None, objective: str = "augrc"
     }
     if isinstance(row_ids, np.ndarray) and np.array_equal(row_ids, np.arange(df.height)):
         row_ids = None  # the default ids: skip re-checking them
+    # in a file only an empty cell is unread; -1 stays a class wherever it occurs
     return Pool.from_arrays(preds, confs, labels=labels, names=names, classes=class_list,
-                            row_ids=row_ids, objective=objective, extra=extra)
+                            row_ids=row_ids, objective=objective, extra=extra,
+                            minus_one_unread=not minus_one)
 
 
 # ------------------------------------------------------------------ hashing

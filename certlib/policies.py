@@ -40,6 +40,7 @@ class PolicyContext:
     rule: str = "shared"
     seed: int = 0
     tolerance: Any = 0
+    eliminated: tuple = ()  # candidates already out before any label (e.g. duplicates)
 
 
 class Policy(Protocol):
@@ -106,7 +107,8 @@ class OrderPolicy:
         raise NotImplementedError
 
     def start(self, ctx: PolicyContext) -> OrderState:
-        active = tuple(range(ctx.pool.K))
+        out = set(ctx.eliminated) if self.adaptive else set()
+        active = tuple(k for k in range(ctx.pool.K) if k not in out)
         return OrderState(_readonly(self.make_order(ctx, active)), 0, active)
 
     def choose(self, state: OrderState, view) -> int:

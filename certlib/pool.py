@@ -59,6 +59,27 @@ def _canon(v):
     return v
 
 
+def _is_minus_one(v) -> bool:
+    """A numeric -1 (not the text "-1"): the unread marker of label arrays."""
+    v = v.item() if isinstance(v, np.generic) else v
+    return not isinstance(v, (bool, str)) and isinstance(v, (int, float)) and v == -1
+
+
+def _canon_class(v):
+    """Canonical class value: as `_canon`, and a number written as text ("1", " 1.0 ")
+    is that number, so that labels read as text match numeric predictions."""
+    v = _canon(v)
+    if isinstance(v, str):
+        t = v.strip()
+        try:
+            f = float(t)
+        except ValueError:
+            return v
+        if np.isfinite(f) and t.lower() not in ("inf", "nan", "infinity"):
+            return int(f) if f.is_integer() else f
+    return v
+
+
 def _sort_key(v):
     return (0, v, "") if isinstance(v, (int, float)) else (1, 0, str(v))
 
@@ -87,7 +108,7 @@ def _unique_values(flat: np.ndarray):
             u, inv = present + lo, lookup[flat - lo]
         else:
             u, inv = np.unique(flat, return_inverse=True)
-        vals = [_canon(v) for v in u]
+        vals = [_canon_class(v) for v in u]
     elif flat.dtype.kind in "iubf":
         u, inv = np.unique(flat, return_inverse=True)
         vals = [_canon(v) for v in u]
@@ -99,7 +120,7 @@ def _unique_values(flat: np.ndarray):
                 first[k] = flat[pos]
                 if len(first) == len(u):
                     break
-        vals = [_canon(first[k]) for k in range(len(u))]
+        vals = [_canon_class(first[k]) for k in range(len(u))]
     # two raw values may canonicalise to one (1 and 1.0): merge them
     canon_index = {}
     remap = np.empty(len(vals), dtype=np.int64)
@@ -180,7 +201,7 @@ class Pool:
     @cached_property
     def _row_id_array(self) -> np.ndarray | None:
         """Row ids as an array when they are the default 0..n-1 or all integers."""
-        if all(isinstance(r, int) for r in self.row_ids[:1000]):
+        if all(type(r) is int for r in self.row_ids):
             try:
                 return np.asarray(self.row_ids, dtype=np.int64)
             except (OverflowError, TypeError, ValueError):
@@ -197,19 +218,12 @@ class Pool:
 
     def class_code(self, value) -> int:
         """Class code of a label value (raises LabelError when outside the class set)."""
-        v = _canon(value)
         try:
-            return self._class_index[v]
-        except KeyError:
-            pass
-        if isinstance(v, str):
-            try:
-                return self._class_index[_canon(float(v))]
-            except (ValueError, KeyError):
-                pass
-        raise LabelError(
-            f"label {value!r} is not in the class set {list(self.classes)}"
-        )
+            return self._class_index[_canon_class(value)]
+        except (KeyError, TypeError):
+            raise LabelError(
+                f"label {value!r} is not in the class set {list(self.classes)}"
+            ) from None
 
     @cached_property
     def _class_index(self) -> dict:
@@ -262,13 +276,16 @@ class Pool:
         row_ids: Sequence | None = None,
         objective: str = "augrc",
         extra: Mapping[str, Sequence] | None = None,
+        minus_one_unread: bool = True,
     ) -> "Pool":
         """Validate arrays into a Pool.
 
         preds: K x n predicted classes, or one length-n vector shared by every
             candidate (confidence-score choice).
         confs: K x n confidences, larger = accepted earlier.
-        labels: length n; None, -1, NaN or empty marks an unread row.
+        labels: length n; None, NaN or empty marks an unread row, and so does a
+            numeric -1 unless ``minus_one_unread=False`` (for labels in {-1, +1}).
+            Numbers written as text ("1") are those numbers.
         names: candidate names in tie-priority order (default c0, c1, ...).
         classes: the class set; default is the union of predictions and labels
             (padded to {0, 1} when that union is a single 0/1 value).
@@ -333,8 +350,11 @@ class Pool:
             if labels_np.ndim != 1 or labels_np.shape[0] != n:
                 raise ParameterError(f"labels must be a length-n vector (n = {n}); got shape {labels_np.shape}")
         unread = _missing_mask(labels_np)
-        if labels_np.dtype.kind in "iuf":
-            unread |= labels_np == -1
+        if minus_one_unread:
+            if labels_np.dtype.kind in "iuf":
+                unread |= labels_np == -1
+            elif labels_np.dtype == object:
+                unread |= np.fromiter((_is_minus_one(v) for v in labels_np), bool, n)
 
         pred_u, pred_inv = _unique_values(preds_np.reshape(-1))
         lab_u, lab_inv = _unique_values(labels_np[~unread]) if (~unread).any() \
@@ -351,7 +371,7 @@ class Pool:
                     )
             class_t = tuple(sorted(cs, key=_sort_key))
         else:
-            class_t = tuple(_canon(c) for c in classes)
+            class_t = tuple(_canon_class(c) for c in classes)
             if len(set(class_t)) != len(class_t):
                 raise ParameterError("classes must not repeat a value")
             if len(class_t) < 2:

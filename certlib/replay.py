@@ -88,16 +88,16 @@ def replay(pool, policy="static-range", rule: str = "shared", tolerance=0.0, see
 
 def _replay_order(pool, pol: OrderPolicy, rule, tolerance, seed, budget):
     th = thresholds(pool.K, pool.scale, rule, tolerance)
-    ctx = PolicyContext(pool, rule, seed, th.tolerance)
-    state = pol.start(ctx)
     L = initial_lower(pool, rule)
+    dec = decide(L, th)
+    eliminated = set(dec.eliminated)
+    ctx = PolicyContext(pool, rule, seed, th.tolerance, dec.eliminated)
+    state = pol.start(ctx)
     n = pool.n
     limit = n if budget is None else min(budget, n)
     read = np.zeros(n, dtype=bool)
     taken: list[np.ndarray] = []
     t = 0
-    dec = decide(L, th)
-    eliminated = set(dec.eliminated)
     block = 256
     while not dec.certified and t < limit:
         order = state.order

@@ -100,7 +100,8 @@ class Session:
     # --------------------------------------------------------------- views
     @property
     def policy_context(self) -> PolicyContext:
-        return PolicyContext(self.pool, self.rule, self.seed, self.th.tolerance)
+        return PolicyContext(self.pool, self.rule, self.seed, self.th.tolerance,
+                             self.decision.eliminated)
 
     @property
     def policy_name(self) -> str:

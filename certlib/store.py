@@ -436,24 +436,21 @@ class LabelStore:
                 f"the project changed since this view was drawn (expected last event "
                 f"{expect_seq}, the store has {last}); nothing was saved, reload to continue")
 
-    def append_label(self, project_id: int, row_id, label, annotator: str, *, pool=None,
+    def append_label(self, project_id: int, row_id, label, annotator: str, *, pool,
                      expect_seq: int | None = None) -> Event:
         """Record one label, committed at once.  Refuses a row that already has a label in
-        force (DuplicateLabelError), a label outside the project's class set, and, with
-        ``pool``, a row id not in the pool or a different pool."""
+        force (DuplicateLabelError), a label outside the class set, a row id not in the
+        pool and a different pool.  ``pool`` is required: it says which row an id names
+        ("1" and 1 are the same row), so a row can never be labelled twice."""
         annotator = str(annotator).strip()
         if not annotator:
             raise StoreError("annotator must be a non-empty name; it goes into the evidence record")
         row_id, label = _plain(row_id), _plain(label)
         with self._write() as con:
             project = self._get(con, project_id)
-            if pool is not None:
-                self._check_pool(project, pool)
-                row_id = pool.row_ids[pool.position(row_id)]
-                label = pool.classes[pool.class_code(label)]
-            elif label not in project.classes:
-                raise StoreError(f"label {label!r} is not in the class set "
-                                 f"{list(project.classes)} of project {project_id}")
+            self._check_pool(project, pool)
+            row_id = pool.row_ids[pool.position(row_id)]
+            label = pool.classes[pool.class_code(label)]
             events = self._events_of(con, project_id)
             self._check_seq(events, expect_seq)
             for e in _in_force(events):

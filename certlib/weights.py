@@ -109,6 +109,14 @@ def exact_fraction(value, what: str = "tolerance") -> Fraction:
 
 
 def tolerance_units(tau, scale: int) -> int:
-    """T = floor(scale * tau), the tolerance in scaled-risk integers (SPEC section 5)."""
+    """T = floor(scale * tau), the tolerance in scaled-risk integers (SPEC section 5).
+
+    Scaled risk differences never exceed ``scale`` (the weights of a candidate sum
+    to at most scale / 2 for AUGRC, n = scale for accuracy), so any larger T means the
+    same test; it is capped there to stay far inside int64.
+
+    >>> tolerance_units(0.0005, 2 * 100 ** 2), tolerance_units(1e30, 50)
+    (10, 50)
+    """
     f = exact_fraction(tau)
-    return int(f * scale // 1)
+    return int(min(f * scale // 1, scale))

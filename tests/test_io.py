@@ -99,8 +99,8 @@ def test_number_like_classes_match(tmp_path):
 def test_mixed_text_and_number_classes(tmp_path):
     text = "pred_a,conf_a,pred_b,conf_b,label\n1,0.1,cat,0.2,1.0\ncat,0.3,1,0.4,cat\n"
     pool = load_pool(write(tmp_path, text))
-    assert set(pool.classes) == {"1", "cat"}
-    one = pool.classes.index("1")
+    assert set(pool.classes) == {1, "cat"}
+    one = pool.classes.index(1)
     assert pool.labels[0] == one and pool.preds[0, 0] == one and pool.preds[1, 1] == one
 
 
@@ -139,7 +139,7 @@ def test_type_change_after_inferred_rows(tmp_path):
     lines += [f"{i % 2},{i},{(i + 1) % 2},{n - i},{'' if i % 3 else i % 2}" for i in range(n)]
     lines[-1] = "cat,0.5,0,1.5,cat"
     pool = load_pool(write(tmp_path, "\n".join(lines) + "\n"))
-    assert set(pool.classes) == {"0", "1", "cat"}
+    assert set(pool.classes) == {0, 1, "cat"}
     assert pool.confs[0, -1] == 0.5
 
 
