@@ -35,11 +35,11 @@ def browser():
         yield b
 
 
-def _wait_text(page, text, timeout=30_000):
+def _wait_text(page, text, timeout=60_000):
     page.get_by_text(text, exact=False).first.wait_for(timeout=timeout)
 
 
-def _idle(page, timeout=30_000):
+def _idle(page, timeout=60_000):
     """Wait until Streamlit has finished the current run (its status widget is gone)."""
     page.wait_for_function(
         "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')", timeout=timeout)
@@ -50,7 +50,7 @@ def _next_row_id(page, previous=None) -> int:
     (the progress line is drawn before the next row, so a read can be stale)."""
     _idle(page)
     head = page.get_by_text("Next row: row_id").first
-    head.wait_for(timeout=30_000)
+    head.wait_for(timeout=60_000)
     rid = int(head.inner_text().rsplit(" ", 1)[1])
     for _ in range(100):
         if rid != previous:
