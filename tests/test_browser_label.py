@@ -52,7 +52,7 @@ def _next_row_id(page, previous=None) -> int:
     head = page.get_by_text("Next row: row_id").first
     head.wait_for(timeout=60_000)
     rid = int(head.inner_text().rsplit(" ", 1)[1])
-    for _ in range(100):
+    for _ in range(600):  # up to 60 s
         if rid != previous:
             return rid
         page.wait_for_timeout(100)
