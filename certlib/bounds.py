@@ -103,7 +103,11 @@ def decide(L: np.ndarray, th: Thresholds) -> Decision:
 
 def batch_lower(pool, read_rows, labels=None, rule: str = "shared") -> np.ndarray:
     """L after reading ``read_rows`` (positions) with label codes ``labels`` (default: the
-    pool's own labels), computed from scratch: the reference for the online updates."""
+    pool's own labels), computed from scratch: the reference for the online updates.
+
+    It deliberately sums ``realised - lower`` from the two ends rather than calling
+    `gain_terms` (which `Session` and `replay` use), so that online == batch checks two
+    different formulas."""
     read_rows = np.asarray(read_rows, dtype=np.int64)
     if labels is None:
         labels = pool.labels[read_rows]
