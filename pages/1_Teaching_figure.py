@@ -10,7 +10,6 @@ from certlib.paths import teaching_figure
 from certlib.policies import policy_names
 from ui.common import choose_pool, pool_key, pool_summary
 
-st.set_page_config(page_title="certlib · teaching figure", layout="wide")
 st.title("One condition, label by label (paper Figure 10)")
 
 pool, label = choose_pool(default=1)

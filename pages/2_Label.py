@@ -20,7 +20,6 @@ from certlib.policies import policy_names
 from certlib.store import LabelStore
 from ui.common import choose_pool, class_shortcuts, shortcut_kwargs, undo_shortcut
 
-st.set_page_config(page_title="certlib · label", layout="wide")
 st.title("Label the pool, one row at a time")
 st.caption("The policy chooses each row; the exact stopping test (paper Theorem 1) says when "
            "the choice of model is fixed for every completion of the unread labels. Every "

@@ -138,7 +138,7 @@ def test_figure2():
     assert pool.weights.tolist() == [[7, 5, 3, 1], [5, 7, 1, 3]]
     c = certify(pool)
     assert (c.winner, c.lower, c.upper, c.exact) == ("B", 3, 3, True)
-    assert c.lp_value == 2.5 and c.dual_bound == Fraction(5, 2)
+    assert c.lp_value == pytest.approx(2.5) and c.dual_bound == Fraction(5, 2)
     assert c.deficits == (7, 0)  # D = 1 - L_AB = 1 - (-6)
     assert set(c.witness) == {0, 1, 2}  # rows 1, 2, 3 (one-based) contribute 8
     assert brute_minimum(pool) == 3

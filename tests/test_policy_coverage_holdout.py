@@ -1,10 +1,12 @@
 """Out-of-sample guard for ``expected-coverage``.
 
 Its defaults were chosen on the shipped panel pools (split seeds 0, 1, 2).  These
-tests generate panel pools with the same protocol but split seed 3 (held out:
-never used for tuning) in tmp_path and check that every run certifies the
-full-pool winner and that expected-coverage never reads more than adaptive
-pair-sum + 10% of n.  The full held-out study is bench/bench_policies_holdout.py.
+tests run on the panel pools of split seed 3 (held out: never used for tuning),
+generated once with the same protocol and shipped in ``sample_data/holdout/`` so
+that the guard does not change meaning with the scikit-learn version.  Every run
+must certify the full-pool winner, and expected-coverage must never read more
+than adaptive pair-sum + 10% of n.  The full held-out study is
+bench/bench_policies_holdout.py.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ import numpy as np
 import pytest
 
 from certlib import Pool, load_pool, replay
+from pool_files import assert_same_pool_file
 
 ROOT = Path(__file__).resolve().parent.parent
 SD = ROOT / "sample_data"
@@ -31,32 +34,33 @@ def _generator():
 
 
 @pytest.fixture(scope="module")
-def held_out_pools(tmp_path_factory):
+def held_out_pools():
     """All 12 panel pools of split seed 3 (3 data sets x tree/logreg x K = 4, 8)."""
-    out = tmp_path_factory.mktemp("holdout")
-    _generator().make_panels(out, splits=(HELD_OUT_SPLIT,), log=lambda *a: None)
-    files = sorted((out / "panels").glob("*.csv"))
+    files = sorted((SD / "holdout").glob("*.csv"))
     assert len(files) == 12
     return files
 
 
 def test_generator_split_flag_reproduces_shipped_pools(tmp_path):
-    """The splits= option follows the shipped protocol exactly (wine, seed 0)."""
-    _generator().make_panels(tmp_path, only="wine_s0", splits=(0,), log=lambda *a: None)
+    """The splits= option follows the shipped protocol (wine, seeds 0 and 3):
+    ids, labels and predictions exactly, confidences to 1e-9."""
+    _generator().make_panels(tmp_path, only="wine_s", splits=(0, HELD_OUT_SPLIT),
+                             log=lambda *a: None)
     made = sorted(p.name for p in (tmp_path / "panels").glob("*.csv"))
-    assert made == ["wine_s0_logreg_k4.csv", "wine_s0_logreg_k8.csv",
-                    "wine_s0_tree_k4.csv", "wine_s0_tree_k8.csv"]
+    assert made == [f"wine_s{s}_{m}_k{k}.csv" for s in (0, HELD_OUT_SPLIT)
+                    for m in ("logreg", "tree") for k in (4, 8)]
     for name in made:
-        assert (tmp_path / "panels" / name).read_bytes() == (SD / "panels" / name).read_bytes()
+        shipped = SD / ("panels" if "_s0_" in name else "holdout") / name
+        assert_same_pool_file(tmp_path / "panels" / name, shipped)
 
 
 def test_generator_splits_are_new_pools(held_out_pools):
     names = {p.name for p in held_out_pools}
     assert all(f"_s{HELD_OUT_SPLIT}_" in nm for nm in names)
     # a held-out pool is not a copy of a shipped one
-    shipped = SD / "panels" / "wine_s0_tree_k4.csv"
-    held = next(p for p in held_out_pools if p.name == "wine_s3_tree_k4.csv")
-    assert held.read_bytes() != shipped.read_bytes()
+    shipped = load_pool(str(SD / "panels" / "wine_s0_tree_k4.csv"))
+    held = load_pool(str(SD / "holdout" / "wine_s3_tree_k4.csv"))
+    assert not np.array_equal(shipped.row_ids, held.row_ids)
 
 
 def test_expected_coverage_held_out(held_out_pools):

@@ -116,9 +116,5 @@ def undo_shortcut(class_keys) -> str:
 
 
 def shortcut_kwargs(key) -> dict:
-    """``{"shortcut": key}`` when this Streamlit's st.button takes one, else nothing."""
-    import inspect
-
-    if key is None or "shortcut" not in inspect.signature(st.button).parameters:
-        return {}
-    return {"shortcut": key}
+    """``{"shortcut": key}`` for `st.button` (Streamlit >= 1.52), nothing when no key is left."""
+    return {} if key is None else {"shortcut": key}
