@@ -10,19 +10,43 @@ and certified no-regression verdicts for model updates (paper 002).
     >>> certlib.replay(pool).labels_read
     4
 
-Importing certlib has no side effects.
+Importing certlib has no side effects, and loads nothing but itself: every public
+name is imported on first use (PEP 562), so ``import certlib.session`` or the CLI's
+start-up does not pay for polars (file reading) or the audit.
 """
 
-from . import audit
-from .certificate import certify
-from .errors import CertlibError
-from .io import load_pool, pool_hash
-from .policies import policy_names, register_policy
-from .pool import Pool
-from .prelabel import prelabel_bound
-from .replay import replay
-from .session import Session
+from __future__ import annotations
 
-__all__ = ["CertlibError", "Pool", "Session", "audit", "certify", "load_pool", "policy_names",
-           "pool_hash", "prelabel_bound", "register_policy", "replay"]
+from importlib import import_module
+
+# public name -> module that defines it
+_EXPORTS = {
+    "CertlibError": "errors",
+    "Pool": "pool",
+    "Session": "session",
+    "certify": "certificate",
+    "load_pool": "io",
+    "pool_hash": "io",
+    "policy_names": "policies",
+    "register_policy": "policies",
+    "prelabel_bound": "prelabel",
+    "replay": "replay",
+}
+_SUBMODULES = {"audit"}
+
+__all__ = sorted([*_EXPORTS, *_SUBMODULES])
 __version__ = "0.1.0"
+
+
+def __getattr__(name: str):
+    if name in _SUBMODULES:
+        return import_module(f"{__name__}.{name}")
+    if name in _EXPORTS:
+        value = getattr(import_module(f"{__name__}.{_EXPORTS[name]}"), name)
+        globals()[name] = value  # later lookups skip this function
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted([*globals(), *__all__])
