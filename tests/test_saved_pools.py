@@ -1,0 +1,81 @@
+"""Uploaded pools saved under their content hash (certlib.saved_pools)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import certlib
+from certlib.errors import CertlibError
+from certlib.saved_pools import SavedPools, default_data_dir
+
+GOOD = b"row_id,label,pred_a,conf_a,pred_b,conf_b\n1,0,0,.9,1,.8\n2,1,1,.7,1,.6\n3,,0,.5,0,.4\n"
+
+
+def test_saved_pool_loads_again_from_a_new_instance(tmp_path):
+    saved = SavedPools(tmp_path).add("my pool.csv", GOOD)
+    again = SavedPools(tmp_path)  # a server restart
+    pool = again.load(saved.digest)
+    assert pool.names == ("a", "b") or list(pool.names) == ["a", "b"]
+    assert pool.n == 3 and pool.n_labelled == 2
+    assert [s.name for s in again.recent()] == ["my pool.csv"]
+    assert again.get(saved.digest).path.read_bytes() == GOOD
+
+
+def test_same_bytes_are_one_entry_and_paths_are_stripped(tmp_path):
+    folder = SavedPools(tmp_path)
+    a = folder.add("C:\\Users\\x\\first.csv", GOOD)
+    b = folder.add("second.csv", GOOD)
+    assert a.digest == b.digest
+    assert [s.name for s in folder.recent()] == ["second.csv"]
+    assert a.name == "first.csv"
+
+
+@pytest.mark.parametrize("name,data,needle", [
+    ("broken.csv", b"pred_a,conf_a,pred_b,conf_b\n0,nan,1,.8\n", "conf_a"),
+    ("junk.csv", b"\x00\x01\x02 not a table", "junk.csv"),
+    ("notes.txt", GOOD, "notes.txt"),
+    ("one.csv", b"pred_a,conf_a\n0,.5\n", "only one candidate"),
+])
+def test_bad_file_names_the_users_file_and_saves_nothing(tmp_path, name, data, needle):
+    folder = SavedPools(tmp_path / "data")
+    with pytest.raises(CertlibError) as info:
+        folder.add(name, data)
+    assert needle in str(info.value)
+    assert "upload" not in str(info.value).replace(name, "")
+    assert not (tmp_path / "data").exists() or not any((tmp_path / "data").iterdir())
+    assert folder.recent() == []
+
+
+def test_unknown_or_malformed_hash_is_one_clear_error(tmp_path):
+    folder = SavedPools(tmp_path)
+    folder.add("p.csv", GOOD)
+    with pytest.raises(CertlibError, match="no saved pool"):
+        folder.get("0" * 64)
+    with pytest.raises(CertlibError, match="not the hash"):
+        folder.get("../../etc/passwd")
+
+
+def test_a_tampered_file_is_validated_again(tmp_path):
+    folder = SavedPools(tmp_path)
+    saved = folder.add("p.csv", GOOD)
+    saved.path.write_bytes(b"pred_a,conf_a,pred_b,conf_b\n0,inf,1,.8\n")
+    with pytest.raises(CertlibError, match="conf_a"):
+        folder.load(saved.digest)
+
+
+def test_default_folder_is_beside_the_label_store(tmp_path, monkeypatch):
+    monkeypatch.delenv("CERTLIB_DATA", raising=False)
+    monkeypatch.setenv("CERTLIB_STORE", str(tmp_path / "labels.db"))
+    assert default_data_dir() == tmp_path / "certlib_data"
+    monkeypatch.setenv("CERTLIB_DATA", str(tmp_path / "elsewhere"))
+    assert default_data_dir() == tmp_path / "elsewhere"
+
+
+def test_saved_pool_equals_the_file_loaded_directly(tmp_path):
+    src = tmp_path / "direct.csv"
+    src.write_bytes(GOOD)
+    saved = SavedPools(tmp_path / "d").add("direct.csv", GOOD)
+    a, b = certlib.load_pool(src), SavedPools(tmp_path / "d").load(saved.digest)
+    assert certlib.pool_hash(a) == certlib.pool_hash(b)
+    assert np.array_equal(a.labels, b.labels)
