@@ -8,11 +8,11 @@ import streamlit as st
 from certlib.errors import CertlibError
 from certlib.paths import teaching_figure
 from certlib.policies import policy_names
-from ui.common import choose_pool, pool_key, pool_summary
+from ui.common import choose_pool, plain, plot_text, pool_key, pool_summary
 
 st.title("One condition, label by label (paper Figure 10)")
 
-pool, label = choose_pool(default=1)
+pool, label = choose_pool(default="teaching")
 if pool is None:
     st.stop()
 pool_summary(pool)
@@ -59,13 +59,13 @@ if f.certificate_lower is not None:
                                    else f"{f.certificate_lower}-{f.certificate_upper}")),
                   annotation_position="top left")
 fig.update_layout(xaxis_title="labels read", height=520,
-                  yaxis_title=f"bound on min over rivals j of AUGRC_j − AUGRC_{f.winner}",
+                  yaxis_title=f"bound on min over rivals j of AUGRC_j − AUGRC_{plot_text(f.winner)}",
                   legend=dict(orientation="h", y=-0.18), margin=dict(t=30))
 st.plotly_chart(fig, width="stretch")
 
 stops = ", ".join(f"{r} {p.stop}" for r, p in f.paths.items())
 st.markdown(
-    f"**Winner {f.winner}**, n = {f.n}, {f.policy} order. The winner is certified at the first "
+    f"**Winner {plain(f.winner)}**, n = {f.n}, {f.policy} order. The winner is certified at the first "
     f"label count where its lower bound clears the tie rule: {stops}. "
     f"In hindsight {f.certificate_lower}"
     + ("" if f.certificate_lower == f.certificate_upper else f"–{f.certificate_upper}")

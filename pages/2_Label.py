@@ -25,7 +25,7 @@ st.caption("The policy chooses each row; the exact stopping test (paper Theorem 
            "the choice of model is fixed for every completion of the unread labels. Every "
            "label is saved to the label store the moment you click.")
 
-pool, pool_label = choose_pool(default=3)
+pool, pool_label = choose_pool(default="unlabelled")
 if pool is None:
     st.stop()
 try:

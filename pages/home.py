@@ -8,7 +8,8 @@ import streamlit as st
 import certlib
 from certlib.errors import CertlibError
 from certlib.policies import policy_names
-from ui.common import cached_certify, cached_replay, choose_pool, pool_key, pool_summary
+from ui.common import (cached_certify, cached_replay, choose_pool, plain, pool_key,
+                       pool_summary)
 
 st.title("certlib: how many labels does model choice need?")
 st.caption("Exact certificates for choosing between frozen candidates by AUGRC "
@@ -55,15 +56,15 @@ except CertlibError as exc:
 c1.metric("labels read", f"{rep.labels_read:,}")
 c1.caption(f"{100 * rep.labels_fraction:.1f}% of the pool; "
            + ("certified" if rep.certified else f"not certified, worst-case gap {float(rep.excess):.3g}"))
-c2.metric("selected", rep.selected)
-c3.metric("full-pool winner", rep.full_pool_winner)
+c2.metric("selected", plain(rep.selected))
+c3.metric("full-pool winner", plain(rep.full_pool_winner))
 
 st.header("3. In hindsight: the smallest sufficient label set")
 cert = cached_certify(pool, pool_key(pool), tol)
 size = f"{cert.lower:,}" if cert.exact else f"{cert.lower:,} to {cert.upper:,}"
 st.metric("minimum certificate", f"{size} labels")
 st.caption(("exact minimum" if cert.exact else "enclosure: the minimum lies in this range")
-           + f"; winner {cert.winner}")
+           + f"; winner {plain(cert.winner)}")
 
 fig = go.Figure()
 fig.add_bar(x=["prelabel bound", "minimum certificate", f"{policy} ({rule})"],

@@ -51,6 +51,6 @@ def test_teaching_page_renders_three_rules():
                                    "Breast cancer, unlabelled (annotator)"])
 def test_other_samples_load(label):
     at = _run("app.py")
-    at.selectbox(key="sample_choice").set_value(label).run()
+    at.selectbox(key="pool_choice").set_value(label).run()
     assert not at.exception, at.exception
     assert not at.error

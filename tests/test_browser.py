@@ -41,17 +41,72 @@ def test_dashboard_shows_bound_on_sample_data(server, browser, tmp_path):
     page.close()
 
 
+def _upload(page, path):
+    page.locator("section[data-testid=stSidebar] input[type=file]").first.set_input_files(str(path))
+
+
 def test_broken_upload_gives_one_clear_message(server, browser, tmp_path):
     bad = tmp_path / "broken.csv"
     bad.write_text("row_id,pred_a,conf_a,pred_b,conf_b\n0,1,0.9,0,0.8\n1,0,nan,1,0.7\n")
     page = browser.new_page(viewport={"width": 1300, "height": 1200})
     page.goto(server)
-    page.get_by_text("Upload a file").first.wait_for(timeout=60_000)
-    page.get_by_text("Upload a file").first.click()
-    page.locator("input[type=file]").first.set_input_files(str(bad))
+    page.get_by_text("Add a pool file").first.wait_for(timeout=60_000)
+    _upload(page, bad)
     msg = page.get_by_text("Could not load broken.csv").first
     msg.wait_for(timeout=30_000)
     text = msg.inner_text()
-    assert "conf_a" in text
+    assert "conf_a" in text and "upload.csv" not in text
     assert "Traceback" not in page.inner_text("body")
+    # the previous pool stays active
+    assert page.evaluate("location.href").endswith("pool=sample%3Ademo")
+    assert "logreg, tree, naive_bayes, knn" in page.inner_text("body")
     page.close()
+
+
+UPLOAD = ("row_id,label,pred_[pwn](https://example.com/x),conf_[pwn](https://example.com/x),"
+          "pred_![img](https://example.com/i.png),conf_![img](https://example.com/i.png)\n"
+          + "".join(f"{i},{i % 2},{i % 2},{0.5 + i / 100},{(i // 3) % 2},{0.9 - i / 100}\n"
+                    for i in range(30)))
+
+
+def _no_outside_links(page):
+    assert page.locator("a[href*='example.com']").count() == 0
+    assert page.locator("img[src*='example.com']").count() == 0
+
+
+def test_upload_survives_reload_new_tab_and_restart_as_plain_text(browser, tmp_path):
+    """An uploaded pool is saved at once: a reload, another tab, another page and a
+    server restart open it again; names from the file are shown as typed, never as
+    Markdown links or images."""
+    f = tmp_path / "my_models.csv"
+    f.write_text(UPLOAD)
+    srv = Server(tmp_path / "labels.db").start()
+    try:
+        page = browser.new_page(viewport={"width": 1300, "height": 1200})
+        page.goto(srv.url)
+        page.get_by_text("Add a pool file").first.wait_for(timeout=60_000)
+        _upload(page, f)
+        page.wait_for_function("location.href.includes('pool=upload')", timeout=30_000)
+        page.get_by_text("rows (n)").first.wait_for(timeout=30_000)
+        page.get_by_text("[pwn](https://example.com/x)").first.wait_for(timeout=30_000)
+        _no_outside_links(page)
+        url = page.evaluate("location.href")
+        page.reload()
+        page.get_by_text("[pwn](https://example.com/x)").first.wait_for(timeout=60_000)
+        other = browser.new_page(viewport={"width": 800, "height": 1000})
+        other.goto(url)
+        other.get_by_text("[pwn](https://example.com/x)").first.wait_for(timeout=60_000)
+        other.close()
+        srv.stop()
+        srv.start()
+        page.goto(url)
+        page.get_by_text("[pwn](https://example.com/x)").first.wait_for(timeout=30_000)
+        _no_outside_links(page)
+        page.get_by_role("link", name="Figure 10").first.click()
+        page.get_by_text("One condition, label by label").first.wait_for(timeout=60_000)
+        page.get_by_text("[pwn](https://example.com/x)").first.wait_for(timeout=60_000)
+        _no_outside_links(page)
+        assert "Traceback" not in page.inner_text("body")
+        page.close()
+    finally:
+        srv.stop()

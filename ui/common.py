@@ -1,23 +1,55 @@
-"""Pool choice for every page: a shipped sample pool or an uploaded file."""
+"""Pool choice for every page: a shipped sample pool or a saved upload.
+
+The pool chosen on one page is the pool of every page: it is kept in the session
+(``pool_ref``) and in the URL (``?pool=sample:demo`` or ``?pool=upload:<sha256>``), so
+a reload, a server restart or a second tab opens it again.  An upload is validated
+and saved at once under its content hash (`certlib.saved_pools`); a bad file gets
+the library's one message next to the uploader and the previous pool stays active.
+"""
 
 from __future__ import annotations
 
-import tempfile
+import html
+import re
 from pathlib import Path
 
 import streamlit as st
 
 import certlib
 from certlib.errors import CertlibError
+from certlib.saved_pools import SavedPools
 
 ROOT = Path(__file__).resolve().parents[1]
-SAMPLES = {
-    "Breast cancer, 4 models (demo)": ROOT / "sample_data" / "demo_binary.csv",
-    "Teaching pool (paper Figure 10 protocol)": ROOT / "sample_data" / "teaching_k4.csv",
-    "Digits, 3 confidence scores (prob_ columns)": ROOT / "sample_data" / "digits_probs.csv",
-    "Breast cancer, unlabelled (annotator)": ROOT / "sample_data" / "demo_unlabelled.csv",
+SAMPLES = {  # key in the URL -> (label, file)
+    "demo": ("Breast cancer, 4 models (demo)", ROOT / "sample_data" / "demo_binary.csv"),
+    "teaching": ("Teaching pool (paper Figure 10 protocol)",
+                 ROOT / "sample_data" / "teaching_k4.csv"),
+    "digits": ("Digits, 3 confidence scores (prob_ columns)",
+               ROOT / "sample_data" / "digits_probs.csv"),
+    "unlabelled": ("Breast cancer, unlabelled (annotator)",
+                   ROOT / "sample_data" / "demo_unlabelled.csv"),
 }
 MAX_UPLOAD_BYTES = 200 * 1024 * 1024
+
+
+def plain(text) -> str:
+    """Text from a file, a file name or a user, for an element that renders Markdown:
+    a code span, inside which Markdown, HTML, math and bare-URL autolinks are inert,
+    so no link or image can form and the reader sees the text as typed.  The fence is
+    longer than any run of backticks in the text (CommonMark)."""
+    s = " ".join(str(text).splitlines())
+    if not s:
+        return ""
+    runs = [len(r) for r in re.findall(r"`+", s)]
+    fence = "`" * (max(runs, default=0) + 1)
+    pad = " " if s[0] in "` " or s[-1] in "` " else ""
+    return f"{fence}{pad}{s}{pad}{fence}"
+
+
+def plot_text(text) -> str:
+    """Text from a file for a plotly title or label (plotly reads a little HTML,
+    links included): HTML-escaped."""
+    return html.escape(str(text))
 
 
 @st.cache_data(show_spinner=False)
@@ -25,40 +57,93 @@ def _load_sample(path: str, mtime: float):
     return certlib.load_pool(path)
 
 
-def _load_upload(name: str, data: bytes):
-    suffix = Path(name).suffix.lower()
-    with tempfile.TemporaryDirectory() as d:
-        p = Path(d) / f"upload{suffix}"
-        p.write_bytes(data)
-        pool = certlib.load_pool(p, max_bytes=MAX_UPLOAD_BYTES)
-    return pool
+@st.cache_data(show_spinner=False, max_entries=16)
+def _load_saved(folder: str, digest: str, mtime: float):
+    return SavedPools(folder).load(digest, max_bytes=MAX_UPLOAD_BYTES)
 
 
-def choose_pool(default: int = 0):
-    """Sidebar: pick a sample pool or upload one.  Returns (pool, label) or (None, None)
-    after showing one clear error message; never half-loads."""
-    st.sidebar.header("Pool")
-    src = st.sidebar.radio("Source", ["Sample data", "Upload a file"], key="pool_source")
-    if src == "Sample data":
-        label = st.sidebar.selectbox("Sample pool", list(SAMPLES), index=default,
-                                     key="sample_choice")
-        path = SAMPLES[label]
-        try:
-            return _load_sample(str(path), path.stat().st_mtime), label
-        except CertlibError as exc:  # pragma: no cover - shipped files are tested
-            st.error(str(exc))
-            return None, None
-    up = st.sidebar.file_uploader(
-        "CSV or Parquet pool file", type=["csv", "tsv", "parquet", "pq"], key="upload",
-        help="Columns: pred_<name>/conf_<name> pairs, or pred + conf_<name>, or prob_<class>; "
-        "optional row_id and label (empty = not read yet).")
-    if up is None:
-        st.info("Upload a pool file, or switch the source to the sample data.")
-        return None, None
+def _options(saved) -> dict:
+    """Selectbox label -> pool reference, samples first, then saved uploads (newest first)."""
+    opts = {label: f"sample:{key}" for key, (label, _) in SAMPLES.items()}
+    for s in saved:
+        opts[f"{s.name} (uploaded {s.uploaded[:16].replace('T', ' ')}, {s.digest[:8]})"] = \
+            f"upload:{s.digest}"
+    return opts
+
+
+def _take_upload(folder: SavedPools):
+    """Save a newly chosen upload; returns its reference, or None after showing why not."""
+    up = st.session_state.get("upload")
+    if up is None or st.session_state.get("_upload_seen") == up.file_id:
+        return None
+    st.session_state["_upload_seen"] = up.file_id
     try:
-        return _load_upload(up.name, up.getvalue()), up.name
+        saved = folder.add(up.name, up.getvalue(), max_bytes=MAX_UPLOAD_BYTES)
     except CertlibError as exc:
-        st.error(f"Could not load {up.name}: {exc}")
+        st.session_state["_upload_error"] = f"Could not load {up.name}: {exc}"
+        return None
+    st.session_state.pop("_upload_error", None)
+    return f"upload:{saved.digest}"
+
+
+def _picked() -> None:
+    st.session_state["pool_ref"] = st.session_state["_pool_options"][st.session_state["pool_choice"]]
+
+
+def pool_ref() -> str | None:
+    """The reference of the pool every page shows (None before the first choice)."""
+    return st.session_state.get("pool_ref")
+
+
+def choose_pool(default: str = "demo"):
+    """Sidebar: the active pool (a sample or a saved upload) and an uploader.
+
+    Returns (pool, label) or (None, None) after one clear message; never half-loads.
+    ``default`` is the sample shown when nothing was chosen yet in this session or URL.
+    """
+    folder = SavedPools()
+    new_ref = _take_upload(folder)
+    saved = folder.recent()
+    options = _options(saved)
+    by_ref = {ref: label for label, ref in options.items()}
+    # this session's choice first (a page switch may carry an old address), then the
+    # address (a reload or a new tab), then the page's default
+    ref = new_ref or pool_ref() or st.query_params.get("pool") or f"sample:{default}"
+    if ref not in by_ref and ref.startswith("upload:"):
+        try:  # an older upload beyond the recent list, or one named in a shared URL
+            s = folder.get(ref.split(":", 1)[1])
+            options[f"{s.name} ({s.digest[:8]})"] = ref
+            by_ref[ref] = f"{s.name} ({s.digest[:8]})"
+        except CertlibError as exc:
+            st.sidebar.warning(f"The pool in the address is not available: {exc}")
+    if ref not in by_ref:
+        ref = f"sample:{default}"
+    # the widget shows the session's pool; a user's pick reaches pool_ref by its callback
+    st.session_state["pool_choice"] = by_ref[ref]
+    st.session_state["_pool_options"] = options
+    st.session_state["pool_ref"] = ref
+
+    st.sidebar.header("Pool")
+    st.sidebar.selectbox("Active pool (every page)", list(options), key="pool_choice",
+                         on_change=_picked)
+    st.query_params["pool"] = ref
+    st.sidebar.file_uploader(
+        "Add a pool file (CSV or Parquet)", type=["csv", "tsv", "parquet", "pq"], key="upload",
+        help="Columns: pred_<name>/conf_<name> pairs, or pred + conf_<name>, or prob_<class>; "
+        "optional row_id and label (empty = not read yet). Saved on this server under its "
+        "content hash, so a reload or a restart finds it again.")
+    if st.session_state.get("_upload_error"):
+        st.sidebar.error(st.session_state["_upload_error"])
+
+    kind, key = ref.split(":", 1)
+    try:
+        if kind == "sample":
+            _, path = SAMPLES[key]
+            return _load_sample(str(path), path.stat().st_mtime), SAMPLES[key][0]
+        s = folder.get(key)
+        return _load_saved(str(folder.folder), key, s.path.stat().st_mtime), s.name
+    except CertlibError as exc:
+        st.error(f"Could not load the pool: {exc}")
         return None, None
 
 
@@ -85,7 +170,8 @@ def pool_summary(pool) -> None:
     c2.metric("candidates (K)", pool.K)
     c3.metric("classes", pool.n_classes)
     c4.metric("labels known", f"{pool.n_labelled:,}")
-    st.caption("Candidates in tie priority order: " + ", ".join(pool.names)
+    names = ", ".join(plain(n) for n in pool.names)
+    st.caption("Candidates in tie priority order: " + names
                + (" · one shared prediction (confidence-score choice)" if pool.shared_prediction else ""))
 
 
