@@ -16,9 +16,9 @@ Importing certlib has no side effects.
 from . import audit
 from .certificate import certify
 from .errors import CertlibError
-from .io import load_pool, pool_hash
+from .io import load_pool
 from .policies import policy_names, register_policy
-from .pool import Pool
+from .pool import Pool, pool_hash
 from .prelabel import prelabel_bound
 from .replay import replay
 from .session import Session

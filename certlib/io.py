@@ -38,15 +38,13 @@ row (``row position i`` is zero-based in file order, with the ``row_id``) and
 what was expected; nothing is half-loaded.  Nothing in the file is executed:
 no pickle, no eval.
 
-`pool_hash` fingerprints the label-free content of a pool (SPEC section 12).
+`pool_hash` is re-exported from `certlib.pool`, where it is defined (it is not I/O).
 """
 
 from __future__ import annotations
 
 import csv
-import hashlib
 import io
-import json
 import math
 import os
 from pathlib import Path
@@ -56,7 +54,8 @@ import numpy as np
 import polars as pl
 
 from .errors import ColumnError, InvalidValueError, LabelError, ParameterError, PoolFileError
-from .pool import Pool
+# pool_hash is re-exported: `certlib.io.pool_hash` was its home before it moved to pool
+from .pool import Pool, pool_hash
 
 __all__ = ["load_pool", "pool_hash", "DEFAULT_MAX_BYTES", "BUILTIN_SCORES",
            "PROB_SUM_TOLERANCE"]
@@ -669,34 +668,3 @@ def load_pool(path, *, classes: Sequence | None = None, objective: str = "augrc"
     return Pool.from_arrays(preds, confs, labels=labels, names=names, classes=class_list,
                             row_ids=row_ids, objective=objective, extra=extra,
                             minus_one_unread=not minus_one)
-
-
-# ------------------------------------------------------------------ hashing
-def pool_hash(pool: Pool) -> str:
-    """SHA-256 hex digest of the label-free content of a pool (SPEC section 12).
-
-    Covers the objective, candidate names (their order is the tie priority),
-    the class set, the row ids, the prediction codes and the confidences --
-    everything fixed before the first label is read.  Labels and the display
-    columns in ``extra`` are not hashed, so the digest taken before labelling
-    still identifies the pool afterwards.
-    """
-    h = hashlib.sha256()
-
-    def part(tag: str, payload: bytes) -> None:
-        # length-prefixed parts: no two different pools give the same byte stream
-        h.update(tag.encode() + len(payload).to_bytes(8, "little") + payload)
-
-    meta = {
-        "format": "certlib-pool-hash-1",
-        "objective": pool.objective,
-        "names": list(pool.names),
-        "classes": list(pool.classes),
-        "K": pool.K,
-        "n": pool.n,
-    }
-    part("meta", json.dumps(meta, sort_keys=True, default=str).encode())
-    part("row_ids", json.dumps(list(pool.row_ids), default=str).encode())
-    part("preds", np.ascontiguousarray(pool.preds, dtype="<i8").tobytes())
-    part("confs", np.ascontiguousarray(pool.confs, dtype="<f8").tobytes())
-    return h.hexdigest()

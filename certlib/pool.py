@@ -10,11 +10,14 @@ edge (from arrays here, from files in `certlib.io`) and states its guarantee:
 * confidences are finite floats; the integer weights of the objective are
   computed from them once (`certlib.weights`).
 
-Inner code trusts these facts and never re-validates.
+Inner code trusts these facts and never re-validates.  `pool_hash` fingerprints
+the label-free content (SPEC section 12).
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, Mapping, Sequence
@@ -24,7 +27,7 @@ import numpy as np
 from .errors import ColumnError, InvalidValueError, LabelError, ParameterError
 from .weights import get_objective
 
-__all__ = ["Pool", "UNREAD", "MAX_ROWS"]
+__all__ = ["Pool", "pool_hash", "UNREAD", "MAX_ROWS"]
 
 UNREAD = -1
 # Scaled risks are sums of n weights of at most 2n, so they stay below 2 n^2;
@@ -251,6 +254,12 @@ class Pool:
         s = self.scale
         return [Fraction(int(r), s) for r in self.risks()]
 
+    @cached_property
+    def content_hash(self) -> str:
+        """SHA-256 hex digest of the label-free content (`pool_hash`), computed once: the
+        arrays it covers are read-only."""
+        return _content_hash(self)
+
     def with_labels(self, labels: np.ndarray) -> "Pool":
         """A copy of this pool with other label codes (same predictions, weights)."""
         labels = np.asarray(labels, dtype=np.int64)
@@ -442,3 +451,39 @@ class Pool:
             ex[str(key)] = col
         return cls(names, class_t, _readonly(pred_codes), _readonly(confs_f),
                    _readonly(weights), _readonly(label_codes), rid, objective, shared, ex)
+
+
+# ------------------------------------------------------------------ hashing
+def pool_hash(pool: Pool) -> str:
+    """SHA-256 hex digest of the label-free content of a pool: `Pool.content_hash`."""
+    return pool.content_hash
+
+
+def _content_hash(pool: Pool) -> str:
+    """SHA-256 hex digest of the label-free content of a pool (SPEC section 12).
+
+    Covers the objective, candidate names (their order is the tie priority),
+    the class set, the row ids, the prediction codes and the confidences --
+    everything fixed before the first label is read.  Labels and the display
+    columns in ``extra`` are not hashed, so the digest taken before labelling
+    still identifies the pool afterwards.
+    """
+    h = hashlib.sha256()
+
+    def part(tag: str, payload: bytes) -> None:
+        # length-prefixed parts: no two different pools give the same byte stream
+        h.update(tag.encode() + len(payload).to_bytes(8, "little") + payload)
+
+    meta = {
+        "format": "certlib-pool-hash-1",
+        "objective": pool.objective,
+        "names": list(pool.names),
+        "classes": list(pool.classes),
+        "K": pool.K,
+        "n": pool.n,
+    }
+    part("meta", json.dumps(meta, sort_keys=True, default=str).encode())
+    part("row_ids", json.dumps(list(pool.row_ids), default=str).encode())
+    part("preds", np.ascontiguousarray(pool.preds, dtype="<i8").tobytes())
+    part("confs", np.ascontiguousarray(pool.confs, dtype="<f8").tobytes())
+    return h.hexdigest()

@@ -238,6 +238,13 @@ def test_pool_hash_values_are_pinned():
     assert pool_hash(sample) == "fe2a45a1c69ec1828768e3e2effbca0aac95695244c6e61f0f692afda03ee630"
 
 
+def test_pool_hash_is_importable_from_pool_io_and_the_package():
+    import certlib
+    import certlib.io
+    import certlib.pool
+
+    assert certlib.pool_hash is certlib.pool.pool_hash is certlib.io.pool_hash
+
 # --------------------------------------------------------------- bad input
 def raises(exc, path, *words, **kw):
     """Load, expect exactly `exc`, and check the message names every word."""
