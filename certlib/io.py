@@ -45,7 +45,6 @@ from __future__ import annotations
 
 import csv
 import io
-import math
 import os
 from pathlib import Path
 from typing import Sequence
@@ -53,6 +52,7 @@ from typing import Sequence
 import numpy as np
 import polars as pl
 
+from ._values import EXACT_INT_LIMIT, file_class_key, first_true, python_scalar
 from .errors import ColumnError, InvalidValueError, LabelError, ParameterError, PoolFileError
 # pool_hash is re-exported: `certlib.io.pool_hash` was its home before it moved to pool
 from .pool import Pool, pool_hash
@@ -70,8 +70,6 @@ _PARQUET_SUFFIXES = {".parquet", ".pq"}
 # does not fit makes us re-read every column as text, which is slower but
 # gives the exact column/row in the error message.
 _INFER_ROWS = 10_000
-# Integers are exact in float64 up to 2^53; larger number-like values stay text.
-_INT_LIMIT = 2.0**53
 
 
 # ---------------------------------------------------------------- file level
@@ -174,7 +172,7 @@ def _first_ragged(data: bytes, sep: str, width: int):
     bad[0] = False  # the header defines the width
     if not bad.any():
         return None
-    k = _first(bad)
+    k = first_true(bad)
     return k + 1, int(counts[k])
 
 
@@ -357,10 +355,6 @@ def _layout(columns: Sequence[str]):
 
 
 # ------------------------------------------------------------- cell values
-def _first(mask) -> int:
-    return int(np.flatnonzero(np.asarray(mask))[0])
-
-
 class _Rows:
     """Formats 'row position i (row_id r)' for error messages."""
 
@@ -370,38 +364,15 @@ class _Rows:
     def __call__(self, i: int) -> str:
         if self.row_ids is None:
             return f"row position {i}"
-        rid = self.row_ids[i]
-        rid = rid.item() if isinstance(rid, np.generic) else rid
-        return f"row position {i} (row_id {rid!r})"
-
-
-def _canon_scalar(v):
-    """Python-side twin of `_canon_series` for declared classes and suffixes."""
-    if isinstance(v, (bool, np.bool_)):
-        return int(v)
-    if isinstance(v, (int, np.integer)):
-        return int(v)
-    if isinstance(v, (float, np.floating)):
-        f = float(v)
-        if math.isfinite(f) and f.is_integer() and abs(f) < _INT_LIMIT:
-            return int(f)
-        return repr(f)
-    s = str(v).strip()
-    try:
-        f = float(s)
-    except ValueError:
-        return s
-    if math.isfinite(f) and f.is_integer() and abs(f) < _INT_LIMIT:
-        return int(f)
-    return s
+        return f"row position {i} (row_id {python_scalar(self.row_ids[i])!r})"
 
 
 def _canon_series(s: pl.Series, col: str) -> pl.Series:
     """Class-like column (prediction, label, row id) -> Int64 or String, nulls = missing.
 
-    Integer-valued numbers become Int64 ("1", 1 and 1.0 are one value); a
-    column with any other value becomes String with its number-like values
-    written as integers.
+    The vectorised form of `certlib._values.file_class_key`: integer-valued numbers
+    below `EXACT_INT_LIMIT` become Int64 ("1", 1 and 1.0 are one value); a column with
+    any other value becomes String with those numbers written as integers.
     """
     dt = s.dtype
     if dt == pl.Boolean:
@@ -422,7 +393,7 @@ def _canon_series(s: pl.Series, col: str) -> pl.Series:
         text = pl.select(pl.when(f.is_nan()).then(None).otherwise(text)).to_series()
     else:
         raise ColumnError(f"column {col!r} has type {dt}; expected numbers or text class values")
-    is_int = f.is_not_null() & f.is_finite() & (f == f.floor()) & (f.abs() < _INT_LIMIT)
+    is_int = f.is_not_null() & f.is_finite() & (f == f.floor()) & (f.abs() < EXACT_INT_LIMIT)
     is_int = is_int.fill_null(False)
     nonnull = text.is_not_null()
     if bool((is_int | ~nonnull).all()):
@@ -446,7 +417,7 @@ def _float_column(s: pl.Series, col: str, rows: _Rows, what: str) -> np.ndarray:
         raise ColumnError(f"column {col!r} has type {dt}; expected numbers ({what})")
     null = f.is_null().to_numpy()
     if null.any():
-        i = _first(null)
+        i = first_true(null)
         raw = None if text is None else text[i]
         if raw is None or raw == "":
             raise InvalidValueError(f"column {col!r} is empty at {rows(i)}; expected a {what}")
@@ -456,7 +427,7 @@ def _float_column(s: pl.Series, col: str, rows: _Rows, what: str) -> np.ndarray:
     a = f.to_numpy().astype(np.float64, copy=False)
     bad = ~np.isfinite(a)
     if bad.any():
-        i = _first(bad)
+        i = first_true(bad)
         raise InvalidValueError(
             f"column {col!r} holds {float(a[i])} at {rows(i)}; expected a finite {what}"
         )
@@ -470,11 +441,11 @@ def _row_ids(df: pl.DataFrame):
     null = s.is_null().to_numpy()
     if null.any():
         raise InvalidValueError(
-            f"column 'row_id' is empty at row position {_first(null)}; every row needs a unique row_id"
+            f"column 'row_id' is empty at row position {first_true(null)}; every row needs a unique row_id"
         )
     dup = s.is_duplicated().to_numpy()
     if dup.any():
-        same = np.flatnonzero(dup & (s == s[_first(dup)]).to_numpy())
+        same = np.flatnonzero(dup & (s == s[first_true(dup)]).to_numpy())
         j, k = int(same[0]), int(same[1])
         raise InvalidValueError(
             f"column 'row_id': value {s[j]!r} appears at row positions {j} and {k}; "
@@ -488,7 +459,7 @@ def _row_ids(df: pl.DataFrame):
 def _declared(classes, where: str):
     if isinstance(classes, (str, bytes)) or not hasattr(classes, "__iter__"):
         raise ParameterError(f"classes must be a list of class values; got {classes!r} {where}")
-    out = [_canon_scalar(c) for c in classes]
+    out = [file_class_key(c) for c in classes]
     if len(out) < 2:
         raise ParameterError(f"classes needs at least two values; got {list(classes)} {where}")
     if len(set(out)) != len(out):
@@ -511,7 +482,7 @@ def _unify(series: list[pl.Series], declared):
 def _check_in(s: pl.Series, declared, col: str, rows: _Rows, err, what: str) -> None:
     bad = (~s.is_in(declared) & s.is_not_null()).to_numpy()
     if bad.any():
-        i = _first(bad)
+        i = first_true(bad)
         raise err(
             f"column {col!r}: {what} {s[i]!r} at {rows(i)} is not in the class set {declared}"
         )
@@ -539,7 +510,7 @@ def _prob_scores(P: np.ndarray, cols: list[str], rows: _Rows):
     total = P.sum(axis=1)
     off = np.abs(total - 1.0) > PROB_SUM_TOLERANCE
     if off.any():
-        i = _first(off)
+        i = first_true(off)
         raise InvalidValueError(
             f"the prob_ columns sum to {total[i]!r} at {rows(i)}; each row must sum to 1 "
             f"(within {PROB_SUM_TOLERANCE})"
@@ -602,7 +573,7 @@ def load_pool(path, *, classes: Sequence | None = None, objective: str = "augrc"
     label = _canon_series(df["label"], "label") if "label" in columns else None
 
     if mode == "prob":
-        suffixes = [_canon_scalar(c[5:]) for c in prob_cols]
+        suffixes = [file_class_key(c[5:]) for c in prob_cols]
         if len(set(suffixes)) != len(suffixes):
             raise ColumnError(
                 f"prob_ columns {prob_cols} name the same class twice (e.g. prob_1 and prob_1.0)"
@@ -630,7 +601,7 @@ def load_pool(path, *, classes: Sequence | None = None, objective: str = "augrc"
         for s, c in zip(pred_s, pred_cols):
             null = s.is_null().to_numpy()
             if null.any():
-                i = _first(null)
+                i = first_true(null)
                 raise InvalidValueError(
                     f"column {c!r} is empty at {rows(i)}; every row needs a prediction"
                 )

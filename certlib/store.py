@@ -39,6 +39,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ._values import fraction_text, python_scalar
 from .errors import CertlibError
 from .io import pool_hash
 from .policies import get_policy
@@ -93,15 +94,6 @@ def default_store_path() -> Path:
 
 def _now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
-
-
-def _plain(v):
-    """A class value or row id as a JSON scalar (numpy scalars become Python)."""
-    return v.item() if isinstance(v, np.generic) else v
-
-
-def _frac(f: Fraction) -> str:
-    return f"{f.numerator}/{f.denominator}" if f.denominator != 1 else str(f.numerator)
 
 
 # ------------------------------------------------------------ result types
@@ -169,7 +161,7 @@ class Guarantee:
         if self.kind == "running":
             return f"best guess so far {self.selected}, worst-case gap {gap} (not certified yet)"
         return (f"{self.kind}: {self.selected} has the smallest worst-case gap to the best, "
-                f"{gap} (exactly {_frac(self.excess)})")
+                f"{gap} (exactly {fraction_text(self.excess)})")
 
 
 def guarantee(session: Session) -> Guarantee:
@@ -379,15 +371,15 @@ class LabelStore:
                 "policy, rule, tolerance, seed, budget, prelabel_bound, created_at) "
                 "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (pool_hash(pool), str(name), pool.n, json.dumps(list(pool.names)),
-                 json.dumps([_plain(c) for c in pool.classes]), pool.objective, policy_name,
-                 rule, _frac(tol), int(seed), None if budget is None else int(budget), pre,
+                 json.dumps([python_scalar(c) for c in pool.classes]), pool.objective, policy_name,
+                 rule, fraction_text(tol), int(seed), None if budget is None else int(budget), pre,
                  _now()))
             return int(cur.lastrowid)
 
     def find_project(self, pool, policy: str = "adaptive-pair-sum", tolerance=0.0,
                      budget: int | None = None, seed: int = 0, rule: str = "shared"):
         """Id of the newest project on this pool with these settings, or None."""
-        args = (pool_hash(pool), policy, rule, _frac(exact_fraction(tolerance)), int(seed))
+        args = (pool_hash(pool), policy, rule, fraction_text(exact_fraction(tolerance)), int(seed))
         with self._connect() as con:
             row = con.execute(
                 "SELECT id FROM projects WHERE pool_hash = ? AND policy = ? AND rule = ? "
@@ -445,7 +437,7 @@ class LabelStore:
         annotator = str(annotator).strip()
         if not annotator:
             raise StoreError("annotator must be a non-empty name; it goes into the evidence record")
-        row_id, label = _plain(row_id), _plain(label)
+        row_id, label = python_scalar(row_id), python_scalar(label)
         with self._write() as con:
             project = self._get(con, project_id)
             self._check_pool(project, pool)
@@ -459,7 +451,7 @@ class LabelStore:
                         f"row_id {row_id!r} already has label {e.label!r} (event {e.seq}, "
                         f"{e.annotator}, {e.at}); undo it before labelling the row again")
             seq = (events[-1].seq if events else 0) + 1
-            ev = Event(seq, "label", _plain(row_id), _plain(label), annotator, _now())
+            ev = Event(seq, "label", python_scalar(row_id), python_scalar(label), annotator, _now())
             con.execute("INSERT INTO events VALUES (?, ?, ?, ?, ?, ?, ?, NULL)",
                         (project_id, seq, "label", json.dumps(ev.row_id), json.dumps(ev.label),
                          annotator, ev.at))
@@ -528,7 +520,7 @@ def _record(p: Progress) -> dict:
         "candidates": list(pr.candidates),  # tie priority order: earlier wins a tie
         "classes": list(pr.classes),
         "objective": pr.objective,
-        "tolerance": _frac(pr.tolerance),
+        "tolerance": fraction_text(pr.tolerance),
         "budget": pr.budget,
         "policy": pr.policy,
         "seed": pr.seed,
@@ -542,7 +534,7 @@ def _record(p: Progress) -> dict:
         "status": s.status,
         "certified": s.certified,
         "selected": g.selected,
-        "guarantee": {"kind": g.kind, "worst_case_excess": _frac(g.excess),
+        "guarantee": {"kind": g.kind, "worst_case_excess": fraction_text(g.excess),
                       "worst_case_excess_float": float(g.excess), "text": g.text()},
         # exact integer bounds of r_j - r_k in scaled-risk units at stop:
         # objective difference = value / (bound_unit * scale)
@@ -577,7 +569,7 @@ def verify_record(record: dict, pool) -> Verification:
 
     cmp("pool hash", record["pool"].get("hash"), pool_hash(pool))
     cmp("candidates", list(record["candidates"]), list(pool.names))
-    cmp("classes", list(record["classes"]), [_plain(c) for c in pool.classes])
+    cmp("classes", list(record["classes"]), [python_scalar(c) for c in pool.classes])
     cmp("objective", record["objective"], pool.objective)
     if bad:
         return Verification(False, tuple(bad), 0, None, None)
@@ -622,7 +614,7 @@ def verify_record(record: dict, pool) -> Verification:
     cmp("certified", record["certified"], s.certified)
     cmp("selected", record["selected"], g.selected)
     cmp("guarantee", record["guarantee"].get("kind"), g.kind)
-    cmp("worst-case excess", record["guarantee"].get("worst_case_excess"), _frac(g.excess))
+    cmp("worst-case excess", record["guarantee"].get("worst_case_excess"), fraction_text(g.excess))
     L = np.asarray(s.L, dtype=np.int64)
     cmp("lower bounds L", record["bounds"].get("L"), L.tolist())
     cmp("upper bounds H", record["bounds"].get("H"), (-L.T).tolist())

@@ -245,6 +245,22 @@ def test_pool_hash_is_importable_from_pool_io_and_the_package():
 
     assert certlib.pool_hash is certlib.pool.pool_hash is certlib.io.pool_hash
 
+
+def test_file_class_key_is_the_scalar_form_of_the_column_rule():
+    """`certlib.io._canon_series` (vectorised) and `certlib._values.file_class_key` (one
+    value: declared classes, prob_ suffixes) must give every value the same key."""
+    from certlib._values import file_class_key
+    from certlib.io import _canon_series
+
+    text = ["1", " 2.0 ", "1.50", "cat", "-1", "9007199254740993", "1e3", ""]
+    col = _canon_series(pl.Series(text), "c").to_list()
+    assert col[:-1] == [str(file_class_key(v)) for v in text[:-1]] and col[-1] is None
+    nums = [3, -1, 2**60]
+    assert _canon_series(pl.Series(nums), "c").to_list() == [file_class_key(v) for v in nums]
+    floats = [1.0, 2.5, -0.0]
+    assert _canon_series(pl.Series(floats), "c").to_list() == [
+        str(file_class_key(v)) for v in floats]
+
 # --------------------------------------------------------------- bad input
 def raises(exc, path, *words, **kw):
     """Load, expect exactly `exc`, and check the message names every word."""

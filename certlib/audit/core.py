@@ -29,6 +29,7 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
+from .._values import class_value, first_true, is_none_or_nan
 from ..errors import InvalidValueError, LabelError, ParameterError
 from .cs import PrplEBState, check_alpha, check_truncation, prpl_eb
 from .routing import Routing, check_judge, check_seed, uniforms
@@ -43,10 +44,6 @@ LOSS_RANGE = 1.0
 
 
 # ----------------------------------------------------------------- input edge
-def _is_missing(v) -> bool:
-    return v is None or (isinstance(v, (float, np.floating)) and math.isnan(v))
-
-
 def _pred_array(values, name: str):
     arr = np.asarray(values, dtype=object) if not isinstance(values, np.ndarray) else values
     if arr.ndim != 1:
@@ -61,7 +58,7 @@ def _pred_array(values, name: str):
     out = np.empty(arr.size, dtype=object)
     kinds = set()
     for i, v in enumerate(arr.tolist()):
-        if _is_missing(v):
+        if is_none_or_nan(v):
             raise InvalidValueError(f"`{name}` at row {i} is missing; every item needs both predictions")
         if isinstance(v, str):
             kinds.add("str")
@@ -97,7 +94,7 @@ def _label_array(labels, kind: str, n: int):
     have = np.zeros(n, dtype=bool)
     out = np.full(n, np.nan) if kind == "num" else np.empty(n, dtype=object)
     for i, v in enumerate(arr.tolist()):
-        if _is_missing(v):
+        if is_none_or_nan(v):
             continue
         if kind == "num":
             if isinstance(v, str) or not isinstance(v, (int, float, np.integer, np.floating, bool)) \
@@ -161,7 +158,7 @@ def make_stream(incumbent, candidate, labels=None, judge=None, slices=None) -> S
         if s.ndim != 1 or s.size != n:
             raise InvalidValueError(f"`slices` must have one key per item ({n}), got shape {s.shape}")
         for i, v in enumerate(s.tolist()):
-            if _is_missing(v):
+            if is_none_or_nan(v):
                 raise InvalidValueError(f"slice key at row {i} is missing; every item needs a slice")
         s = np.array([str(v) for v in s.tolist()], dtype=object)
     return Stream(np.asarray(a, dtype=bool), d, have, y, j, s)
@@ -293,14 +290,9 @@ def _tier1_cs(z: np.ndarray, alpha: float, cfg: AuditConfig):
     return np.clip(2 * c * lo - c, -B, B), np.clip(2 * c * hi - c, -B, B)
 
 
-def _first(mask: np.ndarray):
-    hits = np.flatnonzero(mask)
-    return int(hits[0]) if hits.size else None
-
-
 def _verdict_index(lo, hi, eps):
     """First index where Regression (lo > 0) or Safe (hi < eps) fires."""
-    i_reg, i_safe = _first(lo > 0), _first(hi < eps)
+    i_reg, i_safe = first_true(lo > 0), first_true(hi < eps)
     if i_reg is None and i_safe is None:
         return None, None
     if i_safe is None or (i_reg is not None and i_reg <= i_safe):
@@ -318,8 +310,8 @@ def _run(stream: Stream, cfg: AuditConfig, offset: int = 0, to_end: bool = False
 
     # Tier 0 on A_t.
     rlo, rhi = prpl_eb(a.astype(float), cfg.delta0, cfg.truncation, cfg.running_intersection)
-    i0 = _first(B * rhi < eps)
-    i_act = _first(B * rlo >= eps)            # Tier 0 can no longer certify after this item
+    i0 = first_true(B * rhi < eps)
+    i_act = first_true(B * rlo >= eps)            # Tier 0 can no longer certify after this item
     start = n if i_act is None else i_act + 1  # first Tier-1 item (0-based)
 
     dlo = np.full(n, -B)
@@ -363,7 +355,7 @@ def _run(stream: Stream, cfg: AuditConfig, offset: int = 0, to_end: bool = False
         s_end = slice_stops[k] if slice_stops[k] is not None else n - 1
         needed[idx[idx <= s_end]] = True
     needed &= draw
-    missing = _first(needed & ~stream.has_label)
+    missing = first_true(needed & ~stream.has_label)
     horizon = n if missing is None else missing   # items processed: 0..horizon-1
 
     def within(i):
@@ -384,7 +376,7 @@ def _run(stream: Stream, cfg: AuditConfig, offset: int = 0, to_end: bool = False
         verdict, tier, stopping_time = "continue", None, None
         at = end - 1
     paid = np.flatnonzero(needed[:end])
-    trace = tuple(TraceEntry(int(i) + 1 + offset, float(pi[i]), _plain(stream.labels[i]))
+    trace = tuple(TraceEntry(int(i) + 1 + offset, float(pi[i]), class_value(stream.labels[i]))
                   for i in paid)
 
     slices = []
@@ -411,15 +403,6 @@ def _run(stream: Stream, cfg: AuditConfig, offset: int = 0, to_end: bool = False
         config=cfg, trace=trace,
         rho_lower=rlo[:end], rho_upper=rhi[:end], delta_lower=dlo[:end], delta_upper=dhi[:end],
     )
-
-
-def _plain(v):
-    if isinstance(v, (np.floating, float)):
-        f = float(v)
-        return int(f) if f.is_integer() else f
-    if isinstance(v, np.integer):
-        return int(v)
-    return v
 
 
 def audit(incumbent, candidate, labels=None, *, epsilon, delta=0.05, seed=0, pi=None,
@@ -530,12 +513,12 @@ class AuditState:
         trace = self.trace
         labels_used = self.labels_used
         if r.needs_label:
-            if _is_missing(label):
+            if is_none_or_nan(label):
                 raise LabelError(f"item {r.t} needs a label (routed with pi = {r.pi:.6g}); "
                                  "pass `label=`")
             d = float(candidate != label) - float(incumbent != label)
             z = d / r.pi
-            trace = trace + (TraceEntry(r.t, r.pi, _plain(label)),)
+            trace = trace + (TraceEntry(r.t, r.pi, class_value(label)),)
             labels_used += 1
         tier0 = self.tier0.update(float(r.disagree))
         tier1 = self.tier1

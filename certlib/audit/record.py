@@ -23,8 +23,9 @@ from pathlib import Path
 
 import numpy as np
 
+from .._values import class_value, is_none_or_nan
 from ..errors import PoolFileError
-from .core import AuditConfig, AuditResult, _plain, _run, make_stream
+from .core import AuditConfig, AuditResult, _run, make_stream
 from .routing import Routing
 
 __all__ = ["stream_hash", "make_record", "write_record", "read_record", "verify_record",
@@ -34,7 +35,9 @@ RECORD_VERSION = 1
 _TOL = 1e-9
 
 
-def _canon(values) -> str:
+def _hash_text(values) -> str:
+    """One stream column as text for `stream_hash`: integral numbers written as integers,
+    other floats by ``repr``, anything else by ``str``; values separated by U+001F."""
     arr = np.asarray(values) if not isinstance(values, np.ndarray) else values
     if arr.dtype.kind in "biuf":
         f = arr.astype(float)
@@ -55,7 +58,7 @@ def stream_hash(incumbent, candidate, judge=None, slices=None) -> str:
     for part in (incumbent, candidate, judge, slices):
         h.update(b"\x1e")
         if part is not None:
-            h.update(_canon(part).encode())
+            h.update(_hash_text(part).encode())
     return h.hexdigest()
 
 
@@ -147,9 +150,9 @@ def verify_record(rec: dict, incumbent, candidate, labels=None, judge=None,
         trace_labels[t - 1] = label
         if stream_labels is not None:
             s = stream_labels[t - 1]
-            if s is not None and not (isinstance(s, float) and math.isnan(s)) \
-                    and not _same(_num(s), _num(label)):
-                bad.append(f"trace label of item {t} is {label!r} but the stream has {_plain(s)!r}")
+            if not is_none_or_nan(s) and not _same(_num(s), _num(label)):
+                bad.append(f"trace label of item {t} is {label!r} but the stream has "
+                           f"{class_value(s)!r}")
     stream = make_stream(incumbent, candidate, trace_labels, judge, slices)
     res = _run(stream, cfg)
     got = res.to_dict()
