@@ -184,6 +184,24 @@ class AuditConfig:
         """Tier-1 increment range [-c, c], c = B / pi_min."""
         return self.B / self.routing.pi_min
 
+    def tier0_cannot_certify(self, rho_lower):
+        """B * lower(rho) >= eps: Tier 0 can never issue Safe again (its interval is
+        nested), so Tier 1 starts with the next item (module docstring)."""
+        return self.B * rho_lower >= self.epsilon
+
+    # The Tier-1 mapping (module docstring), for one value or an array alike: the batch
+    # audit and `AuditState` both go through these two methods.
+    def tier1_unit(self, z):
+        """A Tier-1 increment z in [-c, c] mapped to [0, 1], the range PrPl-EB needs."""
+        c = self.c
+        return np.clip((z + c) / (2 * c), 0.0, 1.0)
+
+    def tier1_delta(self, x):
+        """A bound x of the [0, 1] mean mapped back to Delta: 2 c x - c, clipped to
+        [-B, B] (Delta lies there whatever happens, so the interval stays valid)."""
+        c, B = self.c, self.B
+        return np.clip(2 * c * x - c, -B, B)
+
     @classmethod
     def make(cls, *, epsilon, delta=0.05, delta0=None, delta1=None, pi=None, pi_min=None,
              judge=False, seed=0, truncation=0.5, running_intersection=True) -> "AuditConfig":
@@ -282,26 +300,41 @@ class AuditResult:
 # ------------------------------------------------------------ vectorised core
 def _tier1_cs(z: np.ndarray, alpha: float, cfg: AuditConfig):
     """CS for Delta from HT increments z in [-c, c] (mapped to [0, 1] and back)."""
-    c = cfg.c
-    x = np.clip((z + c) / (2 * c), 0.0, 1.0)
-    lo, hi = prpl_eb(x, alpha, cfg.truncation, cfg.running_intersection)
-    # Delta lies in [-B, B] whatever happens, so the interval is clipped to it (still valid)
-    B = cfg.B
-    return np.clip(2 * c * lo - c, -B, B), np.clip(2 * c * hi - c, -B, B)
+    lo, hi = prpl_eb(cfg.tier1_unit(z), alpha, cfg.truncation, cfg.running_intersection)
+    return cfg.tier1_delta(lo), cfg.tier1_delta(hi)
 
 
-def _verdict_index(lo, hi, eps):
-    """First index where Regression (lo > 0) or Safe (hi < eps) fires."""
-    i_reg, i_safe = first_true(lo > 0), first_true(hi < eps)
-    if i_reg is None and i_safe is None:
-        return None, None
-    if i_safe is None or (i_reg is not None and i_reg <= i_safe):
-        return i_reg, "regression"
-    return i_safe, "safe"
+#: Verdict precedence when several fire at the same item (module docstring).
+VERDICT_ORDER = (("regression", 1), ("safe", 0), ("safe", 1))
+
+
+def _rules(cfg: AuditConfig, rho_upper=None, delta=None) -> dict:
+    """Where each verdict's rule holds, {(verdict, tier): bool or boolean array}: Tier-0
+    Safe from rho's upper bound, Tier-1 Regression and Safe from Delta's (lower, upper)
+    while Tier 1 runs.  Arrays give the rule at every item, floats at one item."""
+    out = {}
+    if rho_upper is not None:
+        out[("safe", 0)] = cfg.B * rho_upper < cfg.epsilon
+    if delta is not None:
+        out[("regression", 1)] = delta[0] > 0
+        out[("safe", 1)] = delta[1] < cfg.epsilon
+    return out
+
+
+def _first_verdict(first: dict):
+    """(item, verdict, tier) of the verdict that fires first, given the first item at
+    which each (verdict, tier) fires (absent or None: never); at one item the earlier
+    in `VERDICT_ORDER` wins.  None when nothing fires."""
+    hits = [(first[key], rank, key) for rank, key in enumerate(VERDICT_ORDER)
+            if first.get(key) is not None]
+    if not hits:
+        return None
+    item, _, (verdict, tier) = min(hits)
+    return item, verdict, tier
 
 
 def _run(stream: Stream, cfg: AuditConfig, offset: int = 0, to_end: bool = False) -> AuditResult:
-    n, B, eps = stream.n, cfg.B, cfg.epsilon
+    n, B = stream.n, cfg.B
     a = stream.a
     pi = cfg.routing.probabilities(stream.judge, n)
     u = uniforms(cfg.seed, offset, offset + n)
@@ -310,28 +343,19 @@ def _run(stream: Stream, cfg: AuditConfig, offset: int = 0, to_end: bool = False
 
     # Tier 0 on A_t.
     rlo, rhi = prpl_eb(a.astype(float), cfg.delta0, cfg.truncation, cfg.running_intersection)
-    i0 = first_true(B * rhi < eps)
-    i_act = first_true(B * rlo >= eps)            # Tier 0 can no longer certify after this item
+    first = {key: first_true(holds) for key, holds in _rules(cfg, rho_upper=rhi).items()}
+    i_act = first_true(cfg.tier0_cannot_certify(rlo))
     start = n if i_act is None else i_act + 1  # first Tier-1 item (0-based)
 
     dlo = np.full(n, -B)
     dhi = np.full(n, B)
-    i1, v1 = None, None
     if start < n:
         lo1, hi1 = _tier1_cs(z[start:], cfg.delta1, cfg)
         dlo[start:], dhi[start:] = lo1, hi1
-        j, v1 = _verdict_index(lo1, hi1, eps)
-        i1 = None if j is None else start + j
-
-    # Overall verdict index (0-based), with precedence regression > tier-0 > tier-1 safe.
-    candidates = []
-    if i1 is not None and v1 == "regression":
-        candidates.append((i1, 0, "regression", 1))
-    if i0 is not None:
-        candidates.append((i0, 1, "safe", 0))
-    if i1 is not None and v1 == "safe":
-        candidates.append((i1, 2, "safe", 1))
-    stop = min(candidates) if candidates else None
+        for key, holds in _rules(cfg, delta=(lo1, hi1)).items():
+            j = first_true(holds)
+            first[key] = None if j is None else start + j
+    stop = _first_verdict(first)  # (0-based item, verdict, tier) or None
 
     # Per-slice Tier-1 audits (ungated, level delta1 / K).
     slice_stops = {}
@@ -342,7 +366,9 @@ def _run(stream: Stream, cfg: AuditConfig, offset: int = 0, to_end: bool = False
         for k in keys:
             idx = np.flatnonzero(stream.slices == k)
             lo_k, hi_k = _tier1_cs(z[idx], alpha_k, cfg)
-            j, v = _verdict_index(lo_k, hi_k, eps)
+            hit = _first_verdict({key: first_true(holds) for key, holds
+                                  in _rules(cfg, delta=(lo_k, hi_k)).items()})
+            j, v = (None, None) if hit is None else hit[:2]
             slice_info.append((k, idx, lo_k, hi_k, j, v))
             slice_stops[k] = None if j is None else int(idx[j])
 
@@ -370,7 +396,7 @@ def _run(stream: Stream, cfg: AuditConfig, offset: int = 0, to_end: bool = False
         end = stop[0] + 1 if stop is not None and within(stop[0]) else horizon
 
     if stop is not None and within(stop[0]):
-        verdict, tier, stopping_time = stop[2], stop[3], stop[0] + 1
+        verdict, tier, stopping_time = stop[1], stop[2], stop[0] + 1
         at = stop[0]
     else:
         verdict, tier, stopping_time = "continue", None, None
@@ -485,9 +511,8 @@ class AuditState:
     def delta_interval(self) -> tuple:
         if self.tier1 is None or self.tier1.t == 0:
             return (-self.config.B, self.config.B)
-        c, B = self.config.c, self.config.B
-        return (min(max(2 * c * self.tier1.lower - c, -B), B),
-                min(max(2 * c * self.tier1.upper - c, -B), B))
+        cfg = self.config
+        return (float(cfg.tier1_delta(self.tier1.lower)), float(cfg.tier1_delta(self.tier1.upper)))
 
     def route(self, incumbent, candidate, judge=None) -> Routed:
         """Decide, before any label is seen, whether item t+1's label is paid for."""
@@ -508,7 +533,7 @@ class AuditState:
             raise ParameterError(f"the audit already reached its verdict ({self.verdict}) "
                                  f"at item {self.stopping_time}; start a new audit")
         r = self.route(incumbent, candidate, judge)
-        cfg, B, eps = self.config, self.config.B, self.config.epsilon
+        cfg = self.config
         z = 0.0
         trace = self.trace
         labels_used = self.labels_used
@@ -523,23 +548,14 @@ class AuditState:
         tier0 = self.tier0.update(float(r.disagree))
         tier1 = self.tier1
         if tier1 is not None:
-            c = cfg.c
-            tier1 = tier1.update(min(max((z + c) / (2 * c), 0.0), 1.0))
-        start = self.tier1_start
+            tier1 = tier1.update(float(cfg.tier1_unit(z)))
         new = replace(self, tier0=tier0, tier1=tier1, t=r.t, labels_used=labels_used, trace=trace)
-        lo1, hi1 = new.delta_interval
-        verdict, tier = "continue", None
-        if tier1 is not None and lo1 > 0:
-            verdict, tier = "regression", 1
-        elif B * tier0.upper < eps:
-            verdict, tier = "safe", 0
-        elif tier1 is not None and hi1 < eps:
-            verdict, tier = "safe", 1
-        if verdict != "continue":
-            return replace(new, verdict=verdict, tier=tier, stopping_time=r.t)
-        if tier1 is None and B * tier0.lower >= eps:
-            # Tier 0 can no longer certify: Tier 1 starts with the next item.
+        rules = _rules(cfg, rho_upper=tier0.upper,
+                       delta=None if tier1 is None else new.delta_interval)
+        hit = _first_verdict({key: r.t for key, holds in rules.items() if holds})
+        if hit is not None:
+            return replace(new, verdict=hit[1], tier=hit[2], stopping_time=r.t)
+        if tier1 is None and cfg.tier0_cannot_certify(tier0.lower):
             tier1 = PrplEBState.start(cfg.delta1, cfg.truncation, cfg.running_intersection)
-            start = r.t + 1
-            return replace(new, tier1=tier1, tier1_start=start)
+            return replace(new, tier1=tier1, tier1_start=r.t + 1)
         return new
