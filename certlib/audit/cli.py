@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-import json
 import sys
 
+from ..cli_output import emit, interval
 from ..errors import ParameterError
 
 __all__ = ["register"]
@@ -46,10 +46,6 @@ def register(sub) -> None:
     v.set_defaults(func=_run_verify)
 
 
-def _fmt(iv) -> str:
-    return f"[{iv[0]:.6g}, {iv[1]:.6g}]"
-
-
 _MEANING = {
     "safe": "promote: the candidate is at most epsilon worse, at any stopping time",
     "regression": "do not promote: the candidate is worse than the incumbent",
@@ -63,15 +59,15 @@ def _table(d: dict) -> str:
              f"items_seen     {d.get('items_seen', '')}",
              f"stopping_time  {d['stopping_time']}",
              f"labels_used    {d['labels_used']}",
-             f"rho_interval   {_fmt(d['rho_interval'])}",
-             f"delta_interval {_fmt(d['delta_interval'])}"]
+             f"rho_interval   {interval(d['rho_interval'])}",
+             f"delta_interval {interval(d['delta_interval'])}"]
     if d.get("needs_label") is not None:
         lines.append(f"needs_label    row {d['needs_label']} (zero-based): label it and rerun")
     if d.get("slices"):
         lines.append("slice          verdict     stop     labels  delta_interval")
         for s in d["slices"]:
             lines.append(f"{s['slice']:<14} {s['verdict']:<11} {str(s['stopping_time']):<8} "
-                         f"{s['labels_used']:<7} {_fmt(s['delta_interval'])}")
+                         f"{s['labels_used']:<7} {interval(s['delta_interval'])}")
     if d.get("windows"):
         lines.append("window         verdict     stop     labels")
         for w in d["windows"]:
@@ -86,7 +82,6 @@ def _table(d: dict) -> str:
 
 
 def _run_audit(args) -> int:
-    from ..cli import emit
     from .baselines import compare_baselines
     from .core import _run, AuditConfig, make_stream
     from .io import read_stream
@@ -132,7 +127,6 @@ def _run_audit(args) -> int:
 
 
 def _run_verify(args) -> int:
-    from ..cli import emit
     from .io import read_stream
     from .record import read_record, verify_record
 
