@@ -54,9 +54,9 @@ import polars as pl
 
 from ._values import EXACT_INT_LIMIT, file_class_key, first_true, python_scalar
 from .errors import ColumnError, InvalidValueError, LabelError, ParameterError, PoolFileError
-# pool_hash is re-exported: `certlib.io.pool_hash` was its home before it moved to pool
 from .pool import Pool, pool_hash
 
+# pool_hash is re-exported from certlib.pool: certlib.io was its home before it moved there
 __all__ = ["load_pool", "pool_hash", "DEFAULT_MAX_BYTES", "BUILTIN_SCORES",
            "PROB_SUM_TOLERANCE"]
 

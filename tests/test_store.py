@@ -17,7 +17,8 @@ import pytest
 
 import certlib
 from certlib import Session
-from certlib.errors import CertlibError
+from certlib.errors import CertlibError, PoolFileError
+from certlib.record import read_record
 from certlib.store import (DuplicateLabelError, LabelStore, NothingToUndoError, PoolMismatchError,
                            StaleStateError, UnknownProjectError, default_store_path,
                            verify_record)
@@ -165,6 +166,7 @@ def test_resume_equals_replay_equals_fresh_stepping(tmp_path, pools):
         assert np.array_equal(prog.lower_path[t], batch_lower(pool, rows[:t], codes[:t]))
 
 
+
 def test_incremental_progress_equals_full_replay(tmp_path, pools):
     pool, truth = pools
     store = LabelStore(tmp_path / "l.db")
@@ -237,6 +239,37 @@ def test_certify_export_and_verify(tmp_path, pools):
     other = certlib.load_pool(ROOT / "sample_data" / "teaching_k4.csv")
     assert any("pool hash" in m for m in verify_record(rec, other).mismatches)
 
+
+
+def test_record_file_round_trip_and_one_verification_type(tmp_path, pools):
+    import json
+
+    import certlib.audit.record
+    import certlib.record
+    import certlib.store
+    from certlib.verification import Verification
+
+    assert certlib.store.verify_record is certlib.record.verify_record  # README's import
+    assert certlib.audit.record.Verification is Verification
+    pool, truth = pools
+    store = LabelStore(tmp_path / "l.db")
+    pid = store.open_project(pool, "demo.csv")
+    s = _label_n(store, pid, pool, truth, 5)
+    path = tmp_path / "record.json"
+    path.write_text(json.dumps(store.export_record(pid, pool), indent=2))
+    v = verify_record(read_record(path), pool)
+    assert isinstance(v, Verification) and v.ok and v.mismatches == ()
+    assert v.recomputed == {"labels_read": 5, "status": "running", "selected": s.best_guess}
+    assert v.to_dict() == {"ok": True, "mismatches": []}
+    with pytest.raises(PoolFileError, match="does not exist"):
+        read_record(tmp_path / "none.json")
+    (tmp_path / "bad.json").write_text("{")
+    with pytest.raises(PoolFileError, match="not valid JSON"):
+        read_record(tmp_path / "bad.json")
+    (tmp_path / "audit.json").write_text('{"kind": "certlib-audit"}')
+    with pytest.raises(PoolFileError, match="not a certlib labelling record"):
+        read_record(tmp_path / "audit.json")
+    assert not verify_record({"format": "x"}, pool).ok
 
 def test_budget_exhausted_record(tmp_path, pools):
     pool, truth = pools
