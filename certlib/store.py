@@ -11,7 +11,7 @@ full history survives in the file.  The values (`Project`, `Event`) live in
 `certlib.events`.
 
 The state of a labelling session is never stored, only derived:
-``store.progress(project_id, pool)`` replays the labels in force through
+``store.resume(project_id, pool)`` replays the labels in force through
 `certlib.Session` (a pure state transition, STYLE rule 6; `certlib.progress`),
 so a page reload or a server restart resumes exactly where the annotator stopped.
 
@@ -353,6 +353,20 @@ class LabelStore:
             events = self._events_of(con, project_id)
         self._check_pool(project, pool)
         return Progress.replay(project, events, pool, since)
+
+    def resume(self, project_id, pool, since: Progress | None = None) -> Progress:
+        """Reopen a project where its annotators stopped, from an id as a page keeps it in
+        its URL: an int or its decimal text.  A malformed or unknown id raises
+        UnknownProjectError, another pool PoolMismatchError (both name the project)."""
+        return self.progress(self._project_id(project_id), pool, since)
+
+    def _project_id(self, project_id) -> int:
+        text = str(project_id).strip()
+        if isinstance(project_id, bool) or not text.isdecimal():
+            raise UnknownProjectError(
+                f"project_id {project_id!r} is not in the label store {str(self.path)!r}: "
+                "a project id is a whole number")
+        return int(text)
 
     def session(self, project_id: int, pool) -> Session:
         """The labelling session of a project, rebuilt from its events."""
