@@ -53,8 +53,8 @@ def _cmd_prelabel(args) -> int:
         f"tolerance   {float(r.tolerance):g}",
         f"prelabel    {r.prelabel_bound} labels ({percent(r.prelabel_fraction)} of the pool)",
         "",
-        f"Any budget below {r.prelabel_bound} labels is ruled out: no policy can certify "
-        "the choice with fewer labels, whatever the labels turn out to be.",
+        (f"Any budget below {r.prelabel_bound} labels is ruled out: no policy can certify "
+         "the choice with fewer labels, whatever the labels turn out to be."),
         "",
         f"{'candidate':<20} {'labels needed at least to certify it':>36}",
     ]
@@ -109,13 +109,13 @@ def _cmd_certificate(args) -> int:
         f"pool                 {args.pool}: n = {pool.n} rows, K = {pool.K} candidates",
         f"winner               {c.winner}",
         f"minimum certificate  {size} labels ({'exact' if c.exact else 'enclosure'}; "
-        f"{percent(c.lower / pool.n)}" + ("" if c.lower == c.upper else f" to {percent(c.upper / pool.n)}")
-        + " of the pool)",
+        f"{percent(c.lower / pool.n)}"
+        + ("" if c.lower == c.upper else f" to {percent(c.upper / pool.n)}") + " of the pool)",
         f"LP relaxation        {lp}",
         f"witness ({len(c.witness)} rows)  {wit}",
         "",
-        "With these labels known, the witness rows alone fix the winner for every "
-        "completion; no smaller set than the lower bound can.",
+        ("With these labels known, the witness rows alone fix the winner for every "
+         "completion; no smaller set than the lower bound can."),
     ]
     emit(args, d, "\n".join(lines))
     return 0

@@ -30,8 +30,9 @@ extra column, not the label.
 Class values: a number-like value ("1", 1, 1.0, " 1 ") is the integer class 1
 wherever it appears (predictions, labels, ``classes=``, ``prob_`` suffixes);
 in the pool number-like classes are numbers and text classes stay text (a
-pool may mix them: ``(1, "cat")``), so "1.0", "1" and 1 always agree.  NaN or empty cells are missing; -1 is an ordinary class value here
-(labels in {-1, +1} work), unread is only ever an empty cell.
+pool may mix them: ``(1, "cat")``), so "1.0", "1" and 1 always agree.  NaN or
+empty cells are missing; -1 is an ordinary class value here (labels in
+{-1, +1} work), unread is only ever an empty cell.
 
 Bad input raises exactly one `CertlibError` that names the file, column or
 row (``row position i`` is zero-based in file order, with the ``row_id``) and
@@ -46,8 +47,8 @@ from __future__ import annotations
 import csv
 import io
 import os
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Sequence
 
 import numpy as np
 import polars as pl
@@ -57,8 +58,13 @@ from .errors import ColumnError, InvalidValueError, LabelError, ParameterError, 
 from .pool import Pool, pool_hash
 
 # pool_hash is re-exported from certlib.pool: certlib.io was its home before it moved there
-__all__ = ["load_pool", "pool_hash", "DEFAULT_MAX_BYTES", "BUILTIN_SCORES",
-           "PROB_SUM_TOLERANCE"]
+__all__ = [
+    "BUILTIN_SCORES",
+    "DEFAULT_MAX_BYTES",
+    "PROB_SUM_TOLERANCE",
+    "load_pool",
+    "pool_hash",
+]
 
 DEFAULT_MAX_BYTES = 2 * 1024**3
 BUILTIN_SCORES = ("msp", "neg_entropy", "margin")
@@ -74,7 +80,8 @@ _INFER_ROWS = 10_000
 
 # ---------------------------------------------------------------- file level
 def _read_bytes(path, max_bytes) -> tuple[Path, bytes]:
-    if isinstance(max_bytes, bool) or not isinstance(max_bytes, (int, np.integer)) or max_bytes <= 0:
+    if isinstance(max_bytes, bool) or not isinstance(max_bytes, (int, np.integer)) \
+            or max_bytes <= 0:
         raise ParameterError(f"max_bytes must be a positive integer; got {max_bytes!r}")
     try:
         p = Path(os.fspath(path))
@@ -133,10 +140,12 @@ def _csv_header(name: str, data: bytes, sep: str) -> list[str]:
     except StopIteration:
         header = []
     except csv.Error as exc:
-        raise PoolFileError(f"pool file {name!r}: the header row cannot be parsed ({exc})") from None
+        raise PoolFileError(
+            f"pool file {name!r}: the header row cannot be parsed ({exc})") from None
     header = [h.strip() for h in header]
     if not header or all(h == "" for h in header):
-        raise PoolFileError(f"pool file {name!r} has no header row; expected column names on line 1")
+        raise PoolFileError(
+            f"pool file {name!r} has no header row; expected column names on line 1")
     return header
 
 
@@ -226,7 +235,7 @@ def _read_csv(name: str, data: bytes, sep: str) -> pl.DataFrame:
     else:
         blank_records = _quoted_records(name, data, sep, width)
     del buf, starts, ends
-    opts = dict(separator=sep, has_header=True, raise_if_empty=False)
+    opts = {"separator": sep, "has_header": True, "raise_if_empty": False}
     try:
         df = pl.read_csv(io.BytesIO(data), infer_schema_length=_INFER_ROWS, **opts)
     except pl.exceptions.PolarsError:
@@ -256,14 +265,14 @@ def _read_parquet(name: str, data: bytes) -> pl.DataFrame:
         import pyarrow.parquet as pq
 
         names = pq.ParquetFile(io.BytesIO(data)).schema_arrow.names
-    except Exception as exc:  # pyarrow raises several unrelated types on corrupt files
+    except Exception as exc:  # noqa: BLE001 - pyarrow raises several unrelated types on corrupt files
         raise PoolFileError(f"pool file {name!r} is not a readable Parquet file: {exc}") from None
     names = [str(c).strip() for c in names]
     _check_names(name, names)
     try:
         df = pl.read_parquet(io.BytesIO(data))
         return df.rename(dict(zip(df.columns, names)))
-    except Exception as exc:
+    except Exception as exc:  # noqa: BLE001 - polars, too, raises several types on corrupt files
         raise PoolFileError(f"pool file {name!r} is not a readable Parquet file: {exc}") from None
 
 
@@ -287,7 +296,8 @@ def _layout(columns: Sequence[str]):
     prob_cols = [c for c in columns if c.startswith("prob_")]
     for c in pred_cols + conf_cols + prob_cols:
         if c.split("_", 1)[1] == "":
-            raise ColumnError(f"column {c!r} has no name after the prefix; expected e.g. '{c}model'")
+            raise ColumnError(
+                f"column {c!r} has no name after the prefix; expected e.g. '{c}model'")
     if has_pred and pred_cols:
         raise ColumnError(
             f"columns 'pred' and {pred_cols[0]!r} are both present: a shared 'pred' column "
@@ -441,7 +451,8 @@ def _row_ids(df: pl.DataFrame):
     null = s.is_null().to_numpy()
     if null.any():
         raise InvalidValueError(
-            f"column 'row_id' is empty at row position {first_true(null)}; every row needs a unique row_id"
+            f"column 'row_id' is empty at row position {first_true(null)}; every row needs "
+            "a unique row_id"
         )
     dup = s.is_duplicated().to_numpy()
     if dup.any():
@@ -505,7 +516,8 @@ def _prob_scores(P: np.ndarray, cols: list[str], rows: _Rows):
     if bad.any():
         i, c = (int(x) for x in np.argwhere(bad)[0])
         raise InvalidValueError(
-            f"column {cols[c]!r} holds {float(P[i, c])} at {rows(i)}; probabilities must be in [0, 1]"
+            f"column {cols[c]!r} holds {float(P[i, c])} at {rows(i)}; probabilities must be in "
+            "[0, 1]"
         )
     total = P.sum(axis=1)
     off = np.abs(total - 1.0) > PROB_SUM_TOLERANCE
@@ -558,7 +570,8 @@ def load_pool(path, *, classes: Sequence | None = None, objective: str = "augrc"
     mode, cands, prob_cols = _layout(columns)
     if df.height == 0:
         raise InvalidValueError(
-            f"the pool is empty: {p.name!r} has a header but no data rows; expected at least one row"
+            f"the pool is empty: {p.name!r} has a header but no data rows; expected at least "
+            "one row"
         )
 
     row_ids = _row_ids(df)

@@ -18,9 +18,9 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any, Mapping, Sequence
 
 import numpy as np
 
@@ -28,7 +28,7 @@ from ._values import class_value, class_value_from_text, is_empty_cell, python_s
 from .errors import ColumnError, InvalidValueError, LabelError, ParameterError
 from .weights import get_objective
 
-__all__ = ["Pool", "pool_hash", "UNREAD", "MAX_ROWS"]
+__all__ = ["MAX_ROWS", "UNREAD", "Pool", "pool_hash"]
 
 UNREAD = -1
 # Scaled risks are sums of n weights of at most 2n, so they stay below 2 n^2;
@@ -225,7 +225,7 @@ class Pool:
         arrays it covers are read-only."""
         return _content_hash(self)
 
-    def with_labels(self, labels: np.ndarray) -> "Pool":
+    def with_labels(self, labels: np.ndarray) -> Pool:
         """A copy of this pool with other label codes (same predictions, weights)."""
         labels = np.asarray(labels, dtype=np.int64)
         if labels.shape != (self.n,):
@@ -251,7 +251,7 @@ class Pool:
         objective: str = "augrc",
         extra: Mapping[str, Sequence] | None = None,
         minus_one_unread: bool = True,
-    ) -> "Pool":
+    ) -> Pool:
         """Validate arrays into a Pool.
 
         preds: K x n predicted classes, or one length-n vector shared by every
@@ -322,7 +322,8 @@ class Pool:
         else:
             labels_np = np.asarray(labels)
             if labels_np.ndim != 1 or labels_np.shape[0] != n:
-                raise ParameterError(f"labels must be a length-n vector (n = {n}); got shape {labels_np.shape}")
+                raise ParameterError(f"labels must be a length-n vector (n = {n}); got shape "
+                                     f"{labels_np.shape}")
         unread = _missing_mask(labels_np)
         if minus_one_unread:
             if labels_np.dtype.kind in "iuf":
@@ -349,7 +350,8 @@ class Pool:
             if len(set(class_t)) != len(class_t):
                 raise ParameterError("classes must not repeat a value")
             if len(class_t) < 2:
-                raise ParameterError(f"the class set needs at least two classes; got {list(class_t)}")
+                raise ParameterError(
+                    f"the class set needs at least two classes; got {list(class_t)}")
         index = {c: i for i, c in enumerate(class_t)}
 
         codes_u = np.empty(len(pred_u), dtype=np.int64)

@@ -317,7 +317,8 @@ class LabelStore:
                         f"row_id {row_id!r} already has label {e.label!r} (event {e.seq}, "
                         f"{e.annotator}, {e.at}); undo it before labelling the row again")
             seq = (events[-1].seq if events else 0) + 1
-            ev = Event(seq, "label", python_scalar(row_id), python_scalar(label), annotator, utc_now())
+            ev = Event(seq, "label", python_scalar(row_id), python_scalar(label), annotator,
+                       utc_now())
             con.execute("INSERT INTO events VALUES (?, ?, ?, ?, ?, ?, ?, NULL)",
                         (project_id, seq, "label", json.dumps(ev.row_id), json.dumps(ev.label),
                          annotator, ev.at))

@@ -166,15 +166,15 @@ fig = go.Figure()
 palette = ["#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948", "#b07aa1"]
 for i, (rival, (lo, hi)) in enumerate(prog.rival_bounds().items()):
     color = palette[i % len(palette)]
-    fig.add_scatter(y=lo, mode="lines", name=f"{rival}: lower", line=dict(color=color))
+    fig.add_scatter(y=lo, mode="lines", name=f"{rival}: lower", line={"color": color})
     fig.add_scatter(y=hi, mode="lines", name=f"{rival}: upper",
-                    line=dict(color=color, dash="dot"))
+                    line={"color": color, "dash": "dot"})
 fig.add_hline(y=0, line_color="gray")
 fig.add_vline(x=pr.prelabel_bound, line_dash="dash", line_color="#9c755f",
               annotation_text=f"prelabel {pr.prelabel_bound}", annotation_position="bottom right")
-fig.update_layout(height=340, margin=dict(t=30, b=10), xaxis_title="labels read",
+fig.update_layout(height=340, margin={"t": 30, "b": 10}, xaxis_title="labels read",
                   yaxis_title=f"AUGRC(rival) − AUGRC({best})",
-                  legend=dict(orientation="h", y=-0.25))
+                  legend={"orientation": "h", "y": -0.25})
 st.plotly_chart(fig, width="stretch")
 st.caption(f"Exact bounds of each rival's objective minus {best}'s over every completion of the "
            f"unread labels. {best} is certified when every lower bound clears zero (strictly "

@@ -136,8 +136,7 @@ def test_label_buttons_need_an_annotator(store_path):
     assert all(b.disabled for b in at.button if b.key.startswith("cls_"))
 
 
-def test_url_with_unknown_project_or_another_pool_is_refused(store_path, pools):
-    pool, _ = pools
+def test_url_with_unknown_project_or_another_pool_is_refused(store_path):
     for bad in ("99", "abc"):
         at = AppTest.from_file(PAGE, default_timeout=60)
         at.query_params["project"] = bad

@@ -35,8 +35,16 @@ from .cs import PrplEBState, check_alpha, check_truncation, prpl_eb
 from .routing import Routing, check_judge, check_seed, uniforms
 
 __all__ = [
-    "AuditConfig", "AuditResult", "SliceVerdict", "TraceEntry", "Stream",
-    "audit", "AuditState", "Routed", "make_stream", "LOSS_RANGE",
+    "LOSS_RANGE",
+    "AuditConfig",
+    "AuditResult",
+    "AuditState",
+    "Routed",
+    "SliceVerdict",
+    "Stream",
+    "TraceEntry",
+    "audit",
+    "make_stream",
 ]
 
 #: Loss range B of the 0/1 loss.
@@ -53,43 +61,46 @@ def _pred_array(values, name: str):
         bad = ~np.isfinite(num)
         if bad.any():
             i = int(np.flatnonzero(bad)[0])
-            raise InvalidValueError(f"`{name}` at row {i} is {float(num[i])!r}; expected a class value")
+            raise InvalidValueError(
+                f"`{name}` at row {i} is {float(num[i])!r}; expected a class value")
         return "num", num
     out = np.empty(arr.size, dtype=object)
     kinds = set()
     for i, v in enumerate(arr.tolist()):
         if is_none_or_nan(v):
-            raise InvalidValueError(f"`{name}` at row {i} is missing; every item needs both predictions")
+            raise InvalidValueError(
+                f"`{name}` at row {i} is missing; every item needs both predictions")
         if isinstance(v, str):
             kinds.add("str")
             out[i] = v
-        elif isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, bool) \
-                and math.isfinite(float(v)):
-            kinds.add("num")
-            out[i] = float(v)
-        elif isinstance(v, (bool, np.bool_)):
+        elif isinstance(v, (bool, np.bool_)) or (
+                isinstance(v, (int, float, np.integer, np.floating)) and math.isfinite(float(v))):
             kinds.add("num")
             out[i] = float(v)
         else:
             raise InvalidValueError(f"`{name}` at row {i} is {v!r}; expected a class value")
     if len(kinds) > 1:
-        raise InvalidValueError(f"`{name}` mixes text and numbers; expected one kind of class value")
+        raise InvalidValueError(
+            f"`{name}` mixes text and numbers; expected one kind of class value")
     kind = kinds.pop() if kinds else "num"
     return kind, (out.astype(float) if kind == "num" else out)
 
 
 def _label_array(labels, kind: str, n: int):
     if labels is None:
-        return np.zeros(n, dtype=bool), np.full(n, np.nan) if kind == "num" else np.empty(n, dtype=object)
+        empty = np.full(n, np.nan) if kind == "num" else np.empty(n, dtype=object)
+        return np.zeros(n, dtype=bool), empty
     arr = np.asarray(labels, dtype=object) if not isinstance(labels, np.ndarray) else labels
     if arr.ndim != 1 or arr.size != n:
-        raise InvalidValueError(f"`labels` must have one entry per item ({n}), got shape {arr.shape}")
+        raise InvalidValueError(
+            f"`labels` must have one entry per item ({n}), got shape {arr.shape}")
     if kind == "num" and arr.dtype.kind in "biuf":
         num = arr.astype(float)
         have = ~np.isnan(num)
         if np.isinf(num).any():
             i = int(np.flatnonzero(np.isinf(num))[0])
-            raise LabelError(f"label at row {i} is {float(num[i])!r}; expected a class value like the predictions")
+            raise LabelError(f"label at row {i} is {float(num[i])!r}; expected a class value "
+                             "like the predictions")
         return have, num
     have = np.zeros(n, dtype=bool)
     out = np.full(n, np.nan) if kind == "num" else np.empty(n, dtype=object)
@@ -97,7 +108,8 @@ def _label_array(labels, kind: str, n: int):
         if is_none_or_nan(v):
             continue
         if kind == "num":
-            if isinstance(v, str) or not isinstance(v, (int, float, np.integer, np.floating, bool)) \
+            if isinstance(v, str) \
+                    or not isinstance(v, (int, float, np.integer, np.floating, bool)) \
                     or not math.isfinite(float(v)):
                 raise LabelError(f"label at row {i} is {v!r}; expected a number comparable "
                                  "with the numeric predictions (or empty for unlabelled)")
@@ -141,8 +153,8 @@ def make_stream(incumbent, candidate, labels=None, judge=None, slices=None) -> S
     if f.size == 0:
         raise InvalidValueError("the stream is empty; expected at least one item")
     if kf != kg:
-        raise InvalidValueError("`incumbent` and `candidate` must hold the same kind of class value "
-                                f"(got {'text' if kf == 'str' else 'numbers'} and "
+        raise InvalidValueError("`incumbent` and `candidate` must hold the same kind of class "
+                                f"value (got {'text' if kf == 'str' else 'numbers'} and "
                                 f"{'text' if kg == 'str' else 'numbers'})")
     n = f.size
     have, y = _label_array(labels, kf, n)
@@ -156,10 +168,12 @@ def make_stream(incumbent, candidate, labels=None, judge=None, slices=None) -> S
     if slices is not None:
         s = np.asarray(slices, dtype=object)
         if s.ndim != 1 or s.size != n:
-            raise InvalidValueError(f"`slices` must have one key per item ({n}), got shape {s.shape}")
+            raise InvalidValueError(
+                f"`slices` must have one key per item ({n}), got shape {s.shape}")
         for i, v in enumerate(s.tolist()):
             if is_none_or_nan(v):
-                raise InvalidValueError(f"slice key at row {i} is missing; every item needs a slice")
+                raise InvalidValueError(
+                    f"slice key at row {i} is missing; every item needs a slice")
         s = np.array([str(v) for v in s.tolist()], dtype=object)
     return Stream(np.asarray(a, dtype=bool), d, have, y, j, s)
 
@@ -204,7 +218,7 @@ class AuditConfig:
 
     @classmethod
     def make(cls, *, epsilon, delta=0.05, delta0=None, delta1=None, pi=None, pi_min=None,
-             judge=False, seed=0, truncation=0.5, running_intersection=True) -> "AuditConfig":
+             judge=False, seed=0, truncation=0.5, running_intersection=True) -> AuditConfig:
         try:
             eps = float(epsilon)
         except (TypeError, ValueError):
@@ -497,11 +511,12 @@ class AuditState:
 
     @classmethod
     def start(cls, *, epsilon, delta=0.05, seed=0, pi=None, pi_min=None, judge=False,
-              delta0=None, delta1=None, truncation=0.5, running_intersection=True) -> "AuditState":
+              delta0=None, delta1=None, truncation=0.5, running_intersection=True) -> AuditState:
         cfg = AuditConfig.make(epsilon=epsilon, delta=delta, delta0=delta0, delta1=delta1,
                                pi=pi, pi_min=pi_min, judge=judge, seed=seed,
                                truncation=truncation, running_intersection=running_intersection)
-        return cls(cfg, PrplEBState.start(cfg.delta0, cfg.truncation, cfg.running_intersection), None)
+        tier0 = PrplEBState.start(cfg.delta0, cfg.truncation, cfg.running_intersection)
+        return cls(cfg, tier0, None)
 
     @property
     def rho_interval(self) -> tuple:
@@ -527,7 +542,7 @@ class AuditState:
         u = float(uniforms(self.config.seed, t - 1, t)[0])
         return Routed(t, disagree, pi, bool(active and disagree and u < pi))
 
-    def observe(self, incumbent, candidate, label=None, judge=None) -> "AuditState":
+    def observe(self, incumbent, candidate, label=None, judge=None) -> AuditState:
         """Pure transition for one item; ``label`` is required only when routed."""
         if self.verdict != "continue":
             raise ParameterError(f"the audit already reached its verdict ({self.verdict}) "
