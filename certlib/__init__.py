@@ -26,7 +26,7 @@ _EXPORTS = {
     "Session": "session",
     "certify": "certificate",
     "load_pool": "io",
-    "pool_hash": "io",
+    "pool_hash": "pool",
     "policy_names": "policies",
     "register_policy": "policies",
     "prelabel_bound": "prelabel",

@@ -8,21 +8,12 @@ success, 2 on bad input with a one-line message on stderr (no traceback).
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 
+from .cli_output import emit, percent
 from .errors import CertlibError
 
-__all__ = ["main", "build_parser", "emit"]
-
-
-def emit(args, payload: dict, table: str) -> None:
-    """Print the JSON object (``--json``) or the readable table."""
-    if getattr(args, "json", False):
-        json.dump(payload, sys.stdout, indent=2, default=str)
-        sys.stdout.write("\n")
-    else:
-        sys.stdout.write(table.rstrip("\n") + "\n")
+__all__ = ["build_parser", "main"]
 
 
 def _pool_args(p: argparse.ArgumentParser) -> None:
@@ -47,10 +38,6 @@ def _load(args):
     return load_pool(args.pool, classes=classes, objective=args.objective)
 
 
-def _pct(x: float) -> str:
-    return f"{100 * x:.1f}%"
-
-
 def _tau(pool, tol) -> str:
     return "0 (exact choice)" if float(tol) == 0 else f"{tol} (scaled {pool.objective} units)"
 
@@ -64,10 +51,10 @@ def _cmd_prelabel(args) -> int:
     lines = [
         f"pool        {args.pool}: n = {r.n} rows, K = {r.K} candidates ({pool.objective})",
         f"tolerance   {float(r.tolerance):g}",
-        f"prelabel    {r.prelabel_bound} labels ({_pct(r.prelabel_fraction)} of the pool)",
+        f"prelabel    {r.prelabel_bound} labels ({percent(r.prelabel_fraction)} of the pool)",
         "",
-        f"Any budget below {r.prelabel_bound} labels is ruled out: no policy can certify "
-        "the choice with fewer labels, whatever the labels turn out to be.",
+        (f"Any budget below {r.prelabel_bound} labels is ruled out: no policy can certify "
+         "the choice with fewer labels, whatever the labels turn out to be."),
         "",
         f"{'candidate':<20} {'labels needed at least to certify it':>36}",
     ]
@@ -99,7 +86,7 @@ def _cmd_replay(args) -> int:
         f"pool              {args.pool}: n = {r.n} rows, K = {len(r.candidates)} candidates",
         f"policy            {r.policy}   rule {r.rule}   tolerance {float(r.tolerance):g}"
         + (f"   budget {r.budget}" if r.budget is not None else ""),
-        f"labels read       {r.labels_read} of {r.n} ({_pct(r.labels_fraction)})",
+        f"labels read       {r.labels_read} of {r.n} ({percent(r.labels_fraction)})",
         f"selected          {r.selected} ({how})",
         f"full-pool winner  {r.full_pool_winner}",
         f"first rows read   {first}",
@@ -122,13 +109,13 @@ def _cmd_certificate(args) -> int:
         f"pool                 {args.pool}: n = {pool.n} rows, K = {pool.K} candidates",
         f"winner               {c.winner}",
         f"minimum certificate  {size} labels ({'exact' if c.exact else 'enclosure'}; "
-        f"{_pct(c.lower / pool.n)}" + ("" if c.lower == c.upper else f" to {_pct(c.upper / pool.n)}")
-        + " of the pool)",
+        f"{percent(c.lower / pool.n)}"
+        + ("" if c.lower == c.upper else f" to {percent(c.upper / pool.n)}") + " of the pool)",
         f"LP relaxation        {lp}",
         f"witness ({len(c.witness)} rows)  {wit}",
         "",
-        "With these labels known, the witness rows alone fix the winner for every "
-        "completion; no smaller set than the lower bound can.",
+        ("With these labels known, the witness rows alone fix the winner for every "
+         "completion; no smaller set than the lower bound can."),
     ]
     emit(args, d, "\n".join(lines))
     return 0
@@ -165,12 +152,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="seconds to spend closing the gap to an exact minimum (default 2)")
     p.set_defaults(func=_cmd_certificate)
 
-    try:
-        from .audit import cli as audit_cli
-    except ImportError:  # pragma: no cover - the audit package ships with certlib
-        audit_cli = None
-    if audit_cli is not None:
-        audit_cli.register(sub)
+    from .audit import cli as audit_cli
+
+    audit_cli.register(sub)
     return parser
 
 

@@ -30,36 +30,41 @@ extra column, not the label.
 Class values: a number-like value ("1", 1, 1.0, " 1 ") is the integer class 1
 wherever it appears (predictions, labels, ``classes=``, ``prob_`` suffixes);
 in the pool number-like classes are numbers and text classes stay text (a
-pool may mix them: ``(1, "cat")``), so "1.0", "1" and 1 always agree.  NaN or empty cells are missing; -1 is an ordinary class value here
-(labels in {-1, +1} work), unread is only ever an empty cell.
+pool may mix them: ``(1, "cat")``), so "1.0", "1" and 1 always agree.  NaN or
+empty cells are missing; -1 is an ordinary class value here (labels in
+{-1, +1} work), unread is only ever an empty cell.
 
 Bad input raises exactly one `CertlibError` that names the file, column or
 row (``row position i`` is zero-based in file order, with the ``row_id``) and
 what was expected; nothing is half-loaded.  Nothing in the file is executed:
 no pickle, no eval.
 
-`pool_hash` fingerprints the label-free content of a pool (SPEC section 12).
+`pool_hash` is re-exported from `certlib.pool`, where it is defined (it is not I/O).
 """
 
 from __future__ import annotations
 
 import csv
-import hashlib
 import io
-import json
-import math
 import os
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Sequence
 
 import numpy as np
 import polars as pl
 
+from ._values import EXACT_INT_LIMIT, file_class_key, first_true, python_scalar
 from .errors import ColumnError, InvalidValueError, LabelError, ParameterError, PoolFileError
-from .pool import Pool
+from .pool import Pool, pool_hash
 
-__all__ = ["load_pool", "pool_hash", "DEFAULT_MAX_BYTES", "BUILTIN_SCORES",
-           "PROB_SUM_TOLERANCE"]
+# pool_hash is re-exported from certlib.pool: certlib.io was its home before it moved there
+__all__ = [
+    "BUILTIN_SCORES",
+    "DEFAULT_MAX_BYTES",
+    "PROB_SUM_TOLERANCE",
+    "load_pool",
+    "pool_hash",
+]
 
 DEFAULT_MAX_BYTES = 2 * 1024**3
 BUILTIN_SCORES = ("msp", "neg_entropy", "margin")
@@ -71,13 +76,12 @@ _PARQUET_SUFFIXES = {".parquet", ".pq"}
 # does not fit makes us re-read every column as text, which is slower but
 # gives the exact column/row in the error message.
 _INFER_ROWS = 10_000
-# Integers are exact in float64 up to 2^53; larger number-like values stay text.
-_INT_LIMIT = 2.0**53
 
 
 # ---------------------------------------------------------------- file level
 def _read_bytes(path, max_bytes) -> tuple[Path, bytes]:
-    if isinstance(max_bytes, bool) or not isinstance(max_bytes, (int, np.integer)) or max_bytes <= 0:
+    if isinstance(max_bytes, bool) or not isinstance(max_bytes, (int, np.integer)) \
+            or max_bytes <= 0:
         raise ParameterError(f"max_bytes must be a positive integer; got {max_bytes!r}")
     try:
         p = Path(os.fspath(path))
@@ -136,10 +140,12 @@ def _csv_header(name: str, data: bytes, sep: str) -> list[str]:
     except StopIteration:
         header = []
     except csv.Error as exc:
-        raise PoolFileError(f"pool file {name!r}: the header row cannot be parsed ({exc})") from None
+        raise PoolFileError(
+            f"pool file {name!r}: the header row cannot be parsed ({exc})") from None
     header = [h.strip() for h in header]
     if not header or all(h == "" for h in header):
-        raise PoolFileError(f"pool file {name!r} has no header row; expected column names on line 1")
+        raise PoolFileError(
+            f"pool file {name!r} has no header row; expected column names on line 1")
     return header
 
 
@@ -175,7 +181,7 @@ def _first_ragged(data: bytes, sep: str, width: int):
     bad[0] = False  # the header defines the width
     if not bad.any():
         return None
-    k = _first(bad)
+    k = first_true(bad)
     return k + 1, int(counts[k])
 
 
@@ -229,7 +235,7 @@ def _read_csv(name: str, data: bytes, sep: str) -> pl.DataFrame:
     else:
         blank_records = _quoted_records(name, data, sep, width)
     del buf, starts, ends
-    opts = dict(separator=sep, has_header=True, raise_if_empty=False)
+    opts = {"separator": sep, "has_header": True, "raise_if_empty": False}
     try:
         df = pl.read_csv(io.BytesIO(data), infer_schema_length=_INFER_ROWS, **opts)
     except pl.exceptions.PolarsError:
@@ -259,14 +265,14 @@ def _read_parquet(name: str, data: bytes) -> pl.DataFrame:
         import pyarrow.parquet as pq
 
         names = pq.ParquetFile(io.BytesIO(data)).schema_arrow.names
-    except Exception as exc:  # pyarrow raises several unrelated types on corrupt files
+    except Exception as exc:  # noqa: BLE001 - pyarrow raises several unrelated types on corrupt files
         raise PoolFileError(f"pool file {name!r} is not a readable Parquet file: {exc}") from None
     names = [str(c).strip() for c in names]
     _check_names(name, names)
     try:
         df = pl.read_parquet(io.BytesIO(data))
         return df.rename(dict(zip(df.columns, names)))
-    except Exception as exc:
+    except Exception as exc:  # noqa: BLE001 - polars, too, raises several types on corrupt files
         raise PoolFileError(f"pool file {name!r} is not a readable Parquet file: {exc}") from None
 
 
@@ -290,7 +296,8 @@ def _layout(columns: Sequence[str]):
     prob_cols = [c for c in columns if c.startswith("prob_")]
     for c in pred_cols + conf_cols + prob_cols:
         if c.split("_", 1)[1] == "":
-            raise ColumnError(f"column {c!r} has no name after the prefix; expected e.g. '{c}model'")
+            raise ColumnError(
+                f"column {c!r} has no name after the prefix; expected e.g. '{c}model'")
     if has_pred and pred_cols:
         raise ColumnError(
             f"columns 'pred' and {pred_cols[0]!r} are both present: a shared 'pred' column "
@@ -358,10 +365,6 @@ def _layout(columns: Sequence[str]):
 
 
 # ------------------------------------------------------------- cell values
-def _first(mask) -> int:
-    return int(np.flatnonzero(np.asarray(mask))[0])
-
-
 class _Rows:
     """Formats 'row position i (row_id r)' for error messages."""
 
@@ -371,38 +374,15 @@ class _Rows:
     def __call__(self, i: int) -> str:
         if self.row_ids is None:
             return f"row position {i}"
-        rid = self.row_ids[i]
-        rid = rid.item() if isinstance(rid, np.generic) else rid
-        return f"row position {i} (row_id {rid!r})"
-
-
-def _canon_scalar(v):
-    """Python-side twin of `_canon_series` for declared classes and suffixes."""
-    if isinstance(v, (bool, np.bool_)):
-        return int(v)
-    if isinstance(v, (int, np.integer)):
-        return int(v)
-    if isinstance(v, (float, np.floating)):
-        f = float(v)
-        if math.isfinite(f) and f.is_integer() and abs(f) < _INT_LIMIT:
-            return int(f)
-        return repr(f)
-    s = str(v).strip()
-    try:
-        f = float(s)
-    except ValueError:
-        return s
-    if math.isfinite(f) and f.is_integer() and abs(f) < _INT_LIMIT:
-        return int(f)
-    return s
+        return f"row position {i} (row_id {python_scalar(self.row_ids[i])!r})"
 
 
 def _canon_series(s: pl.Series, col: str) -> pl.Series:
     """Class-like column (prediction, label, row id) -> Int64 or String, nulls = missing.
 
-    Integer-valued numbers become Int64 ("1", 1 and 1.0 are one value); a
-    column with any other value becomes String with its number-like values
-    written as integers.
+    The vectorised form of `certlib._values.file_class_key`: integer-valued numbers
+    below `EXACT_INT_LIMIT` become Int64 ("1", 1 and 1.0 are one value); a column with
+    any other value becomes String with those numbers written as integers.
     """
     dt = s.dtype
     if dt == pl.Boolean:
@@ -423,7 +403,7 @@ def _canon_series(s: pl.Series, col: str) -> pl.Series:
         text = pl.select(pl.when(f.is_nan()).then(None).otherwise(text)).to_series()
     else:
         raise ColumnError(f"column {col!r} has type {dt}; expected numbers or text class values")
-    is_int = f.is_not_null() & f.is_finite() & (f == f.floor()) & (f.abs() < _INT_LIMIT)
+    is_int = f.is_not_null() & f.is_finite() & (f == f.floor()) & (f.abs() < EXACT_INT_LIMIT)
     is_int = is_int.fill_null(False)
     nonnull = text.is_not_null()
     if bool((is_int | ~nonnull).all()):
@@ -447,7 +427,7 @@ def _float_column(s: pl.Series, col: str, rows: _Rows, what: str) -> np.ndarray:
         raise ColumnError(f"column {col!r} has type {dt}; expected numbers ({what})")
     null = f.is_null().to_numpy()
     if null.any():
-        i = _first(null)
+        i = first_true(null)
         raw = None if text is None else text[i]
         if raw is None or raw == "":
             raise InvalidValueError(f"column {col!r} is empty at {rows(i)}; expected a {what}")
@@ -457,7 +437,7 @@ def _float_column(s: pl.Series, col: str, rows: _Rows, what: str) -> np.ndarray:
     a = f.to_numpy().astype(np.float64, copy=False)
     bad = ~np.isfinite(a)
     if bad.any():
-        i = _first(bad)
+        i = first_true(bad)
         raise InvalidValueError(
             f"column {col!r} holds {float(a[i])} at {rows(i)}; expected a finite {what}"
         )
@@ -471,11 +451,12 @@ def _row_ids(df: pl.DataFrame):
     null = s.is_null().to_numpy()
     if null.any():
         raise InvalidValueError(
-            f"column 'row_id' is empty at row position {_first(null)}; every row needs a unique row_id"
+            f"column 'row_id' is empty at row position {first_true(null)}; every row needs "
+            "a unique row_id"
         )
     dup = s.is_duplicated().to_numpy()
     if dup.any():
-        same = np.flatnonzero(dup & (s == s[_first(dup)]).to_numpy())
+        same = np.flatnonzero(dup & (s == s[first_true(dup)]).to_numpy())
         j, k = int(same[0]), int(same[1])
         raise InvalidValueError(
             f"column 'row_id': value {s[j]!r} appears at row positions {j} and {k}; "
@@ -489,7 +470,7 @@ def _row_ids(df: pl.DataFrame):
 def _declared(classes, where: str):
     if isinstance(classes, (str, bytes)) or not hasattr(classes, "__iter__"):
         raise ParameterError(f"classes must be a list of class values; got {classes!r} {where}")
-    out = [_canon_scalar(c) for c in classes]
+    out = [file_class_key(c) for c in classes]
     if len(out) < 2:
         raise ParameterError(f"classes needs at least two values; got {list(classes)} {where}")
     if len(set(out)) != len(out):
@@ -512,7 +493,7 @@ def _unify(series: list[pl.Series], declared):
 def _check_in(s: pl.Series, declared, col: str, rows: _Rows, err, what: str) -> None:
     bad = (~s.is_in(declared) & s.is_not_null()).to_numpy()
     if bad.any():
-        i = _first(bad)
+        i = first_true(bad)
         raise err(
             f"column {col!r}: {what} {s[i]!r} at {rows(i)} is not in the class set {declared}"
         )
@@ -535,12 +516,13 @@ def _prob_scores(P: np.ndarray, cols: list[str], rows: _Rows):
     if bad.any():
         i, c = (int(x) for x in np.argwhere(bad)[0])
         raise InvalidValueError(
-            f"column {cols[c]!r} holds {float(P[i, c])} at {rows(i)}; probabilities must be in [0, 1]"
+            f"column {cols[c]!r} holds {float(P[i, c])} at {rows(i)}; probabilities must be in "
+            "[0, 1]"
         )
     total = P.sum(axis=1)
     off = np.abs(total - 1.0) > PROB_SUM_TOLERANCE
     if off.any():
-        i = _first(off)
+        i = first_true(off)
         raise InvalidValueError(
             f"the prob_ columns sum to {total[i]!r} at {rows(i)}; each row must sum to 1 "
             f"(within {PROB_SUM_TOLERANCE})"
@@ -588,7 +570,8 @@ def load_pool(path, *, classes: Sequence | None = None, objective: str = "augrc"
     mode, cands, prob_cols = _layout(columns)
     if df.height == 0:
         raise InvalidValueError(
-            f"the pool is empty: {p.name!r} has a header but no data rows; expected at least one row"
+            f"the pool is empty: {p.name!r} has a header but no data rows; expected at least "
+            "one row"
         )
 
     row_ids = _row_ids(df)
@@ -603,7 +586,7 @@ def load_pool(path, *, classes: Sequence | None = None, objective: str = "augrc"
     label = _canon_series(df["label"], "label") if "label" in columns else None
 
     if mode == "prob":
-        suffixes = [_canon_scalar(c[5:]) for c in prob_cols]
+        suffixes = [file_class_key(c[5:]) for c in prob_cols]
         if len(set(suffixes)) != len(suffixes):
             raise ColumnError(
                 f"prob_ columns {prob_cols} name the same class twice (e.g. prob_1 and prob_1.0)"
@@ -631,7 +614,7 @@ def load_pool(path, *, classes: Sequence | None = None, objective: str = "augrc"
         for s, c in zip(pred_s, pred_cols):
             null = s.is_null().to_numpy()
             if null.any():
-                i = _first(null)
+                i = first_true(null)
                 raise InvalidValueError(
                     f"column {c!r} is empty at {rows(i)}; every row needs a prediction"
                 )
@@ -669,34 +652,3 @@ def load_pool(path, *, classes: Sequence | None = None, objective: str = "augrc"
     return Pool.from_arrays(preds, confs, labels=labels, names=names, classes=class_list,
                             row_ids=row_ids, objective=objective, extra=extra,
                             minus_one_unread=not minus_one)
-
-
-# ------------------------------------------------------------------ hashing
-def pool_hash(pool: Pool) -> str:
-    """SHA-256 hex digest of the label-free content of a pool (SPEC section 12).
-
-    Covers the objective, candidate names (their order is the tie priority),
-    the class set, the row ids, the prediction codes and the confidences --
-    everything fixed before the first label is read.  Labels and the display
-    columns in ``extra`` are not hashed, so the digest taken before labelling
-    still identifies the pool afterwards.
-    """
-    h = hashlib.sha256()
-
-    def part(tag: str, payload: bytes) -> None:
-        # length-prefixed parts: no two different pools give the same byte stream
-        h.update(tag.encode() + len(payload).to_bytes(8, "little") + payload)
-
-    meta = {
-        "format": "certlib-pool-hash-1",
-        "objective": pool.objective,
-        "names": list(pool.names),
-        "classes": list(pool.classes),
-        "K": pool.K,
-        "n": pool.n,
-    }
-    part("meta", json.dumps(meta, sort_keys=True, default=str).encode())
-    part("row_ids", json.dumps(list(pool.row_ids), default=str).encode())
-    part("preds", np.ascontiguousarray(pool.preds, dtype="<i8").tobytes())
-    part("confs", np.ascontiguousarray(pool.confs, dtype="<f8").tobytes())
-    return h.hexdigest()

@@ -10,21 +10,25 @@ edge (from arrays here, from files in `certlib.io`) and states its guarantee:
 * confidences are finite floats; the integer weights of the objective are
   computed from them once (`certlib.weights`).
 
-Inner code trusts these facts and never re-validates.
+Inner code trusts these facts and never re-validates.  `pool_hash` fingerprints
+the label-free content (SPEC section 12).
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any, Mapping, Sequence
 
 import numpy as np
 
+from ._values import class_value, class_value_from_text, is_empty_cell, python_scalar
 from .errors import ColumnError, InvalidValueError, LabelError, ParameterError
 from .weights import get_objective
 
-__all__ = ["Pool", "UNREAD", "MAX_ROWS"]
+__all__ = ["MAX_ROWS", "UNREAD", "Pool", "pool_hash"]
 
 UNREAD = -1
 # Scaled risks are sums of n weights of at most 2n, so they stay below 2 n^2;
@@ -38,46 +42,10 @@ def _readonly(a: np.ndarray) -> np.ndarray:
     return a
 
 
-def _is_missing(v) -> bool:
-    if v is None:
-        return True
-    if isinstance(v, float) and np.isnan(v):
-        return True
-    if isinstance(v, str) and v.strip() == "":
-        return True
-    return False
-
-
-def _canon(v):
-    """Canonical class value: integral floats become ints, numpy scalars Python."""
-    if isinstance(v, np.generic):
-        v = v.item()
-    if isinstance(v, bool):
-        return int(v)
-    if isinstance(v, float) and v.is_integer():
-        return int(v)
-    return v
-
-
 def _is_minus_one(v) -> bool:
     """A numeric -1 (not the text "-1"): the unread marker of label arrays."""
-    v = v.item() if isinstance(v, np.generic) else v
+    v = python_scalar(v)
     return not isinstance(v, (bool, str)) and isinstance(v, (int, float)) and v == -1
-
-
-def _canon_class(v):
-    """Canonical class value: as `_canon`, and a number written as text ("1", " 1.0 ")
-    is that number, so that labels read as text match numeric predictions."""
-    v = _canon(v)
-    if isinstance(v, str):
-        t = v.strip()
-        try:
-            f = float(t)
-        except ValueError:
-            return v
-        if np.isfinite(f) and t.lower() not in ("inf", "nan", "infinity"):
-            return int(f) if f.is_integer() else f
-    return v
 
 
 def _sort_key(v):
@@ -93,7 +61,7 @@ def _missing_mask(a: np.ndarray) -> np.ndarray:
         return np.isnan(a)
     if kind in "US":
         return np.char.strip(a.astype(str)) == ""
-    return np.vectorize(_is_missing, otypes=[bool])(a) if a.size else np.zeros(a.shape, bool)
+    return np.vectorize(is_empty_cell, otypes=[bool])(a) if a.size else np.zeros(a.shape, bool)
 
 
 def _unique_values(flat: np.ndarray):
@@ -108,10 +76,10 @@ def _unique_values(flat: np.ndarray):
             u, inv = present + lo, lookup[flat - lo]
         else:
             u, inv = np.unique(flat, return_inverse=True)
-        vals = [_canon_class(v) for v in u]
+        vals = [class_value_from_text(v) for v in u]
     elif flat.dtype.kind in "iubf":
         u, inv = np.unique(flat, return_inverse=True)
-        vals = [_canon(v) for v in u]
+        vals = [class_value(v) for v in u]
     else:
         u, inv = np.unique(flat.astype(str), return_inverse=True)
         first = {}
@@ -120,7 +88,7 @@ def _unique_values(flat: np.ndarray):
                 first[k] = flat[pos]
                 if len(first) == len(u):
                     break
-        vals = [_canon_class(first[k]) for k in range(len(u))]
+        vals = [class_value_from_text(first[k]) for k in range(len(u))]
     # two raw values may canonicalise to one (1 and 1.0): merge them
     canon_index = {}
     remap = np.empty(len(vals), dtype=np.int64)
@@ -185,7 +153,7 @@ class Pool:
 
     def position(self, row_id) -> int:
         """Zero-based row position of a row id."""
-        key = _canon(row_id)
+        key = class_value(row_id)
         try:
             return self._position[key]
         except KeyError:
@@ -193,7 +161,7 @@ class Pool:
         # row ids read from a file may be ints while the caller passes a string
         if isinstance(key, str):
             try:
-                return self._position[_canon(float(key))]
+                return self._position[class_value(float(key))]
             except (ValueError, KeyError):
                 pass
         raise ParameterError(f"row_id {row_id!r} is not in the pool") from None
@@ -219,7 +187,7 @@ class Pool:
     def class_code(self, value) -> int:
         """Class code of a label value (raises LabelError when outside the class set)."""
         try:
-            return self._class_index[_canon_class(value)]
+            return self._class_index[class_value_from_text(value)]
         except (KeyError, TypeError):
             raise LabelError(
                 f"label {value!r} is not in the class set {list(self.classes)}"
@@ -251,7 +219,13 @@ class Pool:
         s = self.scale
         return [Fraction(int(r), s) for r in self.risks()]
 
-    def with_labels(self, labels: np.ndarray) -> "Pool":
+    @cached_property
+    def content_hash(self) -> str:
+        """SHA-256 hex digest of the label-free content (`pool_hash`), computed once: the
+        arrays it covers are read-only."""
+        return _content_hash(self)
+
+    def with_labels(self, labels: np.ndarray) -> Pool:
         """A copy of this pool with other label codes (same predictions, weights)."""
         labels = np.asarray(labels, dtype=np.int64)
         if labels.shape != (self.n,):
@@ -277,7 +251,7 @@ class Pool:
         objective: str = "augrc",
         extra: Mapping[str, Sequence] | None = None,
         minus_one_unread: bool = True,
-    ) -> "Pool":
+    ) -> Pool:
         """Validate arrays into a Pool.
 
         preds: K x n predicted classes, or one length-n vector shared by every
@@ -348,7 +322,8 @@ class Pool:
         else:
             labels_np = np.asarray(labels)
             if labels_np.ndim != 1 or labels_np.shape[0] != n:
-                raise ParameterError(f"labels must be a length-n vector (n = {n}); got shape {labels_np.shape}")
+                raise ParameterError(f"labels must be a length-n vector (n = {n}); got shape "
+                                     f"{labels_np.shape}")
         unread = _missing_mask(labels_np)
         if minus_one_unread:
             if labels_np.dtype.kind in "iuf":
@@ -371,11 +346,12 @@ class Pool:
                     )
             class_t = tuple(sorted(cs, key=_sort_key))
         else:
-            class_t = tuple(_canon_class(c) for c in classes)
+            class_t = tuple(class_value_from_text(c) for c in classes)
             if len(set(class_t)) != len(class_t):
                 raise ParameterError("classes must not repeat a value")
             if len(class_t) < 2:
-                raise ParameterError(f"the class set needs at least two classes; got {list(class_t)}")
+                raise ParameterError(
+                    f"the class set needs at least two classes; got {list(class_t)}")
         index = {c: i for i, c in enumerate(class_t)}
 
         codes_u = np.empty(len(pred_u), dtype=np.int64)
@@ -418,12 +394,12 @@ class Pool:
                 )
             rid = tuple(row_ids.tolist())
         else:
-            rid = tuple(_canon(r) for r in row_ids)
+            rid = tuple(class_value(r) for r in row_ids)
             if len(rid) != n:
                 raise ParameterError(f"row_ids has length {len(rid)}; expected n = {n}")
             seen = {}
             for i, r in enumerate(rid):
-                if _is_missing(r):
+                if is_empty_cell(r):
                     raise InvalidValueError(f"row_id at row position {i} is missing")
                 if r in seen:
                     raise InvalidValueError(
@@ -442,3 +418,39 @@ class Pool:
             ex[str(key)] = col
         return cls(names, class_t, _readonly(pred_codes), _readonly(confs_f),
                    _readonly(weights), _readonly(label_codes), rid, objective, shared, ex)
+
+
+# ------------------------------------------------------------------ hashing
+def pool_hash(pool: Pool) -> str:
+    """SHA-256 hex digest of the label-free content of a pool: `Pool.content_hash`."""
+    return pool.content_hash
+
+
+def _content_hash(pool: Pool) -> str:
+    """SHA-256 hex digest of the label-free content of a pool (SPEC section 12).
+
+    Covers the objective, candidate names (their order is the tie priority),
+    the class set, the row ids, the prediction codes and the confidences --
+    everything fixed before the first label is read.  Labels and the display
+    columns in ``extra`` are not hashed, so the digest taken before labelling
+    still identifies the pool afterwards.
+    """
+    h = hashlib.sha256()
+
+    def part(tag: str, payload: bytes) -> None:
+        # length-prefixed parts: no two different pools give the same byte stream
+        h.update(tag.encode() + len(payload).to_bytes(8, "little") + payload)
+
+    meta = {
+        "format": "certlib-pool-hash-1",
+        "objective": pool.objective,
+        "names": list(pool.names),
+        "classes": list(pool.classes),
+        "K": pool.K,
+        "n": pool.n,
+    }
+    part("meta", json.dumps(meta, sort_keys=True, default=str).encode())
+    part("row_ids", json.dumps(list(pool.row_ids), default=str).encode())
+    part("preds", np.ascontiguousarray(pool.preds, dtype="<i8").tobytes())
+    part("confs", np.ascontiguousarray(pool.confs, dtype="<f8").tobytes())
+    return h.hexdigest()

@@ -1,4 +1,4 @@
-"""Append-only labelling store and the evidence record of a labelling session
+"""The append-only labelling store: projects and their label events in an SQLite file
 (SPEC section 12; STYLE rules 6 and 9: the edge that owns sqlite3).
 
 A *project* is one pool (its label-free hash, taken before the first label)
@@ -7,18 +7,19 @@ tolerance, seed, budget and the prelabel bound at start.  Labels are *events*
 with a per-project sequence number, a UTC time and an annotator, committed one
 transaction per label.  Nothing is ever updated or deleted: `undo_last`
 appends an ``undo`` event that cancels the newest label still in force, so the
-full history survives in the file.
+full history survives in the file.  The values (`Project`, `Event`) live in
+`certlib.events`.
 
 The state of a labelling session is never stored, only derived:
-``store.session(project_id, pool)`` replays the labels in force through
-`certlib.Session` (a pure state transition, STYLE rule 6), so a page reload
-or a server restart resumes exactly where the annotator stopped.
+``store.resume(project_id, pool)`` replays the labels in force through
+`certlib.Session` (a pure state transition, STYLE rule 6; `certlib.progress`),
+so a page reload or a server restart resumes exactly where the annotator stopped.
 
     store = LabelStore("labels.db")
     pid = store.open_project(pool, "demo.csv", policy="adaptive-pair-sum")
     s = store.session(pid, pool)
     store.append_label(pid, pool.row_ids[s.next_row()], 1, "ana", pool=pool)
-    record = store.export_record(pid, pool)       # JSON-ready dict
+    record = store.export_record(pid, pool)       # JSON-ready dict (certlib.record)
     verify_record(record, pool).ok                # recomputed from the labels
 
 Concurrency: every write runs in ``BEGIN IMMEDIATE`` on a fresh connection
@@ -32,31 +33,38 @@ import json
 import os
 import sqlite3
 from contextlib import contextmanager
-from dataclasses import dataclass
-from datetime import datetime, timezone
 from fractions import Fraction
 from pathlib import Path
 
-import numpy as np
-
+from ._values import fraction_text, python_scalar
 from .errors import CertlibError
-from .io import pool_hash
+from .events import Event, Project, labels_in_force, utc_now
 from .policies import get_policy
+from .pool import pool_hash
 from .prelabel import prelabel_bound
+from .progress import Progress
+from .record import make_record, verify_record
 from .session import Session
 from .weights import exact_fraction
 
+# Re-exported: Project and Event from certlib.events (the store's methods return them), and
+# verify_record from certlib.record (the README imports it from certlib.store).
 __all__ = [
-    "LabelStore", "Project", "Event", "Guarantee", "Progress", "Verification",
-    "guarantee", "verify_record", "default_store_path",
-    "StoreError", "UnknownProjectError", "DuplicateLabelError", "PoolMismatchError",
-    "StaleStateError", "NothingToUndoError", "RECORD_FORMAT", "RECORD_VERSION",
     "SCHEMA_VERSION",
+    "DuplicateLabelError",
+    "Event",
+    "LabelStore",
+    "NothingToUndoError",
+    "PoolMismatchError",
+    "Project",
+    "StaleStateError",
+    "StoreError",
+    "UnknownProjectError",
+    "default_store_path",
+    "verify_record",
 ]
 
 SCHEMA_VERSION = 1
-RECORD_FORMAT = "certlib-labelling-record"
-RECORD_VERSION = 1
 ENV_VAR = "CERTLIB_STORE"
 DEFAULT_FILE = "certlib_labels.db"
 
@@ -89,145 +97,6 @@ class NothingToUndoError(StoreError):
 def default_store_path() -> Path:
     """``$CERTLIB_STORE`` if set, else ``./certlib_labels.db``."""
     return Path(os.environ.get(ENV_VAR) or DEFAULT_FILE)
-
-
-def _now() -> str:
-    return datetime.now(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
-
-
-def _plain(v):
-    """A class value or row id as a JSON scalar (numpy scalars become Python)."""
-    return v.item() if isinstance(v, np.generic) else v
-
-
-def _frac(f: Fraction) -> str:
-    return f"{f.numerator}/{f.denominator}" if f.denominator != 1 else str(f.numerator)
-
-
-# ------------------------------------------------------------ result types
-@dataclass(frozen=True)
-class Project:
-    """Settings fixed when labelling starts (SPEC section 12)."""
-
-    id: int
-    pool_hash: str
-    pool_name: str
-    n: int
-    candidates: tuple
-    classes: tuple
-    objective: str
-    policy: str
-    rule: str
-    tolerance: Fraction
-    seed: int
-    budget: int | None
-    prelabel_bound: int
-    created_at: str
-
-    def session_kwargs(self) -> dict:
-        return dict(policy=self.policy, rule=self.rule, tolerance=self.tolerance,
-                    seed=self.seed, budget=self.budget)
-
-
-@dataclass(frozen=True)
-class Event:
-    """One row of the append-only log: a label, or an undo of label ``undoes``."""
-
-    seq: int
-    kind: str  # "label" or "undo"
-    row_id: object
-    label: object
-    annotator: str
-    at: str  # UTC, ISO 8601
-    undoes: int | None = None
-
-    def to_dict(self) -> dict:
-        return {"seq": self.seq, "kind": self.kind, "row_id": self.row_id, "label": self.label,
-                "annotator": self.annotator, "at": self.at, "undoes": self.undoes}
-
-
-@dataclass(frozen=True)
-class Guarantee:
-    """What the bounds guarantee for the selected candidate now."""
-
-    kind: str  # "exact", "within tolerance", "budget exhausted", "running", "all labels read"
-    selected: str
-    excess: Fraction  # worst-case objective gap of `selected` to the best, any completion
-    tolerance: Fraction
-
-    @property
-    def final(self) -> bool:
-        return self.kind != "running"
-
-    def text(self) -> str:
-        gap = f"{float(self.excess):.4g}" if self.excess else "0"
-        if self.kind == "exact":
-            return f"{self.selected} is the best candidate for every completion of the unread labels"
-        if self.kind == "within tolerance":
-            return (f"{self.selected} is within tau = {float(self.tolerance):g} of the best for every "
-                    f"completion (worst-case gap {gap})")
-        if self.kind == "running":
-            return f"best guess so far {self.selected}, worst-case gap {gap} (not certified yet)"
-        return (f"{self.kind}: {self.selected} has the smallest worst-case gap to the best, "
-                f"{gap} (exactly {_frac(self.excess)})")
-
-
-def guarantee(session: Session) -> Guarantee:
-    """The guarantee of a session's answer (SPEC section 5)."""
-    if session.certified:
-        kind = "exact" if session.th.tolerance == 0 else "within tolerance"
-    elif session.budget_exhausted:
-        kind = "budget exhausted"
-    elif session.done:
-        kind = "all labels read"
-    else:
-        kind = "running"
-    return Guarantee(kind, session.best_guess, session.excess, session.th.tolerance)
-
-
-@dataclass(frozen=True)
-class Progress:
-    """A project replayed: its settings, the log, the session and the bounds path."""
-
-    project: Project
-    events: tuple
-    session: Session
-    lower_path: tuple  # lower_path[t] = K x K lower bounds of r_j - r_k after t labels
-
-    @property
-    def guarantee(self) -> Guarantee:
-        return guarantee(self.session)
-
-    @property
-    def last_seq(self) -> int:
-        return self.events[-1].seq if self.events else 0
-
-    def rival_bounds(self, k: int | None = None) -> dict:
-        """For candidate k (default the best guess): {rival name: (lower list, upper list)} of
-        the objective difference obj_j - obj_k after 0, 1, ..., t labels (floats, for plots)."""
-        s = self.session
-        if k is None:
-            k = s.pool.names.index(s.best_guess)
-        scale = s.pool.scale
-        out = {}
-        for j, name in enumerate(s.pool.names):
-            if j == k:
-                continue
-            lo = [float(L[j, k]) / scale for L in self.lower_path]
-            hi = [-float(L[k, j]) / scale for L in self.lower_path]
-            out[name] = (lo, hi)
-        return out
-
-
-@dataclass(frozen=True)
-class Verification:
-    """Result of `verify_record`: ok is True when nothing differs."""
-
-    ok: bool
-    mismatches: tuple
-    labels_read: int
-    status: str | None
-    selected: str | None
 
 
 # ------------------------------------------------------------------ schema
@@ -266,17 +135,6 @@ BEGIN SELECT RAISE(ABORT, 'events are append-only'); END;
 CREATE TRIGGER IF NOT EXISTS events_no_delete BEFORE DELETE ON events
 BEGIN SELECT RAISE(ABORT, 'events are append-only'); END;
 """
-
-
-def _in_force(events) -> list:
-    """Label events still in force, in reading order (each undo cancels the newest)."""
-    stack = []
-    for e in events:
-        if e.kind == "label":
-            stack.append(e)
-        elif stack:
-            stack.pop()
-    return stack
 
 
 class LabelStore:
@@ -379,15 +237,15 @@ class LabelStore:
                 "policy, rule, tolerance, seed, budget, prelabel_bound, created_at) "
                 "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (pool_hash(pool), str(name), pool.n, json.dumps(list(pool.names)),
-                 json.dumps([_plain(c) for c in pool.classes]), pool.objective, policy_name,
-                 rule, _frac(tol), int(seed), None if budget is None else int(budget), pre,
-                 _now()))
+                 json.dumps([python_scalar(c) for c in pool.classes]), pool.objective, policy_name,
+                 rule, fraction_text(tol), int(seed), None if budget is None else int(budget), pre,
+                 utc_now()))
             return int(cur.lastrowid)
 
     def find_project(self, pool, policy: str = "adaptive-pair-sum", tolerance=0.0,
                      budget: int | None = None, seed: int = 0, rule: str = "shared"):
         """Id of the newest project on this pool with these settings, or None."""
-        args = (pool_hash(pool), policy, rule, _frac(exact_fraction(tolerance)), int(seed))
+        args = (pool_hash(pool), policy, rule, fraction_text(exact_fraction(tolerance)), int(seed))
         with self._connect() as con:
             row = con.execute(
                 "SELECT id FROM projects WHERE pool_hash = ? AND policy = ? AND rule = ? "
@@ -426,7 +284,7 @@ class LabelStore:
 
     def labels(self, project_id: int) -> tuple:
         """The label events in force, in reading order."""
-        return tuple(_in_force(self.events(project_id)))
+        return tuple(labels_in_force(self.events(project_id)))
 
     @staticmethod
     def _check_seq(events, expect_seq) -> None:
@@ -445,7 +303,7 @@ class LabelStore:
         annotator = str(annotator).strip()
         if not annotator:
             raise StoreError("annotator must be a non-empty name; it goes into the evidence record")
-        row_id, label = _plain(row_id), _plain(label)
+        row_id, label = python_scalar(row_id), python_scalar(label)
         with self._write() as con:
             project = self._get(con, project_id)
             self._check_pool(project, pool)
@@ -453,13 +311,14 @@ class LabelStore:
             label = pool.classes[pool.class_code(label)]
             events = self._events_of(con, project_id)
             self._check_seq(events, expect_seq)
-            for e in _in_force(events):
+            for e in labels_in_force(events):
                 if e.row_id == row_id:
                     raise DuplicateLabelError(
                         f"row_id {row_id!r} already has label {e.label!r} (event {e.seq}, "
                         f"{e.annotator}, {e.at}); undo it before labelling the row again")
             seq = (events[-1].seq if events else 0) + 1
-            ev = Event(seq, "label", _plain(row_id), _plain(label), annotator, _now())
+            ev = Event(seq, "label", python_scalar(row_id), python_scalar(label), annotator,
+                       utc_now())
             con.execute("INSERT INTO events VALUES (?, ?, ?, ?, ?, ?, ?, NULL)",
                         (project_id, seq, "label", json.dumps(ev.row_id), json.dumps(ev.label),
                          annotator, ev.at))
@@ -472,12 +331,12 @@ class LabelStore:
             self._get(con, project_id)
             events = self._events_of(con, project_id)
             self._check_seq(events, expect_seq)
-            live = _in_force(events)
+            live = labels_in_force(events)
             if not live:
                 raise NothingToUndoError(f"project {project_id} has no label to undo")
             target = live[-1]
             seq = events[-1].seq + 1
-            ev = Event(seq, "undo", target.row_id, target.label, str(annotator).strip(), _now(),
+            ev = Event(seq, "undo", target.row_id, target.label, str(annotator).strip(), utc_now(),
                        target.seq)
             con.execute("INSERT INTO events VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                         (project_id, seq, "undo", json.dumps(ev.row_id), json.dumps(ev.label),
@@ -486,25 +345,29 @@ class LabelStore:
 
     # ------------------------------------------------------------ replay
     def progress(self, project_id: int, pool, since: Progress | None = None) -> Progress:
-        """Replay the labels in force through a fresh Session (pure transitions).
-
-        ``since``, an earlier Progress of the same project, is extended label by label
-        when the log only grew by labels since then (a page's next click), instead of
-        replaying from the start; the result is the same state either way."""
-        project = self.project(project_id)
+        """The project replayed from its events (`Progress.replay`): its settings and log
+        are read in one transaction, and ``pool`` must be the pool it was started on
+        (PoolMismatchError).  ``since``, an earlier Progress of this project, is extended
+        when the log only grew by labels."""
+        with self._connect() as con:
+            project = self._get(con, project_id)
+            events = self._events_of(con, project_id)
         self._check_pool(project, pool)
-        events = self.events(project_id)
-        old = since.events if since is not None and since.project == project else None
-        if old is not None and events[:len(old)] == old and all(
-                e.kind == "label" for e in events[len(old):]):
-            s, path, new = since.session, list(since.lower_path), events[len(old):]
-        else:
-            s = Session.start(pool, **project.session_kwargs())
-            path, new = [s.lower()], _in_force(events)
-        for e in new:
-            s = s.observe(pool.position(e.row_id), e.label)
-            path.append(s.lower())
-        return Progress(project, events, s, tuple(path))
+        return Progress.replay(project, events, pool, since)
+
+    def resume(self, project_id, pool, since: Progress | None = None) -> Progress:
+        """Reopen a project where its annotators stopped, from an id as a page keeps it in
+        its URL: an int or its decimal text.  A malformed or unknown id raises
+        UnknownProjectError, another pool PoolMismatchError (both name the project)."""
+        return self.progress(self._project_id(project_id), pool, since)
+
+    def _project_id(self, project_id) -> int:
+        text = str(project_id).strip()
+        if isinstance(project_id, bool) or not text.isdecimal():
+            raise UnknownProjectError(
+                f"project_id {project_id!r} is not in the label store {str(self.path)!r}: "
+                "a project id is a whole number")
+        return int(text)
 
     def session(self, project_id: int, pool) -> Session:
         """The labelling session of a project, rebuilt from its events."""
@@ -512,118 +375,5 @@ class LabelStore:
 
     # ------------------------------------------------------------ record
     def export_record(self, project_id: int, pool) -> dict:
-        """Evidence record of SPEC section 12, as a JSON-ready dict."""
-        p = self.progress(project_id, pool)
-        return _record(p)
-
-
-def _record(p: Progress) -> dict:
-    pr, s = p.project, p.session
-    g = guarantee(s)
-    L = np.asarray(s.L, dtype=np.int64)
-    return {
-        "format": RECORD_FORMAT,
-        "version": RECORD_VERSION,
-        "pool": {"hash": pr.pool_hash, "name": pr.pool_name, "n": pr.n, "K": len(pr.candidates)},
-        "candidates": list(pr.candidates),  # tie priority order: earlier wins a tie
-        "classes": list(pr.classes),
-        "objective": pr.objective,
-        "tolerance": _frac(pr.tolerance),
-        "budget": pr.budget,
-        "policy": pr.policy,
-        "seed": pr.seed,
-        "rule": pr.rule,
-        "prelabel_bound": pr.prelabel_bound,
-        "created_at": pr.created_at,
-        "labels": [{"seq": e.seq, "row_id": e.row_id, "label": e.label,
-                    "annotator": e.annotator, "at": e.at} for e in _in_force(p.events)],
-        "events": [e.to_dict() for e in p.events],
-        "labels_read": s.t,
-        "status": s.status,
-        "certified": s.certified,
-        "selected": g.selected,
-        "guarantee": {"kind": g.kind, "worst_case_excess": _frac(g.excess),
-                      "worst_case_excess_float": float(g.excess), "text": g.text()},
-        # exact integer bounds of r_j - r_k in scaled-risk units at stop:
-        # objective difference = value / (bound_unit * scale)
-        "bounds": {"L": L.tolist(), "H": (-L.T).tolist(), "bound_unit": int(s.th.unit),
-                   "scale": int(s.pool.scale)},
-        "exported_at": _now(),
-    }
-
-
-_REQUIRED = ("format", "version", "pool", "candidates", "classes", "objective", "tolerance",
-             "budget", "policy", "seed", "rule", "prelabel_bound", "labels", "events",
-             "labels_read", "status", "certified", "selected", "guarantee", "bounds")
-
-
-def verify_record(record: dict, pool) -> Verification:
-    """Recompute the verdict of an evidence record from its labels and the pool.
-
-    Checks the pool hash and settings, that the label list is what the event log
-    leaves in force, the prelabel bound, and every reported outcome (labels read,
-    status, selected candidate, guarantee, exact L/H bounds).  Labels that the pool
-    file itself holds must agree with the record.  Never raises on a bad record:
-    every problem is a mismatch."""
-    bad = []
-    missing = [k for k in _REQUIRED if k not in record]
-    if missing or record.get("format") != RECORD_FORMAT:
-        bad.append(f"not a {RECORD_FORMAT} record (missing keys: {missing})")
-        return Verification(False, tuple(bad), 0, None, None)
-
-    def cmp(what, stored, recomputed):
-        if stored != recomputed:
-            bad.append(f"{what}: record says {stored!r}, recomputed {recomputed!r}")
-
-    cmp("pool hash", record["pool"].get("hash"), pool_hash(pool))
-    cmp("candidates", list(record["candidates"]), list(pool.names))
-    cmp("classes", list(record["classes"]), [_plain(c) for c in pool.classes])
-    cmp("objective", record["objective"], pool.objective)
-    if bad:
-        return Verification(False, tuple(bad), 0, None, None)
-    try:
-        tol = exact_fraction(Fraction(str(record["tolerance"])))
-        s = Session.start(pool, policy=record["policy"], rule=record["rule"], tolerance=tol,
-                          seed=record["seed"], budget=record["budget"])
-    except (CertlibError, ValueError, TypeError, ZeroDivisionError) as exc:
-        bad.append(f"settings cannot be replayed: {exc}")
-        return Verification(False, tuple(bad), 0, None, None)
-    cmp("prelabel bound", record["prelabel_bound"], prelabel_bound(pool, tolerance=tol).prelabel_bound)
-
-    try:
-        events = [Event(e["seq"], e["kind"], e["row_id"], e["label"], e["annotator"], e["at"],
-                        e.get("undoes")) for e in record["events"]]
-    except (KeyError, TypeError) as exc:
-        bad.append(f"event log unreadable: {exc!r}")
-        events = []
-    seqs = [e.seq for e in events]
-    if seqs != sorted(set(seqs)):
-        bad.append("event sequence numbers are not strictly increasing")
-    live = [{"seq": e.seq, "row_id": e.row_id, "label": e.label, "annotator": e.annotator,
-             "at": e.at} for e in _in_force(events)]
-    if live != list(record["labels"]):
-        bad.append("labels differ from the labels the event log leaves in force")
-
-    for i, lab in enumerate(record["labels"]):
-        try:
-            pos = pool.position(lab["row_id"])
-            s = s.observe(pos, lab["label"])
-        except (CertlibError, KeyError, TypeError) as exc:
-            bad.append(f"label {i + 1} (event {lab.get('seq') if isinstance(lab, dict) else '?'}) "
-                       f"cannot be replayed: {exc}")
-            break
-        truth = int(pool.labels[pos])
-        if truth >= 0 and pool.classes[truth] != pool.classes[pool.class_code(lab["label"])]:
-            bad.append(f"label of row_id {lab['row_id']!r} is {lab['label']!r} in the record "
-                       f"but {pool.classes[truth]!r} in the pool file")
-    g = guarantee(s)
-    cmp("labels read", record["labels_read"], s.t)
-    cmp("status", record["status"], s.status)
-    cmp("certified", record["certified"], s.certified)
-    cmp("selected", record["selected"], g.selected)
-    cmp("guarantee", record["guarantee"].get("kind"), g.kind)
-    cmp("worst-case excess", record["guarantee"].get("worst_case_excess"), _frac(g.excess))
-    L = np.asarray(s.L, dtype=np.int64)
-    cmp("lower bounds L", record["bounds"].get("L"), L.tolist())
-    cmp("upper bounds H", record["bounds"].get("H"), (-L.T).tolist())
-    return Verification(not bad, tuple(bad), s.t, s.status, g.selected)
+        """Evidence record of SPEC section 12 (`certlib.record.make_record`), JSON-ready."""
+        return make_record(self.progress(project_id, pool))

@@ -14,10 +14,10 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
-import certlib
 from certlib.errors import CertlibError
 from certlib.policies import policy_names
-from certlib.store import LabelStore
+from certlib.record import make_record
+from certlib.store import LabelStore, PoolMismatchError, UnknownProjectError
 from ui.common import choose_pool, class_shortcuts, shortcut_kwargs, undo_shortcut
 
 st.title("Label the pool, one row at a time")
@@ -49,8 +49,6 @@ seed = sb.number_input("Seed (random policies)", min_value=0, value=0, step=1, k
 start = sb.button("Start / resume labelling", key="start", type="primary")
 sb.caption(f"Label store: `{store.path}` (set CERTLIB_STORE to move it)")
 
-pool_hash = certlib.pool_hash(pool)
-pid = None
 if start:
     try:
         pid = store.open_project(pool, pool_label, policy, tol, int(budget) or None, int(seed))
@@ -60,19 +58,8 @@ if start:
     st.query_params["project"] = str(pid)
     if annotator.strip():
         st.query_params["annotator"] = annotator.strip()
-elif "project" in st.query_params:
-    try:
-        project = store.project(int(st.query_params["project"]))
-    except (CertlibError, ValueError):
-        st.warning(f"Project {st.query_params['project']!r} is not in the label store "
-                   f"{store.path}; start a new one.")
-    else:
-        if project.pool_hash == pool_hash:
-            pid = project.id
-        else:
-            st.warning(f"Project {project.id} was started on {project.pool_name!r} (pool hash "
-                       f"{project.pool_hash[:12]}...); choose that pool in the sidebar to resume "
-                       "it, or start a project on this one.")
+else:
+    pid = st.query_params.get("project")
 if pid is None:
     mine = store.projects(pool)
     st.info("Choose the settings in the sidebar and press **Start / resume labelling**. "
@@ -98,11 +85,19 @@ def _undo(project_id, who, seq):
 
 try:
     # the previous run's replay is extended when the log only grew by labels
-    prog = store.progress(pid, pool, since=st.session_state.get("label_progress"))
+    prog = store.resume(pid, pool, since=st.session_state.get("label_progress"))
+except UnknownProjectError as exc:
+    st.warning(f"{exc}. Start a new project in the sidebar.")
+    st.stop()
+except PoolMismatchError as exc:
+    st.warning(f"{exc}. Choose that pool in the sidebar to resume the project, or start a "
+               "new project on this pool.")
+    st.stop()
 except CertlibError as exc:
     st.error(str(exc))
     st.stop()
 st.session_state["label_progress"] = prog
+pid = prog.project.id
 s, g, pr = prog.session, prog.guarantee, prog.project
 if "label_flash" in st.session_state:
     st.error(st.session_state.pop("label_flash"))
@@ -122,10 +117,10 @@ if g.final:
     box(f"**{s.status.capitalize()} after {s.t:,} labels:** {g.text()}."
         + (" You can stop labelling." if s.certified else ""))
     st.download_button("Download the evidence record (JSON)", key="download",
-                       data=json.dumps(store.export_record(pid, pool), indent=2),
+                       data=json.dumps(make_record(prog), indent=2),
                        file_name=f"certlib_record_project{pid}.json", mime="application/json")
 else:
-    left = max(0, pr.prelabel_bound - s.t)
+    left = prog.labels_left_at_least
     st.info(f"Running: {g.text()}."
             + (f" At least {left:,} more labels are needed by any policy (prelabel bound)."
                if left else ""))
@@ -134,7 +129,7 @@ else:
 keys = class_shortcuts(pool.classes)
 who = annotator.strip()
 if not g.final:
-    r = s.next_row()
+    r = prog.next_row
     rid = pool.row_ids[r]
     st.subheader(f"Next row: row_id {rid}")
     left_col, right_col = st.columns(2)
@@ -170,15 +165,15 @@ fig = go.Figure()
 palette = ["#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948", "#b07aa1"]
 for i, (rival, (lo, hi)) in enumerate(prog.rival_bounds().items()):
     color = palette[i % len(palette)]
-    fig.add_scatter(y=lo, mode="lines", name=f"{rival}: lower", line=dict(color=color))
+    fig.add_scatter(y=lo, mode="lines", name=f"{rival}: lower", line={"color": color})
     fig.add_scatter(y=hi, mode="lines", name=f"{rival}: upper",
-                    line=dict(color=color, dash="dot"))
+                    line={"color": color, "dash": "dot"})
 fig.add_hline(y=0, line_color="gray")
 fig.add_vline(x=pr.prelabel_bound, line_dash="dash", line_color="#9c755f",
               annotation_text=f"prelabel {pr.prelabel_bound}", annotation_position="bottom right")
-fig.update_layout(height=340, margin=dict(t=30, b=10), xaxis_title="labels read",
+fig.update_layout(height=340, margin={"t": 30, "b": 10}, xaxis_title="labels read",
                   yaxis_title=f"AUGRC(rival) − AUGRC({best})",
-                  legend=dict(orientation="h", y=-0.25))
+                  legend={"orientation": "h", "y": -0.25})
 st.plotly_chart(fig, width="stretch")
 st.caption(f"Exact bounds of each rival's objective minus {best}'s over every completion of the "
            f"unread labels. {best} is certified when every lower bound clears zero (strictly "

@@ -163,3 +163,18 @@ def test_error_window_with_record(stream, tmp_path, capsys):
     code, _, err = run(capsys, ["audit", str(stream[0]), "--epsilon", "0.1", "--window", "10",
                                 "--record", str(tmp_path / "r.json")])
     assert code == 2 and "`--window` cannot be combined" in err
+
+
+def test_cli_imports_point_one_way():
+    """certlib.cli -> certlib.audit.cli -> certlib.cli_output: the audit CLI never imports
+    the main CLI back (both print through cli_output)."""
+    import ast
+    from pathlib import Path
+
+    import certlib.audit.cli
+
+    tree = ast.parse(Path(certlib.audit.cli.__file__).read_text())
+    imported = {(node.level, node.module) for node in ast.walk(tree)
+                if isinstance(node, ast.ImportFrom)}
+    assert (2, "cli_output") in imported
+    assert (2, "cli") not in imported and (0, "certlib.cli") not in imported

@@ -102,6 +102,34 @@ def test_streaming_equals_batch_on_every_prefix(rho, delta, judge):
     assert s.trace == r.trace
 
 
+
+def test_verdict_precedence_is_one_rule_for_batch_and_streaming():
+    """Module docstring of certlib.audit.core: at one item Regression beats Tier-0 Safe
+    beats Tier-1 Safe; an earlier item beats any precedence."""
+    from certlib.audit.core import VERDICT_ORDER, _first_verdict
+
+    assert VERDICT_ORDER == (("regression", 1), ("safe", 0), ("safe", 1))
+    everything = {("safe", 1): 5, ("safe", 0): 5, ("regression", 1): 5}
+    assert _first_verdict(everything) == (5, "regression", 1)
+    assert _first_verdict({("safe", 1): 5, ("safe", 0): 5}) == (5, "safe", 0)
+    assert _first_verdict({("safe", 1): 4, ("safe", 0): 5, ("regression", 1): None}) == (
+        4, "safe", 1)
+    assert _first_verdict({("safe", 0): None}) is None
+
+
+def test_streaming_trace_of_bool_labels_equals_batch():
+    """A label given as True/False is the class 1/0 in both traces."""
+    f, g, y = gen(4000, 0.25, 0.0, 8)
+    yb = y.astype(bool)
+    r = audit(f, g, yb, epsilon=0.05, seed=3)
+    s = AuditState.start(epsilon=0.05, seed=3)
+    for t in range(4000):
+        s = s.observe(f[t], g[t], yb[t])
+        if s.verdict != "continue":
+            break
+    assert r.labels_used > 0 and s.trace == r.trace
+    assert all(type(e.label) is int for e in s.trace)
+
 def test_streaming_requires_routed_label():
     f, g, y = gen(3000, 0.3, 0.0, 9)
     s = AuditState.start(epsilon=0.05)

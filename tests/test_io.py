@@ -7,6 +7,7 @@ column or row at fault.  Fixture files are written into pytest's tmp_path.
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import numpy as np
 import polars as pl
@@ -220,6 +221,45 @@ def test_pool_hash_ignores_labels_and_sees_confidences(tmp_path):
     assert pool_hash(swapped) != pool_hash(pool)
     assert len(pool_hash(pool)) == 64
 
+
+
+def test_pool_hash_values_are_pinned():
+    """Stored projects and evidence records reference these digests: the value of
+    `pool_hash` must never change.  Digests computed with certlib at commit 4592239
+    (before pool_hash moved from certlib.io to certlib.pool)."""
+    binary = Pool.from_arrays([[0, 1, 1], [1, 1, 0]], [[0.9, 0.5, 0.2], [0.3, 0.8, 0.6]],
+                              labels=[1, None, 0], names=["a", "b"])
+    assert pool_hash(binary) == "7a2fd62e36e5901856b2cfcb611882edce2513e4f41b30609320ba92d1d4aec9"
+    text = Pool.from_arrays([["cat", "dog", "cat"], ["dog", "dog", "cat"]],
+                            [[0.9, 0.5, 0.5], [0.3, 0.8, 0.6]], row_ids=["r1", "r2", "r3"],
+                            names=["x", "y"], objective="accuracy")
+    assert pool_hash(text) == "f8f6ffbaa5238b8a5877e86bd77f558e92ff56a63b831932752c839aa7db9bde"
+    sample = load_pool(Path(__file__).resolve().parents[1] / "sample_data" / "demo_unlabelled.csv")
+    assert pool_hash(sample) == "fe2a45a1c69ec1828768e3e2effbca0aac95695244c6e61f0f692afda03ee630"
+
+
+def test_pool_hash_is_importable_from_pool_io_and_the_package():
+    import certlib
+    import certlib.io
+    import certlib.pool
+
+    assert certlib.pool_hash is certlib.pool.pool_hash is certlib.io.pool_hash
+
+
+def test_file_class_key_is_the_scalar_form_of_the_column_rule():
+    """`certlib.io._canon_series` (vectorised) and `certlib._values.file_class_key` (one
+    value: declared classes, prob_ suffixes) must give every value the same key."""
+    from certlib._values import file_class_key
+    from certlib.io import _canon_series
+
+    text = ["1", " 2.0 ", "1.50", "cat", "-1", "9007199254740993", "1e3", ""]
+    col = _canon_series(pl.Series(text), "c").to_list()
+    assert col[:-1] == [str(file_class_key(v)) for v in text[:-1]] and col[-1] is None
+    nums = [3, -1, 2**60]
+    assert _canon_series(pl.Series(nums), "c").to_list() == [file_class_key(v) for v in nums]
+    floats = [1.0, 2.5, -0.0]
+    assert _canon_series(pl.Series(floats), "c").to_list() == [
+        str(file_class_key(v)) for v in floats]
 
 # --------------------------------------------------------------- bad input
 def raises(exc, path, *words, **kw):

@@ -134,3 +134,24 @@ def test_label_buttons_need_an_annotator(store_path):
     at = _start(annotator="")
     assert any("Enter your name" in w.value for w in at.warning)
     assert all(b.disabled for b in at.button if b.key.startswith("cls_"))
+
+
+def test_url_with_unknown_project_or_another_pool_is_refused(store_path):
+    for bad in ("99", "abc"):
+        at = AppTest.from_file(PAGE, default_timeout=60)
+        at.query_params["project"] = bad
+        at.run()
+        assert not at.exception, at.exception
+        assert any(f"project_id {bad}" in w.value.replace("'", "")
+                   and "is not in the label store" in w.value and "Start a new project" in w.value
+                   for w in at.warning), [w.value for w in at.warning]
+        assert not at.get("metric")
+    other = certlib.load_pool(ROOT / "sample_data" / "teaching_k4.csv")
+    pid = LabelStore(store_path).open_project(other, "teaching_k4.csv")
+    at = AppTest.from_file(PAGE, default_timeout=60)
+    at.query_params["project"] = str(pid)
+    at.run()
+    assert not at.exception, at.exception
+    assert any(f"project {pid} ('teaching_k4.csv')" in w.value and "Choose that pool" in w.value
+               for w in at.warning), [w.value for w in at.warning]
+    assert not at.get("metric")

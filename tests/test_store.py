@@ -17,7 +17,8 @@ import pytest
 
 import certlib
 from certlib import Session
-from certlib.errors import CertlibError
+from certlib.errors import CertlibError, PoolFileError
+from certlib.record import make_record, read_record
 from certlib.store import (DuplicateLabelError, LabelStore, NothingToUndoError, PoolMismatchError,
                            StaleStateError, UnknownProjectError, default_store_path,
                            verify_record)
@@ -165,6 +166,51 @@ def test_resume_equals_replay_equals_fresh_stepping(tmp_path, pools):
         assert np.array_equal(prog.lower_path[t], batch_lower(pool, rows[:t], codes[:t]))
 
 
+
+def test_resume_after_labels_and_an_undo_equals_a_fresh_replay(tmp_path, pools):
+    pool, truth = pools
+    path = tmp_path / "l.db"
+    store = LabelStore(path)
+    pid = store.open_project(pool, "demo.csv", policy="adaptive-pair-sum", budget=40)
+    _label_n(store, pid, pool, truth, 6)
+    store.undo_last(pid, "ana")
+    _label_n(store, pid, pool, truth, 2, who="bob")
+    live = store.labels(pid)
+    fresh = Session.from_history(pool, [(pool.position(e.row_id), e.label) for e in live],
+                                 policy="adaptive-pair-sum", budget=40)
+    resumed = store.resume(pid, pool)
+    from_url = LabelStore(path).resume(f" {pid} ", pool)  # a new process, the id as URL text
+    for p in (resumed, from_url):
+        _same_state(p.session, fresh)
+        assert p.session.t == 7 and p.labels == live and p.last_seq == 9
+        assert p.project == store.project(pid) and p.events == store.events(pid)
+    # the bounds path restarts at the undo: one matrix per label in force, as batch bounds
+    from certlib.bounds import batch_lower
+    assert len(resumed.lower_path) == 8
+    rows = [r for r, _ in fresh.history]
+    codes = [pool.class_code(v) for _, v in fresh.history]
+    for t in range(8):
+        assert np.array_equal(resumed.lower_path[t], batch_lower(pool, rows[:t], codes[:t]))
+    assert resumed.next_row == fresh.next_row()
+    assert resumed.labels_left_at_least == resumed.project.prelabel_bound - 7
+    assert store.export_record(pid, pool)["labels"] == make_record(resumed)["labels"]
+
+
+def test_resume_refuses_unknown_ids_and_other_pools(tmp_path, pools):
+    pool, truth = pools
+    store = LabelStore(tmp_path / "l.db")
+    pid = store.open_project(pool, "demo.csv")
+    _label_n(store, pid, pool, truth, 2)
+    for bad in (pid + 1, str(pid + 1), "abc", "", "-1", "1.0", None, True):
+        with pytest.raises(UnknownProjectError, match="project_id") as exc:
+            store.resume(bad, pool)
+        assert str(tmp_path / "l.db") in str(exc.value)
+    other = certlib.load_pool(ROOT / "sample_data" / "teaching_k4.csv")
+    with pytest.raises(PoolMismatchError, match=f"project {pid} .'demo.csv'.") as exc:
+        store.resume(pid, other)
+    assert certlib.pool_hash(pool) in str(exc.value) and certlib.pool_hash(other) in str(exc.value)
+    assert len(store.events(pid)) == 2  # reading never writes
+
 def test_incremental_progress_equals_full_replay(tmp_path, pools):
     pool, truth = pools
     store = LabelStore(tmp_path / "l.db")
@@ -237,6 +283,37 @@ def test_certify_export_and_verify(tmp_path, pools):
     other = certlib.load_pool(ROOT / "sample_data" / "teaching_k4.csv")
     assert any("pool hash" in m for m in verify_record(rec, other).mismatches)
 
+
+
+def test_record_file_round_trip_and_one_verification_type(tmp_path, pools):
+    import json
+
+    import certlib.audit.record
+    import certlib.record
+    import certlib.store
+    from certlib.verification import Verification
+
+    assert certlib.store.verify_record is certlib.record.verify_record  # README's import
+    assert certlib.audit.record.Verification is Verification
+    pool, truth = pools
+    store = LabelStore(tmp_path / "l.db")
+    pid = store.open_project(pool, "demo.csv")
+    s = _label_n(store, pid, pool, truth, 5)
+    path = tmp_path / "record.json"
+    path.write_text(json.dumps(store.export_record(pid, pool), indent=2))
+    v = verify_record(read_record(path), pool)
+    assert isinstance(v, Verification) and v.ok and v.mismatches == ()
+    assert v.recomputed == {"labels_read": 5, "status": "running", "selected": s.best_guess}
+    assert v.to_dict() == {"ok": True, "mismatches": []}
+    with pytest.raises(PoolFileError, match="does not exist"):
+        read_record(tmp_path / "none.json")
+    (tmp_path / "bad.json").write_text("{")
+    with pytest.raises(PoolFileError, match="not valid JSON"):
+        read_record(tmp_path / "bad.json")
+    (tmp_path / "audit.json").write_text('{"kind": "certlib-audit"}')
+    with pytest.raises(PoolFileError, match="not a certlib labelling record"):
+        read_record(tmp_path / "audit.json")
+    assert not verify_record({"format": "x"}, pool).ok
 
 def test_budget_exhausted_record(tmp_path, pools):
     pool, truth = pools

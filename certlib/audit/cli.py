@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-import json
 import sys
 
+from ..cli_output import emit, interval
 from ..errors import ParameterError
 
 __all__ = ["register"]
@@ -46,10 +46,6 @@ def register(sub) -> None:
     v.set_defaults(func=_run_verify)
 
 
-def _fmt(iv) -> str:
-    return f"[{iv[0]:.6g}, {iv[1]:.6g}]"
-
-
 _MEANING = {
     "safe": "promote: the candidate is at most epsilon worse, at any stopping time",
     "regression": "do not promote: the candidate is worse than the incumbent",
@@ -58,37 +54,37 @@ _MEANING = {
 
 
 def _table(d: dict) -> str:
-    lines = [f"verdict        {d['verdict']}" + (f" (tier {d['tier']})" if d.get("tier") is not None else "")
-             + (f"  -- {_MEANING[d['verdict']]}" if d.get("verdict") in _MEANING else ""),
+    tier = f" (tier {d['tier']})" if d.get("tier") is not None else ""
+    meaning = f"  -- {_MEANING[d['verdict']]}" if d.get("verdict") in _MEANING else ""
+    lines = [f"verdict        {d['verdict']}{tier}{meaning}",
              f"items_seen     {d.get('items_seen', '')}",
              f"stopping_time  {d['stopping_time']}",
              f"labels_used    {d['labels_used']}",
-             f"rho_interval   {_fmt(d['rho_interval'])}",
-             f"delta_interval {_fmt(d['delta_interval'])}"]
+             f"rho_interval   {interval(d['rho_interval'])}",
+             f"delta_interval {interval(d['delta_interval'])}"]
     if d.get("needs_label") is not None:
         lines.append(f"needs_label    row {d['needs_label']} (zero-based): label it and rerun")
     if d.get("slices"):
         lines.append("slice          verdict     stop     labels  delta_interval")
         for s in d["slices"]:
-            lines.append(f"{s['slice']:<14} {s['verdict']:<11} {str(s['stopping_time']):<8} "
-                         f"{s['labels_used']:<7} {_fmt(s['delta_interval'])}")
+            lines.append(f"{s['slice']:<14} {s['verdict']:<11} {s['stopping_time']!s:<8} "
+                         f"{s['labels_used']:<7} {interval(s['delta_interval'])}")
     if d.get("windows"):
         lines.append("window         verdict     stop     labels")
         for w in d["windows"]:
             lines.append(f"{w['start']}-{w['end']:<10} {w['verdict']:<11} "
-                         f"{str(w['stopping_time']):<8} {w['labels_used']}")
+                         f"{w['stopping_time']!s:<8} {w['labels_used']}")
     if d.get("baselines"):
         lines.append("method         verdict     stop     labels")
         for b in d["baselines"]:
-            lines.append(f"{b['method']:<14} {b['verdict']:<11} {str(b['stopping_time']):<8} "
+            lines.append(f"{b['method']:<14} {b['verdict']:<11} {b['stopping_time']!s:<8} "
                          f"{b['labels_used']}")
     return "\n".join(lines)
 
 
 def _run_audit(args) -> int:
-    from ..cli import emit
     from .baselines import compare_baselines
-    from .core import _run, AuditConfig, make_stream
+    from .core import AuditConfig, _run, make_stream
     from .io import read_stream
     from .ledger import PromotionLedger
     from .record import make_record, stream_hash, write_record
@@ -102,8 +98,8 @@ def _run_audit(args) -> int:
     if args.ledger:
         ledger = PromotionLedger.open(args.ledger, args.delta)
         delta = ledger.next_delta()
-    common = dict(epsilon=args.epsilon, delta=delta, seed=args.seed, pi=args.pi,
-                  pi_min=args.pi_min, judge=cols.judge)
+    common = {"epsilon": args.epsilon, "delta": delta, "seed": args.seed, "pi": args.pi,
+              "pi_min": args.pi_min, "judge": cols.judge}
     if args.window is not None:
         payload = audit_windowed(cols.incumbent, cols.candidate, cols.labels,
                                  window=args.window, **common).to_dict()
@@ -132,7 +128,6 @@ def _run_audit(args) -> int:
 
 
 def _run_verify(args) -> int:
-    from ..cli import emit
     from .io import read_stream
     from .record import read_record, verify_record
 

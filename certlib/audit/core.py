@@ -29,13 +29,22 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
+from .._values import class_value, first_true, is_none_or_nan
 from ..errors import InvalidValueError, LabelError, ParameterError
 from .cs import PrplEBState, check_alpha, check_truncation, prpl_eb
 from .routing import Routing, check_judge, check_seed, uniforms
 
 __all__ = [
-    "AuditConfig", "AuditResult", "SliceVerdict", "TraceEntry", "Stream",
-    "audit", "AuditState", "Routed", "make_stream", "LOSS_RANGE",
+    "LOSS_RANGE",
+    "AuditConfig",
+    "AuditResult",
+    "AuditState",
+    "Routed",
+    "SliceVerdict",
+    "Stream",
+    "TraceEntry",
+    "audit",
+    "make_stream",
 ]
 
 #: Loss range B of the 0/1 loss.
@@ -43,10 +52,6 @@ LOSS_RANGE = 1.0
 
 
 # ----------------------------------------------------------------- input edge
-def _is_missing(v) -> bool:
-    return v is None or (isinstance(v, (float, np.floating)) and math.isnan(v))
-
-
 def _pred_array(values, name: str):
     arr = np.asarray(values, dtype=object) if not isinstance(values, np.ndarray) else values
     if arr.ndim != 1:
@@ -56,51 +61,55 @@ def _pred_array(values, name: str):
         bad = ~np.isfinite(num)
         if bad.any():
             i = int(np.flatnonzero(bad)[0])
-            raise InvalidValueError(f"`{name}` at row {i} is {float(num[i])!r}; expected a class value")
+            raise InvalidValueError(
+                f"`{name}` at row {i} is {float(num[i])!r}; expected a class value")
         return "num", num
     out = np.empty(arr.size, dtype=object)
     kinds = set()
     for i, v in enumerate(arr.tolist()):
-        if _is_missing(v):
-            raise InvalidValueError(f"`{name}` at row {i} is missing; every item needs both predictions")
+        if is_none_or_nan(v):
+            raise InvalidValueError(
+                f"`{name}` at row {i} is missing; every item needs both predictions")
         if isinstance(v, str):
             kinds.add("str")
             out[i] = v
-        elif isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, bool) \
-                and math.isfinite(float(v)):
-            kinds.add("num")
-            out[i] = float(v)
-        elif isinstance(v, (bool, np.bool_)):
+        elif isinstance(v, (bool, np.bool_)) or (
+                isinstance(v, (int, float, np.integer, np.floating)) and math.isfinite(float(v))):
             kinds.add("num")
             out[i] = float(v)
         else:
             raise InvalidValueError(f"`{name}` at row {i} is {v!r}; expected a class value")
     if len(kinds) > 1:
-        raise InvalidValueError(f"`{name}` mixes text and numbers; expected one kind of class value")
+        raise InvalidValueError(
+            f"`{name}` mixes text and numbers; expected one kind of class value")
     kind = kinds.pop() if kinds else "num"
     return kind, (out.astype(float) if kind == "num" else out)
 
 
 def _label_array(labels, kind: str, n: int):
     if labels is None:
-        return np.zeros(n, dtype=bool), np.full(n, np.nan) if kind == "num" else np.empty(n, dtype=object)
+        empty = np.full(n, np.nan) if kind == "num" else np.empty(n, dtype=object)
+        return np.zeros(n, dtype=bool), empty
     arr = np.asarray(labels, dtype=object) if not isinstance(labels, np.ndarray) else labels
     if arr.ndim != 1 or arr.size != n:
-        raise InvalidValueError(f"`labels` must have one entry per item ({n}), got shape {arr.shape}")
+        raise InvalidValueError(
+            f"`labels` must have one entry per item ({n}), got shape {arr.shape}")
     if kind == "num" and arr.dtype.kind in "biuf":
         num = arr.astype(float)
         have = ~np.isnan(num)
         if np.isinf(num).any():
             i = int(np.flatnonzero(np.isinf(num))[0])
-            raise LabelError(f"label at row {i} is {float(num[i])!r}; expected a class value like the predictions")
+            raise LabelError(f"label at row {i} is {float(num[i])!r}; expected a class value "
+                             "like the predictions")
         return have, num
     have = np.zeros(n, dtype=bool)
     out = np.full(n, np.nan) if kind == "num" else np.empty(n, dtype=object)
     for i, v in enumerate(arr.tolist()):
-        if _is_missing(v):
+        if is_none_or_nan(v):
             continue
         if kind == "num":
-            if isinstance(v, str) or not isinstance(v, (int, float, np.integer, np.floating, bool)) \
+            if isinstance(v, str) \
+                    or not isinstance(v, (int, float, np.integer, np.floating, bool)) \
                     or not math.isfinite(float(v)):
                 raise LabelError(f"label at row {i} is {v!r}; expected a number comparable "
                                  "with the numeric predictions (or empty for unlabelled)")
@@ -144,8 +153,8 @@ def make_stream(incumbent, candidate, labels=None, judge=None, slices=None) -> S
     if f.size == 0:
         raise InvalidValueError("the stream is empty; expected at least one item")
     if kf != kg:
-        raise InvalidValueError("`incumbent` and `candidate` must hold the same kind of class value "
-                                f"(got {'text' if kf == 'str' else 'numbers'} and "
+        raise InvalidValueError("`incumbent` and `candidate` must hold the same kind of class "
+                                f"value (got {'text' if kf == 'str' else 'numbers'} and "
                                 f"{'text' if kg == 'str' else 'numbers'})")
     n = f.size
     have, y = _label_array(labels, kf, n)
@@ -159,10 +168,12 @@ def make_stream(incumbent, candidate, labels=None, judge=None, slices=None) -> S
     if slices is not None:
         s = np.asarray(slices, dtype=object)
         if s.ndim != 1 or s.size != n:
-            raise InvalidValueError(f"`slices` must have one key per item ({n}), got shape {s.shape}")
+            raise InvalidValueError(
+                f"`slices` must have one key per item ({n}), got shape {s.shape}")
         for i, v in enumerate(s.tolist()):
-            if _is_missing(v):
-                raise InvalidValueError(f"slice key at row {i} is missing; every item needs a slice")
+            if is_none_or_nan(v):
+                raise InvalidValueError(
+                    f"slice key at row {i} is missing; every item needs a slice")
         s = np.array([str(v) for v in s.tolist()], dtype=object)
     return Stream(np.asarray(a, dtype=bool), d, have, y, j, s)
 
@@ -187,9 +198,27 @@ class AuditConfig:
         """Tier-1 increment range [-c, c], c = B / pi_min."""
         return self.B / self.routing.pi_min
 
+    def tier0_cannot_certify(self, rho_lower):
+        """B * lower(rho) >= eps: Tier 0 can never issue Safe again (its interval is
+        nested), so Tier 1 starts with the next item (module docstring)."""
+        return self.B * rho_lower >= self.epsilon
+
+    # The Tier-1 mapping (module docstring), for one value or an array alike: the batch
+    # audit and `AuditState` both go through these two methods.
+    def tier1_unit(self, z):
+        """A Tier-1 increment z in [-c, c] mapped to [0, 1], the range PrPl-EB needs."""
+        c = self.c
+        return np.clip((z + c) / (2 * c), 0.0, 1.0)
+
+    def tier1_delta(self, x):
+        """A bound x of the [0, 1] mean mapped back to Delta: 2 c x - c, clipped to
+        [-B, B] (Delta lies there whatever happens, so the interval stays valid)."""
+        c, B = self.c, self.B
+        return np.clip(2 * c * x - c, -B, B)
+
     @classmethod
     def make(cls, *, epsilon, delta=0.05, delta0=None, delta1=None, pi=None, pi_min=None,
-             judge=False, seed=0, truncation=0.5, running_intersection=True) -> "AuditConfig":
+             judge=False, seed=0, truncation=0.5, running_intersection=True) -> AuditConfig:
         try:
             eps = float(epsilon)
         except (TypeError, ValueError):
@@ -285,31 +314,41 @@ class AuditResult:
 # ------------------------------------------------------------ vectorised core
 def _tier1_cs(z: np.ndarray, alpha: float, cfg: AuditConfig):
     """CS for Delta from HT increments z in [-c, c] (mapped to [0, 1] and back)."""
-    c = cfg.c
-    x = np.clip((z + c) / (2 * c), 0.0, 1.0)
-    lo, hi = prpl_eb(x, alpha, cfg.truncation, cfg.running_intersection)
-    # Delta lies in [-B, B] whatever happens, so the interval is clipped to it (still valid)
-    B = cfg.B
-    return np.clip(2 * c * lo - c, -B, B), np.clip(2 * c * hi - c, -B, B)
+    lo, hi = prpl_eb(cfg.tier1_unit(z), alpha, cfg.truncation, cfg.running_intersection)
+    return cfg.tier1_delta(lo), cfg.tier1_delta(hi)
 
 
-def _first(mask: np.ndarray):
-    hits = np.flatnonzero(mask)
-    return int(hits[0]) if hits.size else None
+#: Verdict precedence when several fire at the same item (module docstring).
+VERDICT_ORDER = (("regression", 1), ("safe", 0), ("safe", 1))
 
 
-def _verdict_index(lo, hi, eps):
-    """First index where Regression (lo > 0) or Safe (hi < eps) fires."""
-    i_reg, i_safe = _first(lo > 0), _first(hi < eps)
-    if i_reg is None and i_safe is None:
-        return None, None
-    if i_safe is None or (i_reg is not None and i_reg <= i_safe):
-        return i_reg, "regression"
-    return i_safe, "safe"
+def _rules(cfg: AuditConfig, rho_upper=None, delta=None) -> dict:
+    """Where each verdict's rule holds, {(verdict, tier): bool or boolean array}: Tier-0
+    Safe from rho's upper bound, Tier-1 Regression and Safe from Delta's (lower, upper)
+    while Tier 1 runs.  Arrays give the rule at every item, floats at one item."""
+    out = {}
+    if rho_upper is not None:
+        out[("safe", 0)] = cfg.B * rho_upper < cfg.epsilon
+    if delta is not None:
+        out[("regression", 1)] = delta[0] > 0
+        out[("safe", 1)] = delta[1] < cfg.epsilon
+    return out
+
+
+def _first_verdict(first: dict):
+    """(item, verdict, tier) of the verdict that fires first, given the first item at
+    which each (verdict, tier) fires (absent or None: never); at one item the earlier
+    in `VERDICT_ORDER` wins.  None when nothing fires."""
+    hits = [(first[key], rank, key) for rank, key in enumerate(VERDICT_ORDER)
+            if first.get(key) is not None]
+    if not hits:
+        return None
+    item, _, (verdict, tier) = min(hits)
+    return item, verdict, tier
 
 
 def _run(stream: Stream, cfg: AuditConfig, offset: int = 0, to_end: bool = False) -> AuditResult:
-    n, B, eps = stream.n, cfg.B, cfg.epsilon
+    n, B = stream.n, cfg.B
     a = stream.a
     pi = cfg.routing.probabilities(stream.judge, n)
     u = uniforms(cfg.seed, offset, offset + n)
@@ -318,28 +357,19 @@ def _run(stream: Stream, cfg: AuditConfig, offset: int = 0, to_end: bool = False
 
     # Tier 0 on A_t.
     rlo, rhi = prpl_eb(a.astype(float), cfg.delta0, cfg.truncation, cfg.running_intersection)
-    i0 = _first(B * rhi < eps)
-    i_act = _first(B * rlo >= eps)            # Tier 0 can no longer certify after this item
+    first = {key: first_true(holds) for key, holds in _rules(cfg, rho_upper=rhi).items()}
+    i_act = first_true(cfg.tier0_cannot_certify(rlo))
     start = n if i_act is None else i_act + 1  # first Tier-1 item (0-based)
 
     dlo = np.full(n, -B)
     dhi = np.full(n, B)
-    i1, v1 = None, None
     if start < n:
         lo1, hi1 = _tier1_cs(z[start:], cfg.delta1, cfg)
         dlo[start:], dhi[start:] = lo1, hi1
-        j, v1 = _verdict_index(lo1, hi1, eps)
-        i1 = None if j is None else start + j
-
-    # Overall verdict index (0-based), with precedence regression > tier-0 > tier-1 safe.
-    candidates = []
-    if i1 is not None and v1 == "regression":
-        candidates.append((i1, 0, "regression", 1))
-    if i0 is not None:
-        candidates.append((i0, 1, "safe", 0))
-    if i1 is not None and v1 == "safe":
-        candidates.append((i1, 2, "safe", 1))
-    stop = min(candidates) if candidates else None
+        for key, holds in _rules(cfg, delta=(lo1, hi1)).items():
+            j = first_true(holds)
+            first[key] = None if j is None else start + j
+    stop = _first_verdict(first)  # (0-based item, verdict, tier) or None
 
     # Per-slice Tier-1 audits (ungated, level delta1 / K).
     slice_stops = {}
@@ -350,7 +380,9 @@ def _run(stream: Stream, cfg: AuditConfig, offset: int = 0, to_end: bool = False
         for k in keys:
             idx = np.flatnonzero(stream.slices == k)
             lo_k, hi_k = _tier1_cs(z[idx], alpha_k, cfg)
-            j, v = _verdict_index(lo_k, hi_k, eps)
+            hit = _first_verdict({key: first_true(holds) for key, holds
+                                  in _rules(cfg, delta=(lo_k, hi_k)).items()})
+            j, v = (None, None) if hit is None else hit[:2]
             slice_info.append((k, idx, lo_k, hi_k, j, v))
             slice_stops[k] = None if j is None else int(idx[j])
 
@@ -363,7 +395,7 @@ def _run(stream: Stream, cfg: AuditConfig, offset: int = 0, to_end: bool = False
         s_end = slice_stops[k] if slice_stops[k] is not None else n - 1
         needed[idx[idx <= s_end]] = True
     needed &= draw
-    missing = _first(needed & ~stream.has_label)
+    missing = first_true(needed & ~stream.has_label)
     horizon = n if missing is None else missing   # items processed: 0..horizon-1
 
     def within(i):
@@ -378,13 +410,13 @@ def _run(stream: Stream, cfg: AuditConfig, offset: int = 0, to_end: bool = False
         end = stop[0] + 1 if stop is not None and within(stop[0]) else horizon
 
     if stop is not None and within(stop[0]):
-        verdict, tier, stopping_time = stop[2], stop[3], stop[0] + 1
+        verdict, tier, stopping_time = stop[1], stop[2], stop[0] + 1
         at = stop[0]
     else:
         verdict, tier, stopping_time = "continue", None, None
         at = end - 1
     paid = np.flatnonzero(needed[:end])
-    trace = tuple(TraceEntry(int(i) + 1 + offset, float(pi[i]), _plain(stream.labels[i]))
+    trace = tuple(TraceEntry(int(i) + 1 + offset, float(pi[i]), class_value(stream.labels[i]))
                   for i in paid)
 
     slices = []
@@ -411,15 +443,6 @@ def _run(stream: Stream, cfg: AuditConfig, offset: int = 0, to_end: bool = False
         config=cfg, trace=trace,
         rho_lower=rlo[:end], rho_upper=rhi[:end], delta_lower=dlo[:end], delta_upper=dhi[:end],
     )
-
-
-def _plain(v):
-    if isinstance(v, (np.floating, float)):
-        f = float(v)
-        return int(f) if f.is_integer() else f
-    if isinstance(v, np.integer):
-        return int(v)
-    return v
 
 
 def audit(incumbent, candidate, labels=None, *, epsilon, delta=0.05, seed=0, pi=None,
@@ -488,11 +511,12 @@ class AuditState:
 
     @classmethod
     def start(cls, *, epsilon, delta=0.05, seed=0, pi=None, pi_min=None, judge=False,
-              delta0=None, delta1=None, truncation=0.5, running_intersection=True) -> "AuditState":
+              delta0=None, delta1=None, truncation=0.5, running_intersection=True) -> AuditState:
         cfg = AuditConfig.make(epsilon=epsilon, delta=delta, delta0=delta0, delta1=delta1,
                                pi=pi, pi_min=pi_min, judge=judge, seed=seed,
                                truncation=truncation, running_intersection=running_intersection)
-        return cls(cfg, PrplEBState.start(cfg.delta0, cfg.truncation, cfg.running_intersection), None)
+        tier0 = PrplEBState.start(cfg.delta0, cfg.truncation, cfg.running_intersection)
+        return cls(cfg, tier0, None)
 
     @property
     def rho_interval(self) -> tuple:
@@ -502,9 +526,8 @@ class AuditState:
     def delta_interval(self) -> tuple:
         if self.tier1 is None or self.tier1.t == 0:
             return (-self.config.B, self.config.B)
-        c, B = self.config.c, self.config.B
-        return (min(max(2 * c * self.tier1.lower - c, -B), B),
-                min(max(2 * c * self.tier1.upper - c, -B), B))
+        cfg = self.config
+        return (float(cfg.tier1_delta(self.tier1.lower)), float(cfg.tier1_delta(self.tier1.upper)))
 
     def route(self, incumbent, candidate, judge=None) -> Routed:
         """Decide, before any label is seen, whether item t+1's label is paid for."""
@@ -519,44 +542,35 @@ class AuditState:
         u = float(uniforms(self.config.seed, t - 1, t)[0])
         return Routed(t, disagree, pi, bool(active and disagree and u < pi))
 
-    def observe(self, incumbent, candidate, label=None, judge=None) -> "AuditState":
+    def observe(self, incumbent, candidate, label=None, judge=None) -> AuditState:
         """Pure transition for one item; ``label`` is required only when routed."""
         if self.verdict != "continue":
             raise ParameterError(f"the audit already reached its verdict ({self.verdict}) "
                                  f"at item {self.stopping_time}; start a new audit")
         r = self.route(incumbent, candidate, judge)
-        cfg, B, eps = self.config, self.config.B, self.config.epsilon
+        cfg = self.config
         z = 0.0
         trace = self.trace
         labels_used = self.labels_used
         if r.needs_label:
-            if _is_missing(label):
+            if is_none_or_nan(label):
                 raise LabelError(f"item {r.t} needs a label (routed with pi = {r.pi:.6g}); "
                                  "pass `label=`")
             d = float(candidate != label) - float(incumbent != label)
             z = d / r.pi
-            trace = trace + (TraceEntry(r.t, r.pi, _plain(label)),)
+            trace = trace + (TraceEntry(r.t, r.pi, class_value(label)),)
             labels_used += 1
         tier0 = self.tier0.update(float(r.disagree))
         tier1 = self.tier1
         if tier1 is not None:
-            c = cfg.c
-            tier1 = tier1.update(min(max((z + c) / (2 * c), 0.0), 1.0))
-        start = self.tier1_start
+            tier1 = tier1.update(float(cfg.tier1_unit(z)))
         new = replace(self, tier0=tier0, tier1=tier1, t=r.t, labels_used=labels_used, trace=trace)
-        lo1, hi1 = new.delta_interval
-        verdict, tier = "continue", None
-        if tier1 is not None and lo1 > 0:
-            verdict, tier = "regression", 1
-        elif B * tier0.upper < eps:
-            verdict, tier = "safe", 0
-        elif tier1 is not None and hi1 < eps:
-            verdict, tier = "safe", 1
-        if verdict != "continue":
-            return replace(new, verdict=verdict, tier=tier, stopping_time=r.t)
-        if tier1 is None and B * tier0.lower >= eps:
-            # Tier 0 can no longer certify: Tier 1 starts with the next item.
+        rules = _rules(cfg, rho_upper=tier0.upper,
+                       delta=None if tier1 is None else new.delta_interval)
+        hit = _first_verdict({key: r.t for key, holds in rules.items() if holds})
+        if hit is not None:
+            return replace(new, verdict=hit[1], tier=hit[2], stopping_time=r.t)
+        if tier1 is None and cfg.tier0_cannot_certify(tier0.lower):
             tier1 = PrplEBState.start(cfg.delta1, cfg.truncation, cfg.running_intersection)
-            start = r.t + 1
-            return replace(new, tier1=tier1, tier1_start=start)
+            return replace(new, tier1=tier1, tier1_start=r.t + 1)
         return new

@@ -18,23 +18,27 @@ from __future__ import annotations
 import hashlib
 import json
 import math
-from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
+from .._values import class_value, is_none_or_nan
 from ..errors import PoolFileError
-from .core import AuditConfig, AuditResult, _plain, _run, make_stream
+from ..verification import Verification
+from .core import AuditConfig, AuditResult, _run, make_stream
 from .routing import Routing
 
-__all__ = ["stream_hash", "make_record", "write_record", "read_record", "verify_record",
-           "Verification", "RECORD_VERSION"]
+# Verification is re-exported from certlib.verification (one result type for both verifiers)
+__all__ = ["RECORD_VERSION", "Verification", "make_record", "read_record", "stream_hash",
+           "verify_record", "write_record"]
 
 RECORD_VERSION = 1
 _TOL = 1e-9
 
 
-def _canon(values) -> str:
+def _hash_text(values) -> str:
+    """One stream column as text for `stream_hash`: integral numbers written as integers,
+    other floats by ``repr``, anything else by ``str``; values separated by U+001F."""
     arr = np.asarray(values) if not isinstance(values, np.ndarray) else values
     if arr.dtype.kind in "biuf":
         f = arr.astype(float)
@@ -55,7 +59,7 @@ def stream_hash(incumbent, candidate, judge=None, slices=None) -> str:
     for part in (incumbent, candidate, judge, slices):
         h.update(b"\x1e")
         if part is not None:
-            h.update(_canon(part).encode())
+            h.update(_hash_text(part).encode())
     return h.hexdigest()
 
 
@@ -92,18 +96,6 @@ def read_record(path) -> dict:
     return rec
 
 
-@dataclass(frozen=True)
-class Verification:
-    """``ok`` is True when every logged number was reproduced; else ``mismatches``."""
-
-    ok: bool
-    mismatches: tuple
-    recomputed: dict
-
-    def to_dict(self) -> dict:
-        return {"ok": self.ok, "mismatches": list(self.mismatches)}
-
-
 def _config_from(rec: dict) -> AuditConfig:
     c = rec["config"]
     r = c["routing"]
@@ -127,7 +119,8 @@ def _same(a, b) -> bool:
 
 def verify_record(rec: dict, incumbent, candidate, labels=None, judge=None,
                   slices=None) -> Verification:
-    """Recompute the audit from the stream and the record's trace; list every mismatch."""
+    """Recompute the audit from the stream and the record's trace; list every mismatch.
+    ``recomputed`` is the recomputed result in the record's keys."""
     bad = []
     digest = stream_hash(incumbent, candidate, judge, slices)
     if digest != rec["stream_sha256"]:
@@ -147,9 +140,9 @@ def verify_record(rec: dict, incumbent, candidate, labels=None, judge=None,
         trace_labels[t - 1] = label
         if stream_labels is not None:
             s = stream_labels[t - 1]
-            if s is not None and not (isinstance(s, float) and math.isnan(s)) \
-                    and not _same(_num(s), _num(label)):
-                bad.append(f"trace label of item {t} is {label!r} but the stream has {_plain(s)!r}")
+            if not is_none_or_nan(s) and not _same(_num(s), _num(label)):
+                bad.append(f"trace label of item {t} is {label!r} but the stream has "
+                           f"{class_value(s)!r}")
     stream = make_stream(incumbent, candidate, trace_labels, judge, slices)
     res = _run(stream, cfg)
     got = res.to_dict()
@@ -158,7 +151,7 @@ def verify_record(rec: dict, incumbent, candidate, labels=None, judge=None,
                 "delta_interval", "items_seen", "needs_label", "tier1_start", "slices", "trace"):
         if key in rec and not _same(_num(rec[key]), _num(got[key])):
             bad.append(f"`{key}`: record says {_short(rec[key])}, recomputed {_short(got[key])}")
-    return Verification(not bad, tuple(bad), got)
+    return Verification(bad, got)
 
 
 def _short(v, limit: int = 160) -> str:

@@ -1,0 +1,126 @@
+"""Rules for single values, defined once for the pool, the file reader, the label store
+and the audit: which cells are missing, how a class value or row id is written
+canonically, and how a few values become plain JSON.
+
+Two class-value rules exist on purpose, with names that say which is which:
+
+* `class_value` / `class_value_from_text` -- the pool's canonical form (SPEC section 2):
+  numpy scalars become Python, ``True``/``1``/``1.0``/``np.int64(1)`` are the integer 1,
+  and (``_from_text``) text that reads as a number is that number, so labels read as
+  text match numeric predictions.
+* `file_class_key` -- the file reader's key for a class-like cell (`certlib.io`): an
+  integer exactly representable in float64 becomes that ``int``, every other value its
+  text.  `certlib.io._canon_series` is the vectorised (polars) form of the same rule.
+"""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+import numpy as np
+
+__all__ = [
+    "EXACT_INT_LIMIT",
+    "class_value",
+    "class_value_from_text",
+    "file_class_key",
+    "first_true",
+    "fraction_text",
+    "is_empty_cell",
+    "is_exact_int",
+    "is_none_or_nan",
+    "python_scalar",
+]
+
+#: float64 holds every integer of absolute value below 2**53 exactly; an integral float
+#: at or beyond it may stand for several integers, so the file reader keeps it as text.
+EXACT_INT_LIMIT = 2.0**53
+
+
+def python_scalar(v):
+    """A numpy scalar as the Python scalar it holds; anything else unchanged."""
+    return v.item() if isinstance(v, np.generic) else v
+
+
+def is_none_or_nan(v) -> bool:
+    """None or a floating NaN: an audit stream's unlabelled item."""
+    return v is None or (isinstance(v, (float, np.floating)) and math.isnan(v))
+
+
+def is_empty_cell(v) -> bool:
+    """None, NaN or blank text: a pool cell with no value (unread label, missing prediction)."""
+    return is_none_or_nan(v) or (isinstance(v, str) and v.strip() == "")
+
+
+def class_value(v):
+    """Canonical class value or row id: integral floats become ints, numpy scalars Python.
+
+    >>> class_value(np.float64(1.0)), class_value(True), class_value(1.5), class_value("1")
+    (1, 1, 1.5, '1')
+    """
+    v = python_scalar(v)
+    if isinstance(v, bool):
+        return int(v)
+    if isinstance(v, float) and v.is_integer():
+        return int(v)
+    return v
+
+
+def class_value_from_text(v):
+    """As `class_value`, and a number written as text ("1", " 1.0 ") is that number.
+
+    >>> class_value_from_text(" 1.0 "), class_value_from_text("0.5"), class_value_from_text("nan")
+    (1, 0.5, 'nan')
+    """
+    v = class_value(v)
+    if isinstance(v, str):
+        t = v.strip()
+        try:
+            f = float(t)
+        except ValueError:
+            return v
+        if np.isfinite(f) and t.lower() not in ("inf", "nan", "infinity"):
+            return int(f) if f.is_integer() else f
+    return v
+
+
+def is_exact_int(f: float) -> bool:
+    """A finite integral float below `EXACT_INT_LIMIT` in absolute value."""
+    return math.isfinite(f) and f.is_integer() and abs(f) < EXACT_INT_LIMIT
+
+
+def file_class_key(v):
+    """The file reader's key of a class-like value: an exact integer is that ``int``
+    (``True``, ``1``, ``1.0``, ``" 1 "``), any other value its text (``"1.50"`` stays
+    ``"1.50"``, a float its ``repr``).
+
+    >>> file_class_key(" 2.0 "), file_class_key(2.5), file_class_key(" cat "), file_class_key(True)
+    (2, '2.5', 'cat', 1)
+    """
+    if isinstance(v, (bool, np.bool_, int, np.integer)):
+        return int(v)
+    if isinstance(v, (float, np.floating)):
+        f = float(v)
+        return int(f) if is_exact_int(f) else repr(f)
+    s = str(v).strip()
+    try:
+        f = float(s)
+    except ValueError:
+        return s
+    return int(f) if is_exact_int(f) else s
+
+
+def first_true(mask) -> int | None:
+    """Position of the first True in a boolean array, or None when there is none."""
+    hits = np.flatnonzero(np.asarray(mask))
+    return int(hits[0]) if hits.size else None
+
+
+def fraction_text(f: Fraction) -> str:
+    """An exact fraction as JSON-safe text: ``"3/8"``, or ``"2"`` for an integer.
+
+    >>> fraction_text(Fraction(6, 16)), fraction_text(Fraction(4, 2))
+    ('3/8', '2')
+    """
+    return f"{f.numerator}/{f.denominator}" if f.denominator != 1 else str(f.numerator)

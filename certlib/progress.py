@@ -1,0 +1,131 @@
+"""What a labelling session's state means to the person labelling (SPEC sections 5, 8
+and 12): the guarantee of its answer, and a project's progress replayed from its event
+log, with the bounds path the labelling page draws.
+
+    p = Progress.replay(project, events, pool)    # pure: no file, no clock
+    p.guarantee.text(), p.session.next_row(), p.rival_bounds()
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+from functools import cached_property
+
+from ._values import fraction_text
+from .events import Project, labels_in_force
+from .session import Session
+
+__all__ = ["Guarantee", "Progress", "guarantee"]
+
+
+@dataclass(frozen=True)
+class Guarantee:
+    """What the bounds guarantee for the selected candidate now."""
+
+    kind: str  # "exact", "within tolerance", "budget exhausted", "running", "all labels read"
+    selected: str
+    excess: Fraction  # worst-case objective gap of `selected` to the best, any completion
+    tolerance: Fraction
+
+    @property
+    def final(self) -> bool:
+        return self.kind != "running"
+
+    def text(self) -> str:
+        gap = f"{float(self.excess):.4g}" if self.excess else "0"
+        if self.kind == "exact":
+            return (f"{self.selected} is the best candidate for every completion of the "
+                    "unread labels")
+        if self.kind == "within tolerance":
+            return (f"{self.selected} is within tau = {float(self.tolerance):g} of the best "
+                    f"for every completion (worst-case gap {gap})")
+        if self.kind == "running":
+            return f"best guess so far {self.selected}, worst-case gap {gap} (not certified yet)"
+        return (f"{self.kind}: {self.selected} has the smallest worst-case gap to the best, "
+                f"{gap} (exactly {fraction_text(self.excess)})")
+
+
+def guarantee(session: Session) -> Guarantee:
+    """The guarantee of a session's answer (SPEC section 5)."""
+    if session.certified:
+        kind = "exact" if session.th.tolerance == 0 else "within tolerance"
+    elif session.budget_exhausted:
+        kind = "budget exhausted"
+    elif session.done:
+        kind = "all labels read"
+    else:
+        kind = "running"
+    return Guarantee(kind, session.best_guess, session.excess, session.th.tolerance)
+
+
+@dataclass(frozen=True)
+class Progress:
+    """A project replayed: its settings, the log, the session and the bounds path."""
+
+    project: Project
+    events: tuple
+    session: Session
+    lower_path: tuple  # lower_path[t] = K x K lower bounds of r_j - r_k after t labels
+
+    @classmethod
+    def replay(cls, project: Project, events, pool, since: Progress | None = None) -> Progress:
+        """Replay the labels in force through a fresh Session (pure transitions, STYLE
+        rule 6).  The caller vouches that ``pool`` is the project's pool.
+
+        ``since``, an earlier Progress of the same project, is extended label by label
+        when the log only grew by labels since then (a page's next click), instead of
+        replaying from the start; the result is the same state either way."""
+        events = tuple(events)
+        old = since.events if since is not None and since.project == project else None
+        if old is not None and events[:len(old)] == old and all(
+                e.kind == "label" for e in events[len(old):]):
+            s, path, new = since.session, list(since.lower_path), events[len(old):]
+        else:
+            s = Session.start(pool, **project.session_kwargs())
+            path, new = [s.lower()], labels_in_force(events)
+        for e in new:
+            s = s.observe(pool.position(e.row_id), e.label)
+            path.append(s.lower())
+        return cls(project, events, s, tuple(path))
+
+    @property
+    def guarantee(self) -> Guarantee:
+        return guarantee(self.session)
+
+    @property
+    def labels(self) -> tuple:
+        """The label events in force, in reading order."""
+        return tuple(labels_in_force(self.events))
+
+    @property
+    def last_seq(self) -> int:
+        """Sequence number of the newest event (0 for an empty log): a view drawn from this
+        progress passes it as ``expect_seq`` so the store refuses a click on a stale view."""
+        return self.events[-1].seq if self.events else 0
+
+    @cached_property
+    def next_row(self) -> int | None:
+        """Row position the policy reads next, or None when the session is done."""
+        return self.session.next_row()
+
+    @property
+    def labels_left_at_least(self) -> int:
+        """More labels any policy needs before it can certify (from the prelabel bound)."""
+        return max(0, self.project.prelabel_bound - self.session.t)
+
+    def rival_bounds(self, k: int | None = None) -> dict:
+        """For candidate k (default the best guess): {rival name: (lower list, upper list)} of
+        the objective difference obj_j - obj_k after 0, 1, ..., t labels (floats, for plots)."""
+        s = self.session
+        if k is None:
+            k = s.pool.names.index(s.best_guess)
+        scale = s.pool.scale
+        out = {}
+        for j, name in enumerate(s.pool.names):
+            if j == k:
+                continue
+            lo = [float(L[j, k]) / scale for L in self.lower_path]
+            hi = [-float(L[k, j]) / scale for L in self.lower_path]
+            out[name] = (lo, hi)
+        return out

@@ -1,0 +1,170 @@
+"""The evidence record of a model-choice labelling session (SPEC section 12): building
+it from a replayed project, reading it back from a file, and verifying it against the
+pool.
+
+    record = make_record(store.progress(pid, pool))   # JSON-ready dict
+    verify_record(read_record("record.json"), pool).ok
+
+The record holds the pool hash (taken before the first label), candidates in priority
+order, objective, tolerance, budget, policy, rule and seed, every label in force in
+order with time and annotator (plus the full event log), the exact L/H bounds at stop,
+the selected candidate with its guarantee, and the prelabel bound.  `verify_record`
+replays the labels on the pool and lists every mismatch.
+"""
+
+from __future__ import annotations
+
+import json
+from fractions import Fraction
+from pathlib import Path
+
+import numpy as np
+
+from ._values import fraction_text, python_scalar
+from .errors import CertlibError, PoolFileError
+from .events import Event, labels_in_force, utc_now
+from .pool import pool_hash
+from .prelabel import prelabel_bound
+from .progress import Progress, guarantee
+from .session import Session
+from .verification import Verification
+from .weights import exact_fraction
+
+__all__ = ["RECORD_FORMAT", "RECORD_VERSION", "make_record", "read_record", "verify_record"]
+
+RECORD_FORMAT = "certlib-labelling-record"
+RECORD_VERSION = 1
+
+_REQUIRED = ("format", "version", "pool", "candidates", "classes", "objective", "tolerance",
+             "budget", "policy", "seed", "rule", "prelabel_bound", "labels", "events",
+             "labels_read", "status", "certified", "selected", "guarantee", "bounds")
+
+
+def _label_entry(e: Event) -> dict:
+    return {"seq": e.seq, "row_id": e.row_id, "label": e.label, "annotator": e.annotator,
+            "at": e.at}
+
+
+def make_record(progress: Progress) -> dict:
+    """The evidence record of a replayed project, as a JSON-ready dict."""
+    pr, s = progress.project, progress.session
+    g = guarantee(s)
+    L = np.asarray(s.L, dtype=np.int64)
+    return {
+        "format": RECORD_FORMAT,
+        "version": RECORD_VERSION,
+        "pool": {"hash": pr.pool_hash, "name": pr.pool_name, "n": pr.n, "K": len(pr.candidates)},
+        "candidates": list(pr.candidates),  # tie priority order: earlier wins a tie
+        "classes": list(pr.classes),
+        "objective": pr.objective,
+        "tolerance": fraction_text(pr.tolerance),
+        "budget": pr.budget,
+        "policy": pr.policy,
+        "seed": pr.seed,
+        "rule": pr.rule,
+        "prelabel_bound": pr.prelabel_bound,
+        "created_at": pr.created_at,
+        "labels": [_label_entry(e) for e in progress.labels],
+        "events": [e.to_dict() for e in progress.events],
+        "labels_read": s.t,
+        "status": s.status,
+        "certified": s.certified,
+        "selected": g.selected,
+        "guarantee": {"kind": g.kind, "worst_case_excess": fraction_text(g.excess),
+                      "worst_case_excess_float": float(g.excess), "text": g.text()},
+        # exact integer bounds of r_j - r_k in scaled-risk units at stop:
+        # objective difference = value / (bound_unit * scale)
+        "bounds": {"L": L.tolist(), "H": (-L.T).tolist(), "bound_unit": int(s.th.unit),
+                   "scale": int(s.pool.scale)},
+        "exported_at": utc_now(),
+    }
+
+
+def read_record(path) -> dict:
+    """A record written as JSON (the labelling page's download).  Raises PoolFileError when
+    the file is missing, not JSON or not a labelling record; its content is left to
+    `verify_record`, which reports every problem as a mismatch."""
+    p = Path(path)
+    try:
+        rec = json.loads(p.read_text())
+    except FileNotFoundError:
+        raise PoolFileError(f"record file {str(p)!r} does not exist") from None
+    except (OSError, ValueError) as exc:
+        raise PoolFileError(f"record file {str(p)!r} is not valid JSON ({exc})") from None
+    if not isinstance(rec, dict) or rec.get("format") != RECORD_FORMAT:
+        raise PoolFileError(f"record file {str(p)!r} is not a certlib labelling record "
+                            f"(expected \"format\": \"{RECORD_FORMAT}\")")
+    return rec
+
+
+def verify_record(record: dict, pool) -> Verification:
+    """Recompute the verdict of an evidence record from its labels and the pool.
+
+    Checks the pool hash and settings, that the label list is what the event log
+    leaves in force, the prelabel bound, and every reported outcome (labels read,
+    status, selected candidate, guarantee, exact L/H bounds).  Labels that the pool
+    file itself holds must agree with the record.  Never raises on a bad record:
+    every problem is a mismatch.  ``recomputed`` holds ``labels_read``, ``status`` and
+    ``selected`` when the labels could be replayed."""
+    bad = []
+    missing = [k for k in _REQUIRED if k not in record]
+    if missing or record.get("format") != RECORD_FORMAT:
+        bad.append(f"not a {RECORD_FORMAT} record (missing keys: {missing})")
+        return Verification(bad)
+
+    def cmp(what, stored, recomputed):
+        if stored != recomputed:
+            bad.append(f"{what}: record says {stored!r}, recomputed {recomputed!r}")
+
+    cmp("pool hash", record["pool"].get("hash"), pool_hash(pool))
+    cmp("candidates", list(record["candidates"]), list(pool.names))
+    cmp("classes", list(record["classes"]), [python_scalar(c) for c in pool.classes])
+    cmp("objective", record["objective"], pool.objective)
+    if bad:
+        return Verification(bad)
+    try:
+        tol = exact_fraction(Fraction(str(record["tolerance"])))
+        s = Session.start(pool, policy=record["policy"], rule=record["rule"], tolerance=tol,
+                          seed=record["seed"], budget=record["budget"])
+    except (CertlibError, ValueError, TypeError, ZeroDivisionError) as exc:
+        bad.append(f"settings cannot be replayed: {exc}")
+        return Verification(bad)
+    cmp("prelabel bound", record["prelabel_bound"],
+        prelabel_bound(pool, tolerance=tol).prelabel_bound)
+
+    try:
+        events = [Event(e["seq"], e["kind"], e["row_id"], e["label"], e["annotator"], e["at"],
+                        e.get("undoes")) for e in record["events"]]
+    except (KeyError, TypeError) as exc:
+        bad.append(f"event log unreadable: {exc!r}")
+        events = []
+    seqs = [e.seq for e in events]
+    if seqs != sorted(set(seqs)):
+        bad.append("event sequence numbers are not strictly increasing")
+    if [_label_entry(e) for e in labels_in_force(events)] != list(record["labels"]):
+        bad.append("labels differ from the labels the event log leaves in force")
+
+    for i, lab in enumerate(record["labels"]):
+        try:
+            pos = pool.position(lab["row_id"])
+            s = s.observe(pos, lab["label"])
+        except (CertlibError, KeyError, TypeError) as exc:
+            seq = lab.get("seq") if isinstance(lab, dict) else "?"
+            bad.append(f"label {i + 1} (event {seq}) cannot be replayed: {exc}")
+            break
+        truth = int(pool.labels[pos])
+        if truth >= 0 and pool.classes[truth] != pool.classes[pool.class_code(lab["label"])]:
+            bad.append(f"label of row_id {lab['row_id']!r} is {lab['label']!r} in the record "
+                       f"but {pool.classes[truth]!r} in the pool file")
+    g = guarantee(s)
+    cmp("labels read", record["labels_read"], s.t)
+    cmp("status", record["status"], s.status)
+    cmp("certified", record["certified"], s.certified)
+    cmp("selected", record["selected"], g.selected)
+    cmp("guarantee", record["guarantee"].get("kind"), g.kind)
+    cmp("worst-case excess", record["guarantee"].get("worst_case_excess"),
+        fraction_text(g.excess))
+    L = np.asarray(s.L, dtype=np.int64)
+    cmp("lower bounds L", record["bounds"].get("L"), L.tolist())
+    cmp("upper bounds H", record["bounds"].get("H"), (-L.T).tolist())
+    return Verification(bad, {"labels_read": s.t, "status": s.status, "selected": g.selected})
