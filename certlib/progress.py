@@ -32,17 +32,20 @@ class Guarantee:
     def final(self) -> bool:
         return self.kind != "running"
 
-    def text(self) -> str:
+    def text(self, name=str) -> str:
+        """One sentence for a person; ``name`` formats the candidate's name (a page
+        passes an escaper, since names come from the user's file)."""
+        sel = name(self.selected)
         gap = f"{float(self.excess):.4g}" if self.excess else "0"
         if self.kind == "exact":
-            return (f"{self.selected} is the best candidate for every completion of the "
+            return (f"{sel} is the best candidate for every completion of the "
                     "unread labels")
         if self.kind == "within tolerance":
-            return (f"{self.selected} is within tau = {float(self.tolerance):g} of the best "
+            return (f"{sel} is within tau = {float(self.tolerance):g} of the best "
                     f"for every completion (worst-case gap {gap})")
         if self.kind == "running":
-            return f"best guess so far {self.selected}, worst-case gap {gap} (not certified yet)"
-        return (f"{self.kind}: {self.selected} has the smallest worst-case gap to the best, "
+            return f"best guess so far {sel}, worst-case gap {gap} (not certified yet)"
+        return (f"{self.kind}: {sel} has the smallest worst-case gap to the best, "
                 f"{gap} (exactly {fraction_text(self.excess)})")
 
 

@@ -32,7 +32,7 @@ def _figure(_pool, key, policy):
 try:
     f = _figure(pool, pool_key(pool), policy)
 except CertlibError as exc:
-    st.error(str(exc))
+    st.error(plain(exc))
     st.stop()
 
 colors = {"shared": "#4e79a7", "centered": "#f28e2b", "separate": "#e15759"}

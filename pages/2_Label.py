@@ -18,7 +18,8 @@ from certlib.errors import CertlibError
 from certlib.policies import policy_names
 from certlib.record import make_record
 from certlib.store import LabelStore, PoolMismatchError, UnknownProjectError
-from ui.common import choose_pool, class_shortcuts, shortcut_kwargs, undo_shortcut
+from ui.common import (choose_pool, class_shortcuts, plain, plot_text, shortcut_kwargs,
+                       undo_shortcut)
 
 st.title("Label the pool, one row at a time")
 st.caption("The policy chooses each row; the exact stopping test (paper Theorem 1) says when "
@@ -31,7 +32,7 @@ if pool is None:
 try:
     store = LabelStore()
 except CertlibError as exc:
-    st.error(str(exc))
+    st.error(plain(exc))
     st.stop()
 
 # ------------------------------------------------------------------ settings
@@ -53,7 +54,7 @@ if start:
     try:
         pid = store.open_project(pool, pool_label, policy, tol, int(budget) or None, int(seed))
     except CertlibError as exc:
-        st.error(str(exc))
+        st.error(plain(exc))
         st.stop()
     st.query_params["project"] = str(pid)
     if annotator.strip():
@@ -87,20 +88,20 @@ try:
     # the previous run's replay is extended when the log only grew by labels
     prog = store.resume(pid, pool, since=st.session_state.get("label_progress"))
 except UnknownProjectError as exc:
-    st.warning(f"{exc}. Start a new project in the sidebar.")
+    st.warning(f"{plain(exc)}. Start a new project in the sidebar.")
     st.stop()
 except PoolMismatchError as exc:
-    st.warning(f"{exc}. Choose that pool in the sidebar to resume the project, or start a "
+    st.warning(f"{plain(exc)}. Choose that pool in the sidebar to resume the project, or start a "
                "new project on this pool.")
     st.stop()
 except CertlibError as exc:
-    st.error(str(exc))
+    st.error(plain(exc))
     st.stop()
 st.session_state["label_progress"] = prog
 pid = prog.project.id
 s, g, pr = prog.session, prog.guarantee, prog.project
 if "label_flash" in st.session_state:
-    st.error(st.session_state.pop("label_flash"))
+    st.error(plain(st.session_state.pop("label_flash")))
 
 # ------------------------------------------------------------------ progress
 c1, c2, c3, c4 = st.columns(4)
@@ -108,20 +109,20 @@ c1.metric("labels read", f"{s.t:,} of {pool.n:,}")
 c2.metric("prelabel bound", f"{pr.prelabel_bound:,} labels")
 c3.metric("budget", "none" if pr.budget is None else f"{pr.budget:,} labels")
 c4.metric("status", s.status)
-st.caption(f"Project {pr.id} on {pr.pool_name!r}: policy {pr.policy}, rule {pr.rule}, "
+st.caption(f"Project {pr.id} on {plain(pr.pool_name)}: policy {pr.policy}, rule {pr.rule}, "
            f"tolerance {float(pr.tolerance):g}, seed {pr.seed}; candidates in tie priority "
-           f"order: {', '.join(pr.candidates)}.")
+           f"order: {', '.join(plain(c) for c in pr.candidates)}.")
 
 if g.final:
     box = st.success if s.certified else st.warning
-    box(f"**{s.status.capitalize()} after {s.t:,} labels:** {g.text()}."
+    box(f"**{s.status.capitalize()} after {s.t:,} labels:** {g.text(plain)}."
         + (" You can stop labelling." if s.certified else ""))
     st.download_button("Download the evidence record (JSON)", key="download",
                        data=json.dumps(make_record(prog), indent=2),
                        file_name=f"certlib_record_project{pid}.json", mime="application/json")
 else:
     left = prog.labels_left_at_least
-    st.info(f"Running: {g.text()}."
+    st.info(f"Running: {g.text(plain)}."
             + (f" At least {left:,} more labels are needed by any policy (prelabel bound)."
                if left else ""))
 
@@ -131,7 +132,7 @@ who = annotator.strip()
 if not g.final:
     r = prog.next_row
     rid = pool.row_ids[r]
-    st.subheader(f"Next row: row_id {rid}")
+    st.subheader(f"Next row: row_id {plain(rid)}")
     left_col, right_col = st.columns(2)
     if pool.extra:
         left_col.dataframe(pd.DataFrame({"column": list(pool.extra),
@@ -145,11 +146,11 @@ if not g.final:
     if not who:
         st.warning("Enter your name in the sidebar to label: it goes into the evidence record.")
     st.markdown("**Label this row** (keyboard: "
-                + ", ".join(f"`{k}` = {c}" for k, c in zip(keys, pool.classes) if k)
+                + ", ".join(f"`{k}` = {plain(c)}" for k, c in zip(keys, pool.classes) if k)
                 + f", `{undo_shortcut(keys)}` = undo)")
     cols = st.columns(len(pool.classes) + 1)
     for i, (cls, key) in enumerate(zip(pool.classes, keys)):
-        cols[i].button(f"class {cls}", key=f"cls_{i}", type="primary", disabled=not who,
+        cols[i].button(f"class {plain(cls)}", key=f"cls_{i}", type="primary", disabled=not who,
                        on_click=_label, args=(pid, rid, cls, who, prog.last_seq),
                        width="stretch", **shortcut_kwargs(key))
     undo_col = cols[-1]
@@ -165,18 +166,18 @@ fig = go.Figure()
 palette = ["#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948", "#b07aa1"]
 for i, (rival, (lo, hi)) in enumerate(prog.rival_bounds().items()):
     color = palette[i % len(palette)]
-    fig.add_scatter(y=lo, mode="lines", name=f"{rival}: lower", line={"color": color})
-    fig.add_scatter(y=hi, mode="lines", name=f"{rival}: upper",
+    fig.add_scatter(y=lo, mode="lines", name=f"{plot_text(rival)}: lower", line={"color": color})
+    fig.add_scatter(y=hi, mode="lines", name=f"{plot_text(rival)}: upper",
                     line={"color": color, "dash": "dot"})
 fig.add_hline(y=0, line_color="gray")
 fig.add_vline(x=pr.prelabel_bound, line_dash="dash", line_color="#9c755f",
               annotation_text=f"prelabel {pr.prelabel_bound}", annotation_position="bottom right")
 fig.update_layout(height=340, margin={"t": 30, "b": 10}, xaxis_title="labels read",
-                  yaxis_title=f"AUGRC(rival) − AUGRC({best})",
+                  yaxis_title=f"AUGRC(rival) − AUGRC({plot_text(best)})",
                   legend={"orientation": "h", "y": -0.25})
 st.plotly_chart(fig, width="stretch")
-st.caption(f"Exact bounds of each rival's objective minus {best}'s over every completion of the "
-           f"unread labels. {best} is certified when every lower bound clears zero (strictly "
+st.caption(f"Exact bounds of each rival's objective minus {plain(best)}'s over every completion of the "
+           f"unread labels. {plain(best)} is certified when every lower bound clears zero (strictly "
            "for rivals earlier in the tie priority).")
 
 with st.expander(f"Label log ({len(prog.events)} events, nothing is ever deleted)"):

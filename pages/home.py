@@ -51,7 +51,7 @@ seed = c3.number_input("Seed (random policies)", min_value=0, value=0, step=1, k
 try:
     rep = cached_replay(pool, pool_key(pool), policy, rule, tol, int(seed))
 except CertlibError as exc:
-    st.error(str(exc))
+    st.error(plain(exc))
     st.stop()
 c1.metric("labels read", f"{rep.labels_read:,}")
 c1.caption(f"{100 * rep.labels_fraction:.1f}% of the pool; "

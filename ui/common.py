@@ -13,6 +13,7 @@ import html
 import re
 from pathlib import Path
 
+import numpy as np
 import streamlit as st
 
 import certlib
@@ -37,6 +38,8 @@ def plain(text) -> str:
     a code span, inside which Markdown, HTML, math and bare-URL autolinks are inert,
     so no link or image can form and the reader sees the text as typed.  The fence is
     longer than any run of backticks in the text (CommonMark)."""
+    if isinstance(text, (int, float, np.integer, np.floating)) and not isinstance(text, bool):
+        return str(text)  # a number cannot hold Markdown
     s = " ".join(str(text).splitlines())
     if not s:
         return ""
@@ -80,7 +83,7 @@ def _take_upload(folder: SavedPools):
     try:
         saved = folder.add(up.name, up.getvalue(), max_bytes=MAX_UPLOAD_BYTES)
     except CertlibError as exc:
-        st.session_state["_upload_error"] = f"Could not load {up.name}: {exc}"
+        st.session_state["_upload_error"] = f"Could not load {plain(up.name)}: {plain(exc)}"
         return None
     st.session_state.pop("_upload_error", None)
     return f"upload:{saved.digest}"
@@ -115,7 +118,7 @@ def choose_pool(default: str = "demo"):
             options[f"{s.name} ({s.digest[:8]})"] = ref
             by_ref[ref] = f"{s.name} ({s.digest[:8]})"
         except CertlibError as exc:
-            st.sidebar.warning(f"The pool in the address is not available: {exc}")
+            st.sidebar.warning(f"The pool in the address is not available: {plain(exc)}")
     if ref not in by_ref:
         ref = f"sample:{default}"
     # the widget shows the session's pool; a user's pick reaches pool_ref by its callback
@@ -143,7 +146,7 @@ def choose_pool(default: str = "demo"):
         s = folder.get(key)
         return _load_saved(str(folder.folder), key, s.path.stat().st_mtime), s.name
     except CertlibError as exc:
-        st.error(f"Could not load the pool: {exc}")
+        st.error(f"Could not load the pool: {plain(exc)}")
         return None, None
 
 
