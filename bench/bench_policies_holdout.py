@@ -6,7 +6,7 @@
     python bench/bench_policies_holdout.py --dir DIR        # pools already in DIR/panels
     python bench/bench_policies_holdout.py --no-synthetic
 
-Most defaults of ``expected-coverage`` (certlib/policies_coverage.py) were
+Most defaults of ``expected-coverage`` (certlib/policies/coverage.py) were
 chosen on the 36 shipped panel pools (sample_data/panels, split seeds 0, 1, 2),
 so the saving reported by bench/bench_policies.py is in-sample; those of its
 opt-in refitted label model (``calibrate``, ``first_fit``, ``growth``) and its

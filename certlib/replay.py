@@ -18,7 +18,8 @@ import numpy as np
 from .bounds import certified_mask, decide, eliminated_mask, thresholds
 from .contrib import check_rule, gain_terms, initial_lower
 from .errors import LabelError
-from .policies import OrderPolicy, OrderState, PolicyContext, get_policy
+from .policies import get_policy
+from .policies.base import OrderPolicy, OrderState, PolicyContext
 from .session import Session, _budget
 
 __all__ = ["ReplayResult", "replay"]

@@ -14,7 +14,8 @@ from certlib import CertlibError, Pool
 from certlib.bounds import batch_lower
 from certlib.io import load_pool
 from certlib.policies import get_policy, policy_names
-from certlib.policies_coverage import ExpectedCoverage, label_probabilities
+from certlib.policies.coverage import ExpectedCoverage
+from certlib.policies.label_model import label_probabilities
 from certlib.replay import replay
 from certlib.session import Session
 
@@ -230,7 +231,7 @@ def test_fewer_labels_than_adaptive_pair_sum_on_panel_pools():
 def test_calibration_learns_from_the_labels_read():
     """The refitted label model is the prior mixture before any label, moves towards the
     candidate that is right on the labels read, and only uses the rows it is given."""
-    from certlib.policies_coverage import calibration
+    from certlib.policies.label_model import calibration
 
     rng = np.random.default_rng(4)
     n = 200
