@@ -1,11 +1,15 @@
 """The policy protocol and the machinery policies share (SPEC section 8).
 
-Every policy follows one small protocol, so that sessions and replays treat
-them alike and one contract test covers them all:
+Every policy follows one small protocol (`Policy`), so that sessions, replays,
+the teaching figure and the store treat them alike and one contract test
+covers them all:
 
     state = policy.start(ctx)                 # ctx: PolicyContext (pool, rule, seed, ...)
     row   = policy.choose(state, view)        # an unread row position; pure
     state = policy.update(state, view, row, label_code)   # after the row was read; pure
+    policy.static_order(ctx)                  # the whole order, if no label can change it
+    policy.adaptive_order(ctx, active)        # the order while only ``active`` remain, if
+                                              # labels change it only through eliminations
 
 ``view`` is the labelling session *after* the read (for ``update``) or now
 (for ``choose``); policies use ``view.is_read(i)``, ``view.unread_mask()``,
@@ -30,7 +34,7 @@ import numpy as np
 from ..contrib import pair_potential
 from ..errors import ParameterError
 
-__all__ = ["OrderPolicy", "OrderState", "Policy", "PolicyContext", "pair_scores", "static_order"]
+__all__ = ["OrderPolicy", "OrderState", "Policy", "PolicyContext", "order_by_score", "pair_scores"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -43,6 +47,18 @@ class PolicyContext:
 
 
 class Policy(Protocol):
+    """What sessions, replays, the teaching figure and the store need of a policy.
+
+    ``name`` is the name the policy is registered under.  ``start``, ``choose`` and
+    ``update`` drive a labelling session (module docstring).  The two ``*_order``
+    methods are an optional capability, declared here so that no caller inspects
+    types: a policy whose reading order is known in advance returns it (a
+    permutation of the row positions; the policy reads its unread rows in that
+    order) and replays evaluate it in vectorised blocks; a policy that returns
+    None is stepped one label at a time.  Subclassing `Policy` gives the None
+    defaults.
+    """
+
     name: str
 
     def start(self, ctx: PolicyContext) -> Any: ...
@@ -50,6 +66,16 @@ class Policy(Protocol):
     def choose(self, state: Any, view: Any) -> int: ...
 
     def update(self, state: Any, view: Any, row: int, label: int) -> Any: ...
+
+    def static_order(self, ctx: PolicyContext) -> np.ndarray | None:
+        """The full reading order when no label can change it, else None."""
+        return None
+
+    def adaptive_order(self, ctx: PolicyContext, active: tuple) -> np.ndarray | None:
+        """When labels change the order only by eliminating candidates: the full
+        reading order while exactly the candidates ``active`` remain (the policy
+        switches to the new order at each elimination).  Else None."""
+        return None
 
 
 def _readonly(a):
@@ -75,7 +101,7 @@ def pair_scores(pool, active=None, kind: str = "range") -> np.ndarray:
     return out
 
 
-def static_order(scores: np.ndarray) -> np.ndarray:
+def order_by_score(scores: np.ndarray) -> np.ndarray:
     """Rows by decreasing score, lowest row position first on ties."""
     return np.argsort(-np.asarray(scores), kind="stable")
 
@@ -95,20 +121,28 @@ def _advance(state: OrderState, view) -> OrderState:
     return state if ptr == state.ptr else replace(state, ptr=ptr)
 
 
-class OrderPolicy:
-    """Reads rows along a fixed order; subclasses say how the order is made."""
+class OrderPolicy(Policy):
+    """Reads rows along an order made before any label (``adaptive``: remade when a
+    candidate is eliminated); subclasses say how the order is made."""
 
     name = "order"
-    adaptive = False  # recompute the order when a candidate is eliminated
-    uses_labels = False  # the order depends on labels read (not for these)
+    adaptive = False  # remake the order when a candidate is eliminated
 
-    def make_order(self, ctx: PolicyContext, active) -> np.ndarray:  # pragma: no cover
+    def make_order(self, ctx: PolicyContext, active: tuple) -> np.ndarray:  # pragma: no cover
         raise NotImplementedError
+
+    def static_order(self, ctx: PolicyContext) -> np.ndarray | None:
+        if self.adaptive:
+            return None
+        return _readonly(self.make_order(ctx, tuple(range(ctx.pool.K))))
+
+    def adaptive_order(self, ctx: PolicyContext, active: tuple) -> np.ndarray:
+        return _readonly(self.make_order(ctx, tuple(active)))
 
     def start(self, ctx: PolicyContext) -> OrderState:
         out = set(ctx.eliminated) if self.adaptive else set()
         active = tuple(k for k in range(ctx.pool.K) if k not in out)
-        return OrderState(_readonly(self.make_order(ctx, active)), 0, active)
+        return OrderState(self.adaptive_order(ctx, active), 0, active)
 
     def choose(self, state: OrderState, view) -> int:
         s = _advance(state, view)
@@ -120,6 +154,5 @@ class OrderPolicy:
         if self.adaptive:
             active = tuple(k for k in range(view.pool.K) if k not in view.eliminated)
             if active != state.active:
-                ctx = view.policy_context
-                state = OrderState(_readonly(self.make_order(ctx, active)), 0, active)
+                state = OrderState(self.adaptive_order(view.policy_context, active), 0, active)
         return _advance(state, view)

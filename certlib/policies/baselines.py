@@ -8,7 +8,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import ParameterError
-from .base import OrderPolicy, PolicyContext, _readonly, pair_scores
+from .base import OrderPolicy, Policy, PolicyContext, _readonly, pair_scores
 
 __all__ = ["VMA", "ModelSelector", "PosteriorState"]
 
@@ -36,7 +36,7 @@ class PosteriorState:
     step: int
 
 
-class ModelSelector:
+class ModelSelector(Policy):
     """Okanovic et al. (2025): posterior over the best candidate with a uniform prior,
     update pi_j *= gamma^{1[pred_ji == y_i]}, gamma = (1 - eps) / eps, eps = 0.46; read
     the unread row minimising the expected posterior entropy, averaged uniformly over
@@ -44,7 +44,6 @@ class ModelSelector:
     posterior (paper section 9)."""
 
     name = "model-selector"
-    uses_labels = True
     eps = 0.46
 
     @property

@@ -148,7 +148,7 @@ from ..contrib import (
     rule_unit,
 )
 from ..errors import ParameterError
-from .base import PolicyContext
+from .base import Policy, PolicyContext
 from .heuristics import AdaptivePairSum
 from .label_model import LabelProbabilities, calibration, label_probabilities
 
@@ -172,12 +172,11 @@ class CoverageState:
     fallback: object = None  # adaptive-pair-sum state when there is no label model
 
 
-class ExpectedCoverage:
+class ExpectedCoverage(Policy):
     """Read first the rows expected to close the largest share of the remaining
     deficits of the likely winners (see the module docstring)."""
 
     name = "expected-coverage"
-    uses_labels = True
 
     def __init__(self, shrink: float = 0.1, explore: float = 0.05, refresh: float = 0.05,
                  head: int = 64, calibrate: float = 0.0, first_fit: int = 5,

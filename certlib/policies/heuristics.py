@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .base import OrderPolicy, pair_scores, static_order
+from .base import OrderPolicy, order_by_score, pair_scores
 
 __all__ = ["AdaptivePairSum", "AdaptiveRange", "RandomOrder", "ScoreOrder", "StaticPairSum",
            "StaticRange"]
@@ -22,7 +22,7 @@ class ScoreOrder(OrderPolicy):
         if self.adaptive:
             mask = np.zeros(ctx.pool.K, dtype=bool)
             mask[list(active)] = True
-        return static_order(pair_scores(ctx.pool, mask, self.kind))
+        return order_by_score(pair_scores(ctx.pool, mask, self.kind))
 
 
 class StaticRange(ScoreOrder):
