@@ -1,134 +1,45 @@
 """The ``expected-coverage`` acquisition policy (issue 4).
 
-The paper's heuristics (section 5, eq. (10) and pair-sum) rank rows by the
-*potential* gain |b_jki|, which a row delivers only for one of its labels.  A
-minimum certificate (Theorem 2) is made of rows whose *realised* gains cover
-the winner's deficits.  This policy estimates the realised gains from what the
-candidates themselves say about the labels and reads first the rows expected
-to close the largest share of the remaining deficits of the candidates likely
-to win.  It only orders rows: the exact stopping test of `certlib.bounds`
-decides when to stop and what is certified, so the guarantee is unchanged.
+The paper's heuristics (section 5, eq. (10) and pair-sum) rank rows by the *potential* gain
+|b_jki|, which a row delivers for only one of its labels; a minimum certificate (Theorem 2)
+is made of rows whose *realised* gains cover the winner's deficits.  This policy estimates
+the realised gains from what the candidates say about the labels (``q_ji = P(y_i =
+pred_ji)``, `certlib.policies.label_model`, shrunk towards uniform by ``shrink``) and reads
+first the rows expected to close the largest share of the remaining deficits of the likely
+winners.  With no label model it reads exactly the ``adaptive-pair-sum`` order.  It only
+orders rows: the exact stopping test decides when to stop, so the guarantee is unchanged.
 
-**Label probabilities.**  The policy needs ``q_ji = P(y_i = pred_ji)`` for every
-candidate j and row i: the label model of `certlib.policies.label_model`
-(its docstring says where the probabilities come from).
-
-**Learning from the labels read.**  The mixture is only a prior: a candidate's
-confidences can be confidently wrong (trees state confidence 1 on most rows)
-and every candidate's confidences favour itself.  So the policy can refit the
-label model on the labels already read when ``calibrate`` > 0 (opt in, e.g.
-``calibrate=2``; the default 0 keeps the fixed mixture, see the numbers
-below): a conditional logit with the shrunk mixture as offset,
-
-    P(y_i = c)  proportional to  exp((1 + t) log mix_ic + sum_e a_e [pred_ei = c] + d_c),
-
-with one coefficient that sharpens or flattens the mixture (t), one vote
-weight per expert (a_e: an expert that is right more or less often than its
-confidences say on the rows read gains or loses weight) and C - 1 class
-offsets (d_c).  Every coefficient has the prior N(0, 1 / ``calibrate``)
-(2 was chosen on split seeds 3-8), so with no label the model is the
-mixture and with few labels it stays close to it; the MAP coefficients are found by Newton's method (the
-objective is concave).  The model is refitted, and the expected gains of every
-row recomputed, when the number of labels read reaches ``first_fit`` (5) and
-then each time it has grown by the factor ``growth`` (1.2), so O(log n) refits
-per run.  It uses only labels already read, so the policy stays predictable
-and deterministic.  The same model serves ``prob_`` columns and ``p_label``
-(no experts: t and d_c only).  With ``calibrate=2``, on the development pools
-(split seeds 3-8) the policy read 9.4 points fewer labels than adaptive
-pair-sum against 7.2 for the fixed mixture, and more than it on 9 pools
-against 12, but the one pool more than 10% of n above it stayed (wine_s7_tree_k4,
-+13% of n); a separate flag for confidence 1 and a blend towards
-adaptive-pair-sum when the model's log-loss on the labels read is poor were
-tried and did not help (the refitted model's log-loss was below the constant
-one's on every development pool).  Checked once on fresh split seeds 9-20 (144
-pools): 8.4 points (7.1 for the fixed mixture), more labels than adaptive
-pair-sum on 10 pools (16), but one pool far worse, wine_s10_tree_k8 (54 vs 25
-labels, +54% of n; the fixed mixture's worst pool on seeds 9-20 was
-breast_cancer_s13_tree_k8, +33%): the winner
-belief stays on a losing candidate, which the refit does not correct.  On the
-shipped seeds 0-2: 10.1 points (10.3 fixed), never worse.  The tail did not
-improve, so the refit is not the default.
-
-**Opt-in corrections of the winner belief (tried for the tail, not the default).**
-``recalibrate`` = m > 0 rescales each candidate's expected errors by
-(O_j + s_j) / (E_j + s_j), O_j and E_j its observed and model-expected weighted
-errors on the labels read and s_j = m times its mean expected weighted error per
-row (m pseudo-rows at the model's rate, so with no label the factor is 1); it is
-refitted on the ``first_fit`` / ``growth`` schedule like ``calibrate``.  On
-tree panels the mixture expects several times more errors than occur and the
-excess swamps the evidence of the labels read (breast_cancer_s5_tree_k4: the
-winner made 124 weighted errors on the rows read against 546-1204 for the
-others, but the model's unread errors of 1200-1600 kept its belief on a loser).
-``blend`` = beta in [0, 1] ranks by (1 - beta) x score / max + beta x (the
-adaptive-pair-sum score of the unread rows over the candidates not eliminated)
-/ max.  On split seeds 3-8 (72 pools; default: 7.15 points below adaptive
-pair-sum, 12 pools worse, 1 over +10% of n, wine_s7_tree_k4 +13.0%):
-``recalibrate=2`` 8.44 points, 11 worse, 2 over; ``blend=0.2`` 7.39, 10, 1;
-``blend=0.3, recalibrate=2`` 8.65, 7 worse, 2 over (wine_s7_tree_k4 +13.0%,
-wine_s4_logreg_k4 +11.1%).  Also tried there and not better: a flat mix of the
-winner belief (``hedge`` 0.3: 6.82, 14 worse), and a blend weight that is beta
-only when the belief's mode differs from the bound-implied leader (the best
-worst-pair midpoint (L_jk - L_kj) / 2 - need_jk) or beta (1 - max P(k wins)).
-The two tie-like wine pools stay over +10% with any belief: with the true winner
-given to the policy, wine_s7_tree_k4 still reads all 54 rows (47 for adaptive
-pair-sum); its last rows are necessary rows that the expected gains rank below
-unnecessary ones, which no winner belief changes.  So no variant reduced the
-number of development pools over +10% of n and the default is unchanged (the
-acceptance rule for a new default).  Checked once, default vs ``blend=0.3,
-recalibrate=2``: fresh split seeds 21-32 (144 pools) 8.59 vs 9.66 points, 18 vs
-12 pools worse, 1 vs 1 over +10% (wine_s27_tree_k8 +11.1% both); seeds 9-20
-7.14 vs 7.67, 16 vs 12 worse, worst +32.7% (breast_cancer_s13_tree_k8) vs
-+14.0% (breast_cancer_s13_tree_k4); shipped seeds 0-2 10.35 vs 8.94 (below the
-10-point target), never worse for either.  A ``recalibrate`` refit recomputes the
-expected gains, O(K^2 n): at n = 100,000, K = 8 such a step took 0.9-1.7 s, over
-the 100 ms step target (the same holds for ``calibrate``).
-
-**Expected gains.**  The term of row i in r_j - r_k is d_jki(y) = w_ji e_ji -
-w_ki e_ki with e the error bits, so E d = w_j (1 - q_j) - w_k (1 - q_k) and
-Var d = w_j^2 v_j + w_k^2 v_k - 2 w_j w_k cov with v = q (1 - q), cov = v when
-the two predict the same class and -q_j q_k otherwise.  The expected gain of
-reading the row for pair (j, k) is E g = unit * E d - lower (rule units), its
-variance unit^2 Var d.  These hold for binary, shared-prediction and
+**Expected gains.**  Row i's term in r_j - r_k is d_jki(y) = w_ji e_ji - w_ki e_ki (e the
+error bits), so E d = w_j (1 - q_j) - w_k (1 - q_k) and
+Var d = w_j^2 v_j + w_k^2 v_k - 2 w_j w_k cov with v = q (1 - q), cov = v when the two
+predict the same class and -q_j q_k otherwise.  The expected gain for pair (j, k) is
+E g = unit * E d - lower (rule units), its variance unit^2 Var d; binary, shared and
 categorical pools alike.
 
-**Who wins (the hedge).**  Under the label model the unread rows make r_j - r_k
-roughly normal with mean m_jk = L_jk + sum_unread E g and variance
-s2_jk = sum_unread Var g.  P(k wins) is proportional to
-prod_j Phi((m_jk - need_jk + 1/2) / (temper * sqrt(s2_jk + 1/4))), zero for
-eliminated candidates.  ``temper`` (default 3) widens the normal: every
-candidate's confidences favour itself (it ranks its own likely errors last), so
-the untempered model is overconfident about the winner and would chase a
-candidate that the labels are about to rule out.
+**Who wins (the hedge).**  The unread rows make r_j - r_k roughly normal with mean m_jk =
+L_jk + sum_unread E g and variance s2_jk = sum_unread Var g.  P(k wins) is proportional to
+prod_j Phi((m_jk - need_jk + 1/2) / (temper * sqrt(s2_jk + 1/4))), zero for eliminated
+candidates.  ``temper`` (3) widens the normal: each candidate's confidences favour itself,
+so the untempered model is overconfident and chases candidates about to be ruled out.
 
-**Score.**  With remaining deficits Def_jk = max(0, need_jk - L_jk) and the
-fraction of the expected remaining supply they need, rho_jk = min(1, Def_jk /
-sum_unread E g_jk), row i scores
+**Score.**  With deficits Def_jk = max(0, need_jk - L_jk) and rho_jk = min(1, Def_jk /
+sum_unread E g_jk), the share of the expected remaining supply they need, row i scores
 
     sum_k P(k wins) sum_{j: Def_jk > 0} rho_jk^s * min(E g_jki, Def_jk) / Def_jk
       + explore * (the same with the potential gain in place of E g),
 
-its expected share of the remaining deficits it closes, with scarce pairs
-(that need most of what is left, s = ``scarcity`` = 0.5) weighted up, plus a
-small term (``explore`` = 0.05) that keeps rows with a large potential gain in
-play when the label model is wrong.  Ties go to the lowest row position.
-``shrink``, ``explore``, ``temper`` and ``scarcity`` were chosen on the shipped
-panel pools (split seeds 0-2, bench/bench_policies.py); the opt-in ``calibrate``,
-``first_fit``, ``growth``, ``recalibrate`` and ``blend`` on held-out panel pools of split seeds 3-8
-(bench/bench_policies_holdout.py); seeds 9-20 were used once, for the final
-check of ``calibrate``, and seeds 21-32 once, for that of ``recalibrate`` and ``blend``.
+its expected share of the remaining deficits it closes, scarce pairs weighted up (s =
+``scarcity`` = 0.5), plus a small term (``explore`` = 0.05) that keeps rows with a large
+potential gain in play when the label model is wrong.  Ties go to the lowest row position.
+The defaults were chosen on the shipped panel pools; how, and the variants that lost (the
+opt-in ``calibrate``, ``recalibrate``, ``blend``, ``hedge``): bench/EXPERIMENTS.md.
 
-**Cost.**  ``start`` computes the expected gains of every row once, O(K^2 n),
-kept read-only as float32 (K^2, n) arrays shared by every later state; a
-refit of the label model recomputes them (O(K^2 n + E n C), plus a Newton fit
-on the labels read, O(t (E + C)^2 C)), O(log n) times per run.  Otherwise
-``update`` costs O(K^2) for the moments of the unread sums and the winner
-weights; re-scoring all rows, O(K^2 n) in float32 column blocks, is lazy: the
-ranking (its best ``head`` = 64 rows; with ``blend`` > 0 plus an
-O(K^2 n) pair-sum) is recomputed only when the pair weights
-moved by more than ``refresh`` = 5% (relative L1) since the last ranking or
-when its head has been read; otherwise the next unread row of the current
-ranking is taken.  The choice depends only on labels already read
-(predictable) and on nothing random, so it is deterministic for any seed.
+**Cost.**  ``start`` computes the expected gains of every row once, O(K^2 n), as read-only
+float32 (K^2, n) arrays shared by every later state.  ``update`` costs O(K^2) (the unread
+sums and the winner weights); re-scoring all rows, O(K^2 n) in column blocks, is lazy: the
+ranking (its best ``head`` = 64 rows) is recomputed only when the pair weights moved by
+more than ``refresh`` = 5% (relative L1) or its head has been read.  The choice depends only
+on labels already read and on nothing random: predictable, and deterministic for any seed.
 """
 
 from __future__ import annotations

@@ -142,7 +142,7 @@ def label_probabilities(pool) -> LabelProbabilities:
 # ------------------------------------------------------- calibrated label model
 @dataclass(frozen=True, eq=False)
 class Calibration:
-    """The label model refitted on the labels read (`certlib.policies.coverage` docstring,
+    """The label model refitted on the labels read (opt-in ``calibrate``; bench/EXPERIMENTS.md,
     "Learning from the labels read"): a conditional logit with the prior mixture as offset,
 
     ``P(y_i = c) ∝ exp((1 + t) off_ic + sum_e a_e [pred_ei = c] + d_c)``,
