@@ -31,8 +31,9 @@ sum_unread E g_jk), the share of the expected remaining supply they need, row i 
 its expected share of the remaining deficits it closes, scarce pairs weighted up (s =
 ``scarcity`` = 0.5), plus a small term (``explore`` = 0.05) that keeps rows with a large
 potential gain in play when the label model is wrong.  Ties go to the lowest row position.
-The defaults were chosen on the shipped panel pools; how, and the variants that lost (the
-opt-in ``calibrate``, ``recalibrate``, ``blend``, ``hedge``): bench/EXPERIMENTS.md.
+The defaults were chosen on the shipped panel pools; how, and the variants that lost
+(refitting the label model on the labels read, correcting or blending the winner
+belief): bench/EXPERIMENTS.md.
 
 **Cost.**  ``start`` computes the expected gains of every row once, O(K^2 n), as read-only
 float32 (K^2, n) arrays shared by every later state.  ``update`` costs O(K^2) (the unread
@@ -61,7 +62,7 @@ from ..contrib import (
 from ..errors import ParameterError
 from .base import Policy, PolicyContext
 from .heuristics import AdaptivePairSum
-from .label_model import LabelProbabilities, calibration, label_probabilities
+from .label_model import LabelProbabilities, label_probabilities
 
 __all__ = ["CoverageState", "ExpectedCoverage"]
 
@@ -75,8 +76,6 @@ class CoverageState:
     vg: np.ndarray  # (K*K, n) float32 variance of the gains, shared read-only
     sum_eg: np.ndarray  # (K, K) sum of E g over unread rows
     sum_vg: np.ndarray  # (K, K) sum of Var g over unread rows
-    coef: np.ndarray | None  # coefficients of the calibrated label model (None: prior)
-    next_fit: int  # refit the label model once this many labels have been read
     order: np.ndarray  # current ranking (row positions, best first)
     ptr: int
     weights: np.ndarray  # (K, K) pair weights the ranking was computed with
@@ -90,12 +89,9 @@ class ExpectedCoverage(Policy):
     name = "expected-coverage"
 
     def __init__(self, shrink: float = 0.1, explore: float = 0.05, refresh: float = 0.05,
-                 head: int = 64, calibrate: float = 0.0, first_fit: int = 5,
-                 growth: float = 1.2, hedge: float = 0.0, temper: float = 3.0,
-                 scarcity: float = 0.5, recalibrate: float = 0.0, blend: float = 0.0,
+                 head: int = 64, temper: float = 3.0, scarcity: float = 0.5,
                  probabilities: LabelProbabilities | None = None):
-        for nm, v in (("shrink", shrink), ("explore", explore), ("refresh", refresh),
-                      ("hedge", hedge)):
+        for nm, v in (("shrink", shrink), ("explore", explore), ("refresh", refresh)):
             if not 0 <= v <= 1:
                 raise ParameterError(f"{nm} must lie in [0, 1]; got {v!r}")
         for nm, v in (("temper", temper), ("scarcity", scarcity)):
@@ -104,18 +100,7 @@ class ExpectedCoverage(Policy):
         if int(head) < 1:
             raise ParameterError(f"head must be a positive number of rows; got {head!r}")
         self.shrink, self.explore, self.refresh, self.head = shrink, explore, refresh, int(head)
-        if not calibrate >= 0 or calibrate == float("inf"):
-            raise ParameterError(f"calibrate must be a finite number >= 0; got {calibrate!r}")
-        if int(first_fit) < 1 or not growth > 1:
-            raise ParameterError("first_fit must be >= 1 and growth > 1")
-        self.calibrate, self.first_fit, self.growth = calibrate, int(first_fit), growth
-        self.hedge, self.temper, self.scarcity = hedge, temper, scarcity
-        if not recalibrate >= 0 or recalibrate == float("inf"):
-            raise ParameterError(f"recalibrate must be a finite number >= 0; got {recalibrate!r}")
-        self.recalibrate = recalibrate
-        if not 0 <= blend <= 1:
-            raise ParameterError(f"blend must lie in [0, 1]; got {blend!r}")
-        self.blend = blend
+        self.temper, self.scarcity = temper, scarcity
         self.probabilities = probabilities
         self._fallback = AdaptivePairSum()
         self._cache = {}
@@ -137,24 +122,16 @@ class ExpectedCoverage(Policy):
             pot[:, blk] = _rule_potential(pool, blk, rule).reshape(K * K, -1)
         for a in (pot, lo):
             a.setflags(write=False)
-        cal = calibration(pool, lm, self.shrink) if lm.usable and self.calibrate > 0 else None
-        out = (lm, pot, lo, cal)
+        out = (lm, pot, lo)
         self._cache = {key: (pool, out)}
         return out
 
-    def _q(self, ctx, lm, cal, coef):
-        pool = ctx.pool
-        if coef is None:
-            return lm.pred_prob(pool, None, self.shrink)
-        return np.take_along_axis(cal.probs(coef).T, pool.preds, axis=0)
-
-    def _moments(self, ctx: PolicyContext, lm: LabelProbabilities, lo, cal, coef, rate=None):
+    def _moments(self, ctx: PolicyContext, lm: LabelProbabilities, lo):
+        """(K*K, n) float32 expected gains and their variances (module docstring)."""
         pool = ctx.pool
         K, n = pool.K, pool.n
         unit = rule_unit(ctx.rule)
-        q_all = self._q(ctx, lm, cal, coef)
-        if rate is not None:
-            q_all = 1 - np.minimum(1.0, rate[:, None] * (1 - q_all))
+        q_all = lm.pred_prob(pool, self.shrink)
         eg = np.empty((K * K, n), dtype=np.float32)
         vg = np.empty((K * K, n), dtype=np.float32)
         for blk in row_blocks(n):
@@ -175,39 +152,18 @@ class ExpectedCoverage(Policy):
             a.setflags(write=False)
         return eg, vg
 
-    def _rates(self, ctx, coef, codes):
-        """(K,) error-rate factors: observed over expected weighted errors on the rows
-        read, each shrunk to 1 by ``recalibrate`` rows at the expected rate."""
-        lm, _, _, cal = self._static(ctx)
-        pool = ctx.pool
-        q = self._q(ctx, lm, cal, coef)
-        W = pool.weights.astype(np.float64)
-        el = W * (1 - q)
-        rows = np.flatnonzero(codes >= 0)
-        obs = (W[:, rows] * (pool.preds[:, rows] != codes[rows][None, :])).sum(axis=1)
-        exp = el[:, rows].sum(axis=1)
-        s = self.recalibrate * el.mean(axis=1)
-        return (obs + s) / np.maximum(exp + s, 1e-300)
-
-    def _refit(self, ctx, state, unread, coef, rate=None):
-        lm, _, lo, cal = self._static(ctx)
-        eg, vg = self._moments(ctx, lm, lo, cal, coef, rate)
-        K = ctx.pool.K
-        sum_eg = eg[:, unread].sum(axis=1, dtype=np.float64).reshape(K, K)
-        sum_vg = vg[:, unread].sum(axis=1, dtype=np.float64).reshape(K, K)
-        return replace(state, eg=eg, vg=vg, sum_eg=sum_eg, sum_vg=sum_vg, coef=coef)
-
     # ----------------------------------------------------------- protocol
     def start(self, ctx: PolicyContext) -> CoverageState:
         pool = ctx.pool
-        lm, _, _, _ = self._static(ctx)
+        lm, _, lo = self._static(ctx)
         if not lm.usable:
-            fb = self._fallback.start(ctx)
-            return CoverageState(None, None, None, None, None, 0, None, 0, None, fb)
-        empty = CoverageState(None, None, None, None, None, self.first_fit,
-                              np.zeros(0, np.int64), 0, np.zeros((pool.K, pool.K)))
+            return CoverageState(None, None, None, None, None, 0, None, self._fallback.start(ctx))
+        eg, vg = self._moments(ctx, lm, lo)
+        K = pool.K
+        state = CoverageState(eg, vg, eg.sum(axis=1, dtype=np.float64).reshape(K, K),
+                              vg.sum(axis=1, dtype=np.float64).reshape(K, K),
+                              np.zeros(0, np.int64), 0, np.zeros((K, K)))
         unread = np.ones(pool.n, dtype=bool)
-        state = self._refit(ctx, empty, unread, None)
         # the session has not started: bounds with nothing read
         th = thresholds(pool.K, pool.scale, ctx.rule, ctx.tolerance)
         L = initial_lower(pool, ctx.rule)
@@ -233,28 +189,15 @@ class ExpectedCoverage(Policy):
             return replace(state, fallback=self._fallback.update(state.fallback, view, row, label))
         ctx = view.policy_context
         K = view.pool.K
-        _, _, _, cal = self._static(ctx)
-        s = state
-        t = int((~view.unread_mask()).sum())
-        if (cal is not None or self.recalibrate > 0) and t >= s.next_fit:
-            codes = view.label_codes
-            rows = np.flatnonzero(codes >= 0)
-            coef = cal.fit(rows, codes[rows], self.calibrate) if cal is not None else None
-            rate = self._rates(ctx, coef, codes) if self.recalibrate > 0 else None
-            s = self._refit(ctx, s, view.unread_mask(), coef, rate)
-            s = replace(s, next_fit=max(t + 1, int(np.ceil(t * self.growth))))
-            refitted = True
-        else:
-            sum_eg = s.sum_eg - s.eg[:, row].astype(np.float64).reshape(K, K)
-            sum_vg = s.sum_vg - s.vg[:, row].astype(np.float64).reshape(K, K)
-            s = replace(s, sum_eg=sum_eg, sum_vg=sum_vg)
-            refitted = False
+        sum_eg = state.sum_eg - state.eg[:, row].astype(np.float64).reshape(K, K)
+        sum_vg = state.sum_vg - state.vg[:, row].astype(np.float64).reshape(K, K)
+        s = replace(state, sum_eg=sum_eg, sum_vg=sum_vg)
         W = self._pair_weights(s, view.L, view.th.need, view.eliminated)
         order, ptr = s.order, s.ptr
         while ptr < order.size and view.is_read(int(order[ptr])):
             ptr += 1
         moved = np.abs(W - s.weights).sum() > self.refresh * max(np.abs(s.weights).sum(), 1e-300)
-        if refitted or ptr >= order.size or moved:
+        if ptr >= order.size or moved:
             unread = view.unread_mask()
             if not unread.any():
                 return replace(s, ptr=ptr)
@@ -279,9 +222,6 @@ class ExpectedCoverage(Policy):
                 logp = np.zeros(K)
         p = np.exp(logp - logp.max())
         p /= p.sum()
-        if self.hedge > 0:
-            live = np.isfinite(logp)
-            p = (1 - self.hedge) * p + self.hedge * live / live.sum()
         return p
 
     def _pair_weights(self, state, L, need, eliminated) -> np.ndarray:
@@ -294,24 +234,10 @@ class ExpectedCoverage(Policy):
             W = W * rho ** self.scarcity
         return W
 
-    @staticmethod
-    def _pair_sum(pot, K, eliminated, rows) -> np.ndarray:
-        """The adaptive-pair-sum score of ``rows``: potential gains summed over the
-        unordered pairs of candidates not eliminated."""
-        live = [k for k in range(K) if k not in eliminated]
-        idx = [j * K + k for a, j in enumerate(live) for k in live[a + 1:]]
-        if not idx:
-            return np.zeros(rows.size, dtype=np.float32)
-        return pot[idx][:, rows].sum(axis=0)
-
-    def _blend_weight(self, state, L, need, eliminated) -> float:
-        """Weight of the adaptive-pair-sum score in the ranking (``blend``)."""
-        return self.blend
-
     def _rank(self, ctx, state, L, need, eliminated, unread, W=None) -> CoverageState:
         if W is None:
             W = self._pair_weights(state, L, need, eliminated)
-        _, pot, _, _ = self._static(ctx)
+        _, pot, _ = self._static(ctx)
         Def = np.maximum(0, need - L).astype(np.float64)
         np.fill_diagonal(Def, 0)
         live = np.flatnonzero(W.reshape(-1) > 0)
@@ -328,14 +254,6 @@ class ExpectedCoverage(Policy):
                     score[blk] += self.explore * (w @ np.minimum(pot[live, blk], cap))
         rows = np.flatnonzero(unread)
         score = score[rows]
-        beta = self._blend_weight(state, L, need, eliminated)
-        if beta > 0:
-            # both scores scaled to a maximum of 1 over the unread rows
-            ps = self._pair_sum(pot, L.shape[0], eliminated, rows)
-            top_s, top_p = float(score.max()), float(ps.max())
-            sc = score / top_s if top_s > 0 else np.zeros(rows.size)
-            pp = ps / top_p if top_p > 0 else np.zeros(rows.size)
-            score = ((1 - beta) * sc + beta * pp).astype(np.float32)
         m = min(self.head, rows.size)
         if m < rows.size:
             # the m best rows, lowest position first among equal scores
