@@ -163,7 +163,7 @@ def cost(quick: bool):
         s.next_row()  # and pick the next row
         steps.append(time.perf_counter() - t0)
     # a step that re-ranks every row (the policy does this lazily; this is its worst case)
-    from certlib.policies_coverage import ExpectedCoverage
+    from certlib.policies.coverage import ExpectedCoverage
 
     s2 = Session.start(big, ExpectedCoverage(refresh=0.0))
     full = []

@@ -6,13 +6,12 @@
     python bench/bench_policies_holdout.py --dir DIR        # pools already in DIR/panels
     python bench/bench_policies_holdout.py --no-synthetic
 
-Most defaults of ``expected-coverage`` (certlib/policies_coverage.py) were
+The defaults of ``expected-coverage`` (certlib/policies/coverage.py) were
 chosen on the 36 shipped panel pools (sample_data/panels, split seeds 0, 1, 2),
-so the saving reported by bench/bench_policies.py is in-sample; those of its
-opt-in refitted label model (``calibrate``, ``first_fit``, ``growth``) and its
-opt-in ``recalibrate`` / ``blend`` on split seeds 3-8.  Split seeds 9 and up were
-not used for any choice (9-20 checked ``calibrate`` once, 21-32 ``recalibrate`` and
-``blend`` once).  This benchmark:
+so the saving reported by bench/bench_policies.py is in-sample; variants that
+were tried and dropped were developed on split seeds 3-8.  Split seeds 9 and up
+were not used for any choice (9-20 and 21-32 each checked a dropped variant
+once; bench/EXPERIMENTS.md).  This benchmark:
 
 1. generates *held-out* panel pools with the same protocol
    (sample_data/make_sample_data.py, ``make_panels(out, splits=...)``; Breast

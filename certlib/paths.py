@@ -92,11 +92,11 @@ def teaching_figure(pool, policy: str = "static-range", seed: int = 0,
 
     pool.risks()  # every label is needed; raises LabelError naming the row otherwise
     pol = get_policy(policy)
-    # the full order a policy would read if it never stopped: replay with the separate
-    # rule reads furthest; complete it with the unread rows in the policy's own order
-    if hasattr(pol, "make_order") and not getattr(pol, "adaptive", False):
-        order = np.asarray(pol.make_order(PolicyContext(pool, "shared", seed), tuple(range(pool.K))))
-    else:
+    # the full order a policy would read if it never stopped: its static order if it has
+    # one; else a replay with the separate rule (which reads furthest), completed with
+    # the rows it left unread, by position
+    order = pol.static_order(PolicyContext(pool, "shared", seed))
+    if order is None:
         r = replay(pool, pol, "separate", seed=seed)
         read = [pool.position(x) for x in r.order]
         seen = set(read)
@@ -110,6 +110,6 @@ def teaching_figure(pool, policy: str = "static-range", seed: int = 0,
     if with_certificate:
         c = certify(pool)
         cert_lo, cert_hi = c.lower, c.upper
-    return TeachingFigure(pool.n, pool.names[pool.winner()], getattr(pol, "name", str(policy)),
+    return TeachingFigure(pool.n, pool.names[pool.winner()], pol.name,
                           tuple(order.tolist()), paths, prelabel_bound(pool).prelabel_bound,
                           cert_lo, cert_hi)

@@ -1,11 +1,13 @@
 """Replay a policy over a fully labelled pool (SPEC section 10 `replay`).
 
-Order policies (static, adaptive, random, vma) are replayed in vectorised
-blocks: along the order the bounds are a cumulative sum of per-row gains, so
-the stopping test and the elimination test are evaluated on a whole block at
-once, and an adaptive order is recomputed only at an elimination (at most
-K - 1 times).  Label-dependent policies step a `Session`.  Both paths give the
-same result (tested), and both use the same exact test.
+Policies whose reading order is known in advance (`Policy.static_order`, or
+`Policy.adaptive_order` when only eliminations change it: static, adaptive,
+random, vma) are replayed in vectorised blocks: along the order the bounds are
+a cumulative sum of per-row gains, so the stopping test and the elimination
+test are evaluated on a whole block at once, and an adaptive order is
+recomputed only at an elimination (at most K - 1 times).  Other policies step
+a `Session`.  Both paths give the same result (tested), and both use the same
+exact test.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ import numpy as np
 from .bounds import certified_mask, decide, eliminated_mask, thresholds
 from .contrib import check_rule, gain_terms, initial_lower
 from .errors import LabelError
-from .policies import OrderPolicy, OrderState, PolicyContext, get_policy
+from .policies import Policy, PolicyContext, get_policy
 from .session import Session, _budget
 
 __all__ = ["ReplayResult", "replay"]
@@ -68,17 +70,17 @@ def replay(pool, policy="static-range", rule: str = "shared", tolerance=0.0, see
         )
     budget = _budget(budget, pool.n)
     pol = get_policy(policy)
-    name = getattr(pol, "name", type(pol).__name__)
-    if vectorised and isinstance(pol, OrderPolicy):
-        rows, dec = _replay_order(pool, pol, rule, tolerance, seed, budget)
-    else:
+    run = _replay_order(pool, pol, rule, tolerance, seed, budget) if vectorised else None
+    if run is None:
         s = Session.start(pool, pol, rule, tolerance, seed, budget)
         while not s.done:
             r = s.next_row()
             s = s.observe(r, pool.classes[pool.labels[r]])
-        rows, dec = list(s.read_rows), s.decision
+        run = list(s.read_rows), s.decision
+    rows, dec = run
+    tol = thresholds(pool.K, pool.scale, rule, tolerance).tolerance
     return ReplayResult(
-        policy=name, rule=rule, tolerance=thresholds(pool.K, pool.scale, rule, tolerance).tolerance,
+        policy=pol.name, rule=rule, tolerance=tol,
         budget=budget, labels_read=len(rows), certified=dec.certified,
         selected=pool.names[dec.selected], full_pool_winner=pool.names[pool.winner()],
         excess=dec.excess, order=pool.ids_of(rows), n=pool.n,
@@ -86,13 +88,20 @@ def replay(pool, policy="static-range", rule: str = "shared", tolerance=0.0, see
     )
 
 
-def _replay_order(pool, pol: OrderPolicy, rule, tolerance, seed, budget):
+def _replay_order(pool, pol: Policy, rule, tolerance, seed, budget):
+    """The replay in vectorised blocks, or None when the policy's order is not known in
+    advance."""
     th = thresholds(pool.K, pool.scale, rule, tolerance)
     L = initial_lower(pool, rule)
     dec = decide(L, th)
     eliminated = set(dec.eliminated)
     ctx = PolicyContext(pool, rule, seed, th.tolerance, dec.eliminated)
-    state = pol.start(ctx)
+    order = pol.static_order(ctx)
+    adaptive = order is None
+    if adaptive:
+        order = pol.adaptive_order(ctx, tuple(k for k in range(pool.K) if k not in eliminated))
+        if order is None:
+            return None
     n = pool.n
     limit = n if budget is None else min(budget, n)
     read = np.zeros(n, dtype=bool)
@@ -100,10 +109,7 @@ def _replay_order(pool, pol: OrderPolicy, rule, tolerance, seed, budget):
     t = 0
     block = 256
     while not dec.certified and t < limit:
-        order = state.order
-        # rows of this order still unread, from the pointer on
-        pending = order[state.ptr:]
-        pending = pending[~read[pending]]
+        pending = order[~read[order]]  # rows of this order still unread
         pos = 0
         restart = False
         while pos < pending.size and t < limit and not dec.certified and not restart:
@@ -113,7 +119,7 @@ def _replay_order(pool, pol: OrderPolicy, rule, tolerance, seed, budget):
             cum = L[:, :, None] + np.cumsum(gain, axis=2, dtype=np.int64)
             cert = certified_mask(cum, th).any(axis=0)
             stop = int(np.argmax(cert)) if cert.any() else m
-            if pol.adaptive:
+            if adaptive:
                 elim = eliminated_mask(cum, th)
                 new = elim & ~np.isin(np.arange(pool.K), list(eliminated))[:, None]
                 hit = new.any(axis=0)
@@ -131,7 +137,7 @@ def _replay_order(pool, pol: OrderPolicy, rule, tolerance, seed, budget):
         if restart:
             eliminated = set(dec.eliminated)
             active = tuple(k for k in range(pool.K) if k not in eliminated)
-            state = OrderState(pol.make_order(ctx, active), 0, active)
+            order = pol.adaptive_order(ctx, active)
         elif pos >= pending.size:
             break
     rows = np.concatenate(taken) if taken else np.zeros(0, dtype=np.int64)

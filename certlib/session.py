@@ -105,7 +105,7 @@ class Session:
 
     @property
     def policy_name(self) -> str:
-        return getattr(self.policy, "name", type(self.policy).__name__)
+        return self.policy.name
 
     def is_read(self, row: int) -> bool:
         return bool(self._log.read_at[row] < self.t)

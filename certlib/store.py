@@ -39,7 +39,7 @@ from pathlib import Path
 from ._values import fraction_text, python_scalar
 from .errors import CertlibError
 from .events import Event, Project, labels_in_force, utc_now
-from .policies import get_policy
+from .policies import get_policy, policy_names
 from .pool import pool_hash
 from .prelabel import prelabel_bound
 from .progress import Progress
@@ -225,9 +225,8 @@ class LabelStore:
         any label."""
         tol = exact_fraction(tolerance)
         Session.start(pool, policy=policy, rule=rule, tolerance=tol, seed=seed, budget=budget)
-        pol = get_policy(policy)
-        policy_name = policy if isinstance(policy, str) else getattr(pol, "name", None)
-        if not isinstance(policy_name, str):
+        policy_name = get_policy(policy).name
+        if policy_name not in policy_names():  # a resumed project looks it up by name
             raise StoreError("policy must be a registered policy name to be stored; "
                              f"got {policy!r}")
         pre = prelabel_bound(pool, tolerance=tol).prelabel_bound

@@ -138,6 +138,39 @@ def test_order_policies_do_not_depend_on_labels(name):
     assert orders[0] == orders[1]
 
 
+@pytest.mark.parametrize("name", POLICIES)
+def test_announced_orders_are_the_reading_order(name):
+    """The optional capability of the protocol: a policy that announces its order
+    (``static_order``, or ``adaptive_order`` for the candidates still in play) reads its
+    unread rows in exactly that order, whatever the labels; replays rely on it."""
+    spec, pool = medium_pool(12, n=30, K=4, kind="binary")
+    pol = get_policy(name)
+    s = Session.start(pool, policy=name, seed=4)
+    static = pol.static_order(s.policy_context)
+    state = pol.start(s.policy_context)
+    kinds = {"static-range": "static", "static-pair-sum": "static", "random": "static",
+             "vma": "static", "adaptive-range": "adaptive", "adaptive-pair-sum": "adaptive",
+             "model-selector": None, "expected-coverage": None}
+    announced, actives = set(), set()
+    while s.t < pool.n:
+        row = pol.choose(state, s)
+        active = tuple(k for k in range(pool.K) if k not in s.eliminated)
+        actives.add(active)
+        adaptive = pol.adaptive_order(s.policy_context, active)
+        if static is not None:
+            announced.add("static")
+            assert row == next(int(i) for i in static if not s.is_read(int(i)))
+        elif adaptive is not None:
+            announced.add("adaptive")
+            assert row == next(int(i) for i in adaptive if not s.is_read(int(i)))
+        s2 = s.observe(row, spec.classes[spec.labels[row]])
+        state = pol.update(state, s2, row, spec.labels[row])
+        s = s2
+    assert len(actives) > 1  # candidates were eliminated along the way
+    if name in kinds:
+        assert announced == ({kinds[name]} if kinds[name] else set())
+
+
 def test_static_orders_from_definitions():
     """SPEC section 8: static-range reads by decreasing max_j a_ji - min_j a_ji,
     static-pair-sum by decreasing sum_{j<k} |a_ji - a_ki| (a_ji = w_ji (1 - 2 pred_ji)),

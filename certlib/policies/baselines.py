@@ -1,0 +1,90 @@
+"""Policies of earlier work that the paper compares against (sections 5 and 9): VMA
+(Hara et al. 2024) and the Model Selector (Okanovic et al. 2025)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..errors import ParameterError
+from .base import OrderPolicy, Policy, PolicyContext, _readonly, pair_scores
+
+__all__ = ["VMA", "ModelSelector", "PosteriorState"]
+
+
+class VMA(OrderPolicy):
+    """Sampling without replacement with probability proportional to
+    0.01 + (1/2n) sum_{j<k} |a_ji - a_ki| (Hara et al. 2024, as in paper section 5).
+    Sequential proportional sampling without replacement has the same law as
+    sorting the keys E_i / w_i with E_i iid exponential (Efraimidis-Spirakis),
+    so the whole order is drawn at once."""
+
+    name = "vma"
+
+    def make_order(self, ctx, active):
+        pool = ctx.pool
+        w = 0.01 + pair_scores(pool, None, "pair-sum") / (2.0 * pool.n)
+        keys = np.random.default_rng(ctx.seed).exponential(size=pool.n) / w
+        return np.argsort(keys, kind="stable")
+
+
+@dataclass(frozen=True, eq=False)
+class PosteriorState:
+    log_post: np.ndarray  # (K,) log posterior over "which candidate is best"
+    rng_seed: int
+    step: int
+
+
+class ModelSelector(Policy):
+    """Okanovic et al. (2025): posterior over the best candidate with a uniform prior,
+    update pi_j *= gamma^{1[pred_ji == y_i]}, gamma = (1 - eps) / eps, eps = 0.46; read
+    the unread row minimising the expected posterior entropy, averaged uniformly over
+    the classes; ties broken at random (seeded).  Every candidate stays in the
+    posterior (paper section 9)."""
+
+    name = "model-selector"
+    eps = 0.46
+
+    @property
+    def log_gamma(self) -> float:
+        return float(np.log((1 - self.eps) / self.eps))
+
+    def start(self, ctx: PolicyContext) -> PosteriorState:
+        K = ctx.pool.K
+        return PosteriorState(_readonly(np.full(K, -np.log(K))), int(ctx.seed), 0)
+
+    def expected_entropy(self, state: PosteriorState, pool, rows: np.ndarray) -> np.ndarray:
+        """Expected posterior entropy of reading each row, the label uniform over classes."""
+        P = pool.preds[:, rows]  # (K, m)
+        C = pool.n_classes
+        lp = state.log_post
+        H0 = -np.sum(np.exp(lp) * lp)
+        # posterior if the label equals candidate c's prediction: boost every j agreeing with c
+        agree = P[:, None, :] == P[None, :, :]  # (c, j, m)
+        logits = lp[None, :, None] + self.log_gamma * agree
+        logits -= logits.max(axis=1, keepdims=True)
+        p = np.exp(logits)
+        p /= p.sum(axis=1, keepdims=True)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            H = -np.sum(np.where(p > 0, p * np.log(p), 0.0), axis=1)  # (c, m)
+        # each distinct predicted class once: weight candidate c by 1/#candidates agreeing
+        mult = agree.sum(axis=1)  # (c, m)
+        distinct = (1.0 / mult).sum(axis=0)  # number of distinct predicted classes
+        total = (H / mult).sum(axis=0) + np.maximum(C - distinct, 0) * H0
+        return total / C
+
+    def choose(self, state: PosteriorState, view) -> int:
+        unread = np.flatnonzero(view.unread_mask())
+        if unread.size == 0:
+            raise ParameterError("every row has been read; there is no next row")
+        ee = self.expected_entropy(state, view.pool, unread)
+        best = np.flatnonzero(ee <= ee.min() + 1e-12)
+        rng = np.random.default_rng([state.rng_seed, state.step])
+        return int(unread[best[rng.integers(best.size)]])
+
+    def update(self, state: PosteriorState, view, row: int, label: int) -> PosteriorState:
+        hit = view.pool.preds[:, row] == label
+        lp = state.log_post + self.log_gamma * hit
+        lp = lp - np.logaddexp.reduce(lp)
+        return PosteriorState(_readonly(lp), state.rng_seed, state.step + 1)

@@ -1,0 +1,282 @@
+"""The ``expected-coverage`` acquisition policy (issue 4).
+
+The paper's heuristics (section 5, eq. (10) and pair-sum) rank rows by the *potential* gain
+|b_jki|, which a row delivers for only one of its labels; a minimum certificate (Theorem 2)
+is made of rows whose *realised* gains cover the winner's deficits.  This policy estimates
+the realised gains from what the candidates say about the labels (``q_ji = P(y_i =
+pred_ji)``, `certlib.policies.label_model`, shrunk towards uniform by ``shrink``) and reads
+first the rows expected to close the largest share of the remaining deficits of the likely
+winners.  With no label model it reads exactly the ``adaptive-pair-sum`` order.  It only
+orders rows: the exact stopping test decides when to stop, so the guarantee is unchanged.
+
+**Expected gains.**  Row i's term in r_j - r_k is d_jki(y) = w_ji e_ji - w_ki e_ki (e the
+error bits), so E d = w_j (1 - q_j) - w_k (1 - q_k) and
+Var d = w_j^2 v_j + w_k^2 v_k - 2 w_j w_k cov with v = q (1 - q), cov = v when the two
+predict the same class and -q_j q_k otherwise.  The expected gain for pair (j, k) is
+E g = unit * E d - lower (rule units), its variance unit^2 Var d; binary, shared and
+categorical pools alike.
+
+**Who wins (the hedge).**  The unread rows make r_j - r_k roughly normal with mean m_jk =
+L_jk + sum_unread E g and variance s2_jk = sum_unread Var g.  P(k wins) is proportional to
+prod_j Phi((m_jk - need_jk + 1/2) / (temper * sqrt(s2_jk + 1/4))), zero for eliminated
+candidates.  ``temper`` (3) widens the normal: each candidate's confidences favour itself,
+so the untempered model is overconfident and chases candidates about to be ruled out.
+
+**Score.**  With deficits Def_jk = max(0, need_jk - L_jk) and rho_jk = min(1, Def_jk /
+sum_unread E g_jk), the share of the expected remaining supply they need, row i scores
+
+    sum_k P(k wins) sum_{j: Def_jk > 0} rho_jk^s * min(E g_jki, Def_jk) / Def_jk
+      + explore * (the same with the potential gain in place of E g),
+
+its expected share of the remaining deficits it closes, scarce pairs weighted up (s =
+``scarcity`` = 0.5), plus a small term (``explore`` = 0.05) that keeps rows with a large
+potential gain in play when the label model is wrong.  Ties go to the lowest row position.
+The defaults were chosen on the shipped panel pools; how, and the variants that lost
+(refitting the label model on the labels read, correcting or blending the winner
+belief): bench/EXPERIMENTS.md.
+
+**Cost.**  ``start`` computes the expected gains of every row once, O(K^2 n), as read-only
+float32 (K^2, n) arrays shared by every later state.  ``update`` costs O(K^2) (the unread
+sums and the winner weights); re-scoring all rows, O(K^2 n) in column blocks, is lazy: the
+ranking (its best ``head`` = 64 rows) is recomputed only when the pair weights moved by
+more than ``refresh`` = 5% (relative L1) or its head has been read.  The choice depends only
+on labels already read and on nothing random: predictable, and deterministic for any seed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+import numpy as np
+from scipy.special import log_ndtr
+
+from ..bounds import eliminated_mask, thresholds
+from ..contrib import (
+    initial_lower,
+    lower_terms,
+    potential_terms,
+    realised_terms,
+    row_blocks,
+    rule_unit,
+)
+from ..errors import ParameterError
+from .base import Policy, PolicyContext
+from .heuristics import AdaptivePairSum
+from .label_model import LabelProbabilities, label_probabilities
+
+__all__ = ["CoverageState", "ExpectedCoverage"]
+
+_NEED_NEVER = np.iinfo(np.int64).min // 8
+
+
+# ------------------------------------------------------------------ policy
+@dataclass(frozen=True, eq=False)
+class CoverageState:
+    eg: np.ndarray  # (K*K, n) float32 expected gains, shared read-only
+    vg: np.ndarray  # (K*K, n) float32 variance of the gains, shared read-only
+    sum_eg: np.ndarray  # (K, K) sum of E g over unread rows
+    sum_vg: np.ndarray  # (K, K) sum of Var g over unread rows
+    order: np.ndarray  # current ranking (row positions, best first)
+    ptr: int
+    weights: np.ndarray  # (K, K) pair weights the ranking was computed with
+    fallback: object = None  # adaptive-pair-sum state when there is no label model
+
+
+class ExpectedCoverage(Policy):
+    """Read first the rows expected to close the largest share of the remaining
+    deficits of the likely winners (see the module docstring)."""
+
+    name = "expected-coverage"
+
+    def __init__(self, shrink: float = 0.1, explore: float = 0.05, refresh: float = 0.05,
+                 head: int = 64, temper: float = 3.0, scarcity: float = 0.5,
+                 probabilities: LabelProbabilities | None = None):
+        for nm, v in (("shrink", shrink), ("explore", explore), ("refresh", refresh)):
+            if not 0 <= v <= 1:
+                raise ParameterError(f"{nm} must lie in [0, 1]; got {v!r}")
+        for nm, v in (("temper", temper), ("scarcity", scarcity)):
+            if not 0 <= v < float("inf") or (nm == "temper" and v == 0):
+                raise ParameterError(f"{nm} must be a finite number > 0; got {v!r}")
+        if int(head) < 1:
+            raise ParameterError(f"head must be a positive number of rows; got {head!r}")
+        self.shrink, self.explore, self.refresh, self.head = shrink, explore, refresh, int(head)
+        self.temper, self.scarcity = temper, scarcity
+        self.probabilities = probabilities
+        self._fallback = AdaptivePairSum()
+        self._cache = {}
+
+    # ----------------------------------------------------------- moments
+    def _static(self, ctx: PolicyContext):
+        """Label-free arrays of one pool and rule, computed once per policy object."""
+        key = (id(ctx.pool), ctx.rule)
+        hit = self._cache.get(key)
+        if hit is not None and hit[0] is ctx.pool:
+            return hit[1]
+        pool, rule = ctx.pool, ctx.rule
+        lm = self.probabilities if self.probabilities is not None else label_probabilities(pool)
+        K, n = pool.K, pool.n
+        pot = np.empty((K * K, n), dtype=np.float32)
+        lo = np.empty((K * K, n), dtype=np.float32)
+        for blk in row_blocks(n):
+            lo[:, blk] = lower_terms(pool, blk, rule).reshape(K * K, -1)
+            pot[:, blk] = _rule_potential(pool, blk, rule).reshape(K * K, -1)
+        for a in (pot, lo):
+            a.setflags(write=False)
+        out = (lm, pot, lo)
+        self._cache = {key: (pool, out)}
+        return out
+
+    def _moments(self, ctx: PolicyContext, lm: LabelProbabilities, lo):
+        """(K*K, n) float32 expected gains and their variances (module docstring)."""
+        pool = ctx.pool
+        K, n = pool.K, pool.n
+        unit = rule_unit(ctx.rule)
+        q_all = lm.pred_prob(pool, self.shrink)
+        eg = np.empty((K * K, n), dtype=np.float32)
+        vg = np.empty((K * K, n), dtype=np.float32)
+        for blk in row_blocks(n):
+            W = pool.weights[:, blk].astype(np.float64)
+            P = pool.preds[:, blk]
+            q = q_all[:, blk]
+            loss = W * (1 - q)  # E[w e]
+            ed = loss[:, None, :] - loss[None, :, :]
+            same = P[:, None, :] == P[None, :, :]
+            v = q * (1 - q)
+            cov = np.where(same, v[:, None, :], -q[:, None, :] * q[None, :, :])
+            var = (W[:, None, :] ** 2 * v[:, None, :] + W[None, :, :] ** 2 * v[None, :, :]
+                   - 2 * W[:, None, :] * W[None, :, :] * cov)
+            g = unit * ed.reshape(K * K, -1) - lo[:, blk]
+            eg[:, blk] = np.maximum(g, 0)
+            vg[:, blk] = np.maximum(var, 0).reshape(K * K, -1) * (unit * unit)
+        for a in (eg, vg):
+            a.setflags(write=False)
+        return eg, vg
+
+    # ----------------------------------------------------------- protocol
+    def start(self, ctx: PolicyContext) -> CoverageState:
+        pool = ctx.pool
+        lm, _, lo = self._static(ctx)
+        if not lm.usable:
+            return CoverageState(None, None, None, None, None, 0, None, self._fallback.start(ctx))
+        eg, vg = self._moments(ctx, lm, lo)
+        K = pool.K
+        state = CoverageState(eg, vg, eg.sum(axis=1, dtype=np.float64).reshape(K, K),
+                              vg.sum(axis=1, dtype=np.float64).reshape(K, K),
+                              np.zeros(0, np.int64), 0, np.zeros((K, K)))
+        unread = np.ones(pool.n, dtype=bool)
+        # the session has not started: bounds with nothing read
+        th = thresholds(pool.K, pool.scale, ctx.rule, ctx.tolerance)
+        L = initial_lower(pool, ctx.rule)
+        elim = tuple(int(k) for k in np.flatnonzero(eliminated_mask(L, th)))
+        return self._rank(ctx, state, L, th.need, elim, unread)
+
+    def choose(self, state: CoverageState, view) -> int:
+        if state.fallback is not None:
+            return self._fallback.choose(state.fallback, view)
+        order, ptr = state.order, state.ptr
+        while ptr < order.size and view.is_read(int(order[ptr])):
+            ptr += 1
+        if ptr < order.size:
+            return int(order[ptr])
+        unread = view.unread_mask()
+        if not unread.any():
+            raise ParameterError("every row has been read; there is no next row")
+        s = self._rank(view.policy_context, state, view.L, view.th.need, view.eliminated, unread)
+        return int(s.order[0])
+
+    def update(self, state: CoverageState, view, row: int, label: int) -> CoverageState:
+        if state.fallback is not None:
+            return replace(state, fallback=self._fallback.update(state.fallback, view, row, label))
+        ctx = view.policy_context
+        K = view.pool.K
+        sum_eg = state.sum_eg - state.eg[:, row].astype(np.float64).reshape(K, K)
+        sum_vg = state.sum_vg - state.vg[:, row].astype(np.float64).reshape(K, K)
+        s = replace(state, sum_eg=sum_eg, sum_vg=sum_vg)
+        W = self._pair_weights(s, view.L, view.th.need, view.eliminated)
+        order, ptr = s.order, s.ptr
+        while ptr < order.size and view.is_read(int(order[ptr])):
+            ptr += 1
+        moved = np.abs(W - s.weights).sum() > self.refresh * max(np.abs(s.weights).sum(), 1e-300)
+        if ptr >= order.size or moved:
+            unread = view.unread_mask()
+            if not unread.any():
+                return replace(s, ptr=ptr)
+            return self._rank(ctx, s, view.L, view.th.need, view.eliminated, unread, W)
+        return replace(s, ptr=ptr)
+
+    # ----------------------------------------------------------- scoring
+    def win_probabilities(self, state: CoverageState, L, need, eliminated) -> np.ndarray:
+        """P(k wins) under the label model, given the labels read (module docstring)."""
+        K = L.shape[0]
+        mean = L + state.sum_eg
+        sd = np.sqrt(np.maximum(state.sum_vg, 0) + 0.25)
+        need_f = np.where(need <= _NEED_NEVER, -np.inf, need.astype(np.float64))
+        z = (mean - need_f + 0.5) / (sd * self.temper)
+        np.fill_diagonal(z, np.inf)
+        logp = log_ndtr(z).sum(axis=0)
+        logp[list(eliminated)] = -np.inf
+        if not np.isfinite(logp).any():
+            logp = np.zeros(K)
+            logp[list(eliminated)] = -np.inf
+            if not np.isfinite(logp).any():
+                logp = np.zeros(K)
+        p = np.exp(logp - logp.max())
+        p /= p.sum()
+        return p
+
+    def _pair_weights(self, state, L, need, eliminated) -> np.ndarray:
+        pi = self.win_probabilities(state, L, need, eliminated)
+        Def = np.maximum(0, need - L).astype(np.float64)
+        np.fill_diagonal(Def, 0)
+        W = np.where(Def > 0, pi[None, :] / np.where(Def > 0, Def, 1), 0.0)
+        if self.scarcity > 0:
+            rho = np.minimum(Def / np.maximum(state.sum_eg, 1e-9), 1.0)
+            W = W * rho ** self.scarcity
+        return W
+
+    def _rank(self, ctx, state, L, need, eliminated, unread, W=None) -> CoverageState:
+        if W is None:
+            W = self._pair_weights(state, L, need, eliminated)
+        _, pot, _ = self._static(ctx)
+        Def = np.maximum(0, need - L).astype(np.float64)
+        np.fill_diagonal(Def, 0)
+        live = np.flatnonzero(W.reshape(-1) > 0)
+        n = unread.size
+        score = np.zeros(n, dtype=np.float32)
+        if live.size:
+            w = W.reshape(-1)[live]
+            w = (w / w.max()).astype(np.float32)
+            cap = Def.reshape(-1)[live][:, None].astype(np.float32)
+            # column blocks keep the capped gains in cache; float32 is enough to rank
+            for blk in row_blocks(n, 1 << 13):
+                score[blk] = w @ np.minimum(state.eg[live, blk], cap)
+                if self.explore > 0:
+                    score[blk] += self.explore * (w @ np.minimum(pot[live, blk], cap))
+        rows = np.flatnonzero(unread)
+        score = score[rows]
+        m = min(self.head, rows.size)
+        if m < rows.size:
+            # the m best rows, lowest position first among equal scores
+            kth = -np.partition(-score, m - 1)[m - 1]
+            cand = np.flatnonzero(score >= kth)
+            top = cand[np.lexsort((rows[cand], -score[cand]))][:m]
+        else:
+            top = np.lexsort((rows, -score))
+        order = rows[top]
+        order.setflags(write=False)
+        W = W.copy()
+        W.setflags(write=False)
+        return replace(state, order=order, ptr=0, weights=W)
+
+
+def _rule_potential(pool, rows, rule):
+    """Upper minus lower end of each term under a comparison rule (rule units)."""
+    if rule == "shared":
+        return potential_terms(pool, rows)
+    lo = lower_terms(pool, rows, rule)
+    best = None
+    for c in range(pool.n_classes):
+        m = pool.weights[:, rows].shape[1]
+        d = realised_terms(pool, rows, np.full(m, c), rule)
+        best = d if best is None else np.maximum(best, d)
+    return best - lo
