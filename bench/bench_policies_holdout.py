@@ -45,7 +45,6 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
-import os
 import sys
 import tempfile
 import time

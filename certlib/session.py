@@ -25,7 +25,7 @@ import numpy as np
 
 from .bounds import Decision, Thresholds, decide, thresholds
 from .contrib import check_rule, gain_terms, initial_lower
-from .errors import LabelError, ParameterError
+from .errors import ParameterError
 from .policies import PolicyContext, get_policy
 from .pool import UNREAD
 
@@ -44,7 +44,7 @@ class _Log:
         self.labels: list[int] = []
         self.read_at = np.full(n, _NOT_READ, dtype=np.int64)
 
-    def prefix(self, t: int) -> "_Log":
+    def prefix(self, t: int) -> _Log:
         new = _Log(0)
         new.rows, new.labels = self.rows[:t], self.labels[:t]
         new.read_at = np.where(self.read_at < t, self.read_at, _NOT_READ)
@@ -78,7 +78,7 @@ class Session:
     # ------------------------------------------------------------ creation
     @classmethod
     def start(cls, pool, policy="static-range", rule: str = "shared", tolerance=0.0,
-              seed: int = 0, budget: int | None = None) -> "Session":
+              seed: int = 0, budget: int | None = None) -> Session:
         check_rule(rule)
         pol = get_policy(policy)
         th = thresholds(pool.K, pool.scale, rule, tolerance)
@@ -90,12 +90,21 @@ class Session:
         return self
 
     @classmethod
-    def from_history(cls, pool, history, **kwargs) -> "Session":
+    def from_history(cls, pool, history, **kwargs) -> Session:
         """Replay a recorded list of (row position, label value) pairs."""
         s = cls.start(pool, **kwargs)
         for row, label in history:
             s = s.observe(row, label)
         return s
+
+    @classmethod
+    def from_pool_labels(cls, pool, **kwargs) -> Session:
+        """The exact state after reading every label the pool already holds (in row
+        order; the bounds do not depend on the order).  The answer to "what do the
+        labels I have already certify?"."""
+        known = np.flatnonzero(pool.labels != UNREAD)
+        return cls.from_history(pool, [(int(i), pool.classes[pool.labels[i]]) for i in known],
+                                **kwargs)
 
     # --------------------------------------------------------------- views
     @property
@@ -188,7 +197,7 @@ class Session:
             return None
         return self.policy.choose(self._pstate, self)
 
-    def observe(self, row: int, label) -> "Session":
+    def observe(self, row: int, label) -> Session:
         """Read ``label`` (a class value) for row position ``row``; returns the new state."""
         n = self.pool.n
         if isinstance(row, bool) or not isinstance(row, (int, np.integer)) or not 0 <= row < n:
@@ -212,6 +221,6 @@ class Session:
         object.__setattr__(new, "_pstate", self.policy.update(self._pstate, new, row, code))
         return new
 
-    def observe_id(self, row_id, label) -> "Session":
+    def observe_id(self, row_id, label) -> Session:
         """`observe` by row id instead of position."""
         return self.observe(self.pool.position(row_id), label)

@@ -59,15 +59,17 @@ if f.certificate_lower is not None:
                                    else f"{f.certificate_lower}-{f.certificate_upper}")),
                   annotation_position="top left")
 fig.update_layout(xaxis_title="labels read", height=520,
-                  yaxis_title=f"bound on min over rivals j of AUGRC_j − AUGRC_{plot_text(f.winner)}",
+                  yaxis_title="bound on min over rivals j of AUGRC_j − "
+                              f"AUGRC_{plot_text(f.winner)}",
                   legend=dict(orientation="h", y=-0.18), margin=dict(t=30))
 st.plotly_chart(fig, width="stretch")
 
 stops = ", ".join(f"{r} {p.stop}" for r, p in f.paths.items())
 st.markdown(
-    f"**Winner {plain(f.winner)}**, n = {f.n}, {f.policy} order. The winner is certified at the first "
-    f"label count where its lower bound clears the tie rule: {stops}. "
+    f"**Winner {plain(f.winner)}**, n = {f.n}, {f.policy} order. The winner is certified "
+    f"at the first label count where its lower bound clears the tie rule: {stops}. "
     f"In hindsight {f.certificate_lower}"
     + ("" if f.certificate_lower == f.certificate_upper else f"–{f.certificate_upper}")
-    + f" labels suffice; before any label, a budget below {f.prelabel} is ruled out for every policy."
+    + f" labels suffice; before any label, a budget below {f.prelabel} is ruled out for "
+    "every policy."
 )

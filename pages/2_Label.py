@@ -176,9 +176,9 @@ fig.update_layout(height=340, margin={"t": 30, "b": 10}, xaxis_title="labels rea
                   yaxis_title=f"AUGRC(rival) − AUGRC({plot_text(best)})",
                   legend={"orientation": "h", "y": -0.25})
 st.plotly_chart(fig, width="stretch")
-st.caption(f"Exact bounds of each rival's objective minus {plain(best)}'s over every completion of the "
-           f"unread labels. {plain(best)} is certified when every lower bound clears zero (strictly "
-           "for rivals earlier in the tie priority).")
+st.caption(f"Exact bounds of each rival's objective minus {plain(best)}'s over every "
+           f"completion of the unread labels. {plain(best)} is certified when every lower bound "
+           "clears zero (strictly for rivals earlier in the tie priority).")
 
 with st.expander(f"Label log ({len(prog.events)} events, nothing is ever deleted)"):
     if prog.events:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
@@ -27,19 +28,32 @@ pre = certlib.prelabel_bound(pool, tolerance=tol)
 c1, c2 = st.columns([1, 2])
 c1.metric("prelabel bound", f"{pre.prelabel_bound:,} labels")
 c1.caption(f"{100 * pre.prelabel_fraction:.1f}% of the pool")
-budget = c2.number_input("Your labelling budget (labels)", min_value=0, max_value=pool.n,
-                         value=max(1, pool.n // 2),
-                         key="budget")
-if pre.ruled_out(int(budget)):
-    c2.warning(f"A budget of {int(budget):,} is ruled out: no policy can certify the choice with "
-             f"fewer than {pre.prelabel_bound:,} labels, whatever the labels are. Raise the budget, "
-             "allow a tolerance, or change the candidate set.")
+# one budget box per pool: a value typed for a larger pool never outlives a switch
+budget = int(c2.number_input(f"Your labelling budget (labels, at most n = {pool.n:,})",
+                             min_value=0, max_value=pool.n, value=max(1, pool.n // 2),
+                             key=f"budget_{pool_key(pool)[:16]}"))
+if pre.ruled_out(budget):
+    c2.warning(f"A budget of {budget:,} is ruled out: no policy can certify the choice "
+               f"with fewer than {pre.prelabel_bound:,} labels, whatever the labels are. Raise "
+               "the budget, allow a tolerance, or change the candidate set.")
 else:
-    c2.success(f"A budget of {int(budget):,} is not ruled out (the bound is necessary, not sufficient).")
+    c2.success(f"A budget of {budget:,} is not ruled out (the bound is necessary, "
+               "not sufficient).")
+with st.expander("Labels each candidate needs at least before it can be certified"):
+    st.dataframe(pd.DataFrame({
+        "candidate": [str(c) for c in pre.candidates],
+        "labels needed at least": ["never" if m is None else f"{m:,}" for m in pre.per_target],
+    }), hide_index=True)
 
 if not pool.fully_labelled:
-    st.info(f"{pool.n - pool.n_labelled:,} rows have no label yet: replay and the minimum "
-            "certificate need a fully labelled pool.")
+    sess = certlib.Session.from_pool_labels(pool, tolerance=tol)
+    st.info(f"{pool.n - pool.n_labelled:,} of {pool.n:,} rows have no label yet, so a replay "
+            "and the minimum certificate (which need every label) are not shown.")
+    st.markdown(f"**From the {pool.n_labelled:,} labels already known:** "
+                + (f"{plain(sess.selected)} is certified ({sess.status})."
+                   if sess.done and sess.certified else
+                   f"nothing is certified yet; best guess {plain(sess.best_guess)}, worst-case "
+                   f"AUGRC gap {float(sess.excess):.4g}."))
     st.stop()
 
 st.header("2. With labels known: what a policy would have read")
@@ -53,18 +67,35 @@ try:
 except CertlibError as exc:
     st.error(plain(exc))
     st.stop()
+within = "exactly" if tol == 0 else f"within tau = {tol:g}"
 c1.metric("labels read", f"{rep.labels_read:,}")
 c1.caption(f"{100 * rep.labels_fraction:.1f}% of the pool; "
-           + ("certified" if rep.certified else f"not certified, worst-case gap {float(rep.excess):.3g}"))
-c2.metric("selected", plain(rep.selected))
+           + (f"certified {within}" if rep.certified
+              else f"not certified, worst-case AUGRC gap {float(rep.excess):.3g}"))
+c2.metric("selected" if tol == 0 else "selected (within tau)", plain(rep.selected))
 c3.metric("full-pool winner", plain(rep.full_pool_winner))
+if tol > 0 and rep.selected != rep.full_pool_winner:
+    st.caption(f"With tau = {tol:g} every candidate within tau of the best qualifies: the policy "
+               f"certified {plain(rep.selected)}, whose AUGRC is within tau of the full-pool "
+               f"winner {plain(rep.full_pool_winner)}'s.")
+rep_b = cached_replay(pool, pool_key(pool), policy, rule, tol, int(seed), budget)
+if rep_b.certified:
+    st.success(f"**What your budget of {budget:,} labels buys:** {policy} certifies "
+               f"{plain(rep_b.selected)} {within} after {rep_b.labels_read:,} labels.")
+else:
+    st.warning(f"**What your budget of {budget:,} labels buys:** {policy} does not certify the "
+               f"choice within it; its best answer {plain(rep_b.selected)} is guaranteed within "
+               f"{float(rep_b.excess):.4g} AUGRC of the best (it needs {rep.labels_read:,} "
+               "labels to certify).")
 
 st.header("3. In hindsight: the smallest sufficient label set")
 cert = cached_certify(pool, pool_key(pool), tol)
 size = f"{cert.lower:,}" if cert.exact else f"{cert.lower:,} to {cert.upper:,}"
 st.metric("minimum certificate", f"{size} labels")
 st.caption(("exact minimum" if cert.exact else "enclosure: the minimum lies in this range")
-           + f"; winner {plain(cert.winner)}")
+           + (f"; certifies {plain(cert.winner)}" if tol == 0 else
+              f"; the smallest certificate of any candidate within tau, here for "
+              f"{plain(cert.winner)}"))
 
 fig = go.Figure()
 fig.add_bar(x=["prelabel bound", "minimum certificate", f"{policy} ({rule})"],

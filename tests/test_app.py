@@ -15,7 +15,7 @@ import certlib  # noqa: E402
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def _run(script: str, **state) -> "AppTest":
+def _run(script: str, **state) -> AppTest:
     at = AppTest.from_file(str(ROOT / script), default_timeout=120)
     at.run()
     return at
@@ -34,10 +34,32 @@ def test_home_page_shows_prelabel_replay_and_certificate():
     assert any(v.startswith(f"{cert.lower:,}") for v in values)
 
 
+def _budget_box(at):
+    return next(b for b in at.number_input if b.label.startswith("Your labelling budget"))
+
+
 def test_budget_below_prelabel_bound_is_ruled_out():
     at = _run("app.py")
-    at.number_input(key="budget").set_value(1).run()
-    assert any("ruled out" in w.value for w in at.warning)
+    _budget_box(at).set_value(1).run()
+    assert any("A budget of 1 is ruled out" in w.value for w in at.warning)
+
+
+def test_budget_box_belongs_to_the_pool():
+    """A budget typed for one pool never shows, clamped or not, on another (issue 9)."""
+    at = _run("app.py")
+    _budget_box(at).set_value(150).run()
+    at.selectbox(key="pool_choice").set_value("Teaching pool (paper Figure 10 protocol)").run()
+    box = _budget_box(at)
+    assert box.value == 171 // 2 and "n = 171" in box.label
+    assert any(f"A budget of {171 // 2} is" in m.value for m in [*at.success, *at.warning])
+
+
+def test_unlabelled_pool_shows_the_status_of_the_known_labels():
+    at = _run("app.py")
+    at.selectbox(key="pool_choice").set_value("Breast cancer, unlabelled (annotator)").run()
+    assert not at.exception, at.exception
+    text = " ".join(m.value for m in at.markdown)
+    assert "From the 0 labels already known" in text and "nothing is certified yet" in text
 
 
 def test_teaching_page_renders_three_rules():
@@ -54,3 +76,32 @@ def test_other_samples_load(label):
     at.selectbox(key="pool_choice").set_value(label).run()
     assert not at.exception, at.exception
     assert not at.error
+
+
+def test_what_the_budget_buys():
+    pool = certlib.load_pool(ROOT / "sample_data" / "demo_binary.csv")
+    full = certlib.replay(pool, policy="adaptive-pair-sum")
+    short = certlib.replay(pool, policy="adaptive-pair-sum", budget=60)
+    assert full.certified and not short.certified
+    at = _run("app.py")
+    _budget_box(at).set_value(150).run()
+    assert any(f"certifies {full.selected}" in m.value and f"after {full.labels_read:,} labels"
+               in m.value for m in at.success)
+    _budget_box(at).set_value(60).run()
+    assert any("does not certify" in m.value and f"{float(short.excess):.4g}" in m.value
+               for m in at.warning)
+
+
+@pytest.mark.parametrize("text", ["[pwn](https://example.com/x)", "![i](https://e.com/i.png)",
+                                  "<img src=x onerror=alert(1)>", "www.example.com", "_a_ *b*",
+                                  "`tick`", "$x^2$", "a\nb"])
+def test_plain_leaves_no_markdown(text):
+    """Names from files are inert: either a bare word or a code span whose fence is
+    longer than any backtick run inside."""
+    from ui.common import plain
+
+    out = plain(text)
+    assert out.startswith("`") and out.endswith("`")
+    fence = out[: len(out) - len(out.lstrip("`"))]
+    assert fence not in out[len(fence):-len(fence)]
+    assert plain("naive_bayes") == "naive_bayes" and plain(7) == "7"

@@ -8,7 +8,6 @@ import pytest
 
 from certlib import Pool, certify, replay
 from certlib.certificate import certify_partial
-from certlib.session import Session
 
 
 def test_object_labels_minus_one_is_unread():

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import csv
 import importlib.util
-import math
 from pathlib import Path
 
 import numpy as np

@@ -313,3 +313,28 @@ def test_status_values():
     assert s.status == "certified"
     s = Session.start(pool, tolerance=0.5)  # AUGRC <= 1/2: everything is within 1/2
     assert s.status == "certified within tolerance" and s.t == 0 and s.selected == "c0"
+
+
+def test_from_pool_labels_is_the_state_after_the_known_labels():
+    """Session.from_pool_labels: the exact bounds after every label the pool holds,
+    equal to stepping those labels in any order; on a fully labelled pool it
+    certifies the full-pool winner."""
+    from pathlib import Path
+
+    from certlib import load_pool
+
+    full = load_pool(Path(__file__).resolve().parents[1] / "sample_data" / "demo_binary.csv")
+    s = Session.from_pool_labels(full)
+    assert s.t == full.n and s.certified
+    assert s.selected == replay(full).full_pool_winner
+    rng = np.random.default_rng(0)
+    labels = [full.classes[c] for c in full.labels]
+    keep = rng.random(full.n) < 0.4
+    part = Pool.from_arrays(
+        [[full.classes[c] for c in row] for row in full.preds], full.confs,
+        labels=[lab if k else None for lab, k in zip(labels, keep)], names=list(full.names))
+    a = Session.from_pool_labels(part)
+    order = rng.permutation(np.flatnonzero(keep))
+    b = Session.from_history(part, [(int(i), labels[i]) for i in order])
+    assert a.t == b.t == int(keep.sum())
+    assert np.array_equal(a.lower(), b.lower()) and np.array_equal(a.upper(), b.upper())

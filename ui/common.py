@@ -33,6 +33,9 @@ SAMPLES = {  # key in the URL -> (label, file)
 MAX_UPLOAD_BYTES = 200 * 1024 * 1024
 
 
+_PLAIN_WORD = re.compile(r"[A-Za-z0-9]+(?:[_-][A-Za-z0-9]+)*")
+
+
 def plain(text) -> str:
     """Text from a file, a file name or a user, for an element that renders Markdown:
     a code span, inside which Markdown, HTML, math and bare-URL autolinks are inert,
@@ -43,6 +46,8 @@ def plain(text) -> str:
     s = " ".join(str(text).splitlines())
     if not s:
         return ""
+    if _PLAIN_WORD.fullmatch(s):
+        return s  # letters and digits joined by inner - or _: nothing Markdown reads
     runs = [len(r) for r in re.findall(r"`+", s)]
     fence = "`" * (max(runs, default=0) + 1)
     pad = " " if s[0] in "` " or s[-1] in "` " else ""
@@ -90,7 +95,8 @@ def _take_upload(folder: SavedPools):
 
 
 def _picked() -> None:
-    st.session_state["pool_ref"] = st.session_state["_pool_options"][st.session_state["pool_choice"]]
+    options = st.session_state["_pool_options"]
+    st.session_state["pool_ref"] = options[st.session_state["pool_choice"]]
 
 
 def pool_ref() -> str | None:
@@ -163,8 +169,10 @@ def cached_certify(_pool, key: str, tolerance: float):
 
 
 @st.cache_data(show_spinner="Replaying the policy ...", max_entries=64)
-def cached_replay(_pool, key: str, policy: str, rule: str, tolerance: float, seed: int):
-    return certlib.replay(_pool, policy=policy, rule=rule, tolerance=tolerance, seed=seed)
+def cached_replay(_pool, key: str, policy: str, rule: str, tolerance: float, seed: int,
+                  budget: int | None = None):
+    return certlib.replay(_pool, policy=policy, rule=rule, tolerance=tolerance, seed=seed,
+                          budget=budget)
 
 
 def pool_summary(pool) -> None:
@@ -175,7 +183,8 @@ def pool_summary(pool) -> None:
     c4.metric("labels known", f"{pool.n_labelled:,}")
     names = ", ".join(plain(n) for n in pool.names)
     st.caption("Candidates in tie priority order: " + names
-               + (" · one shared prediction (confidence-score choice)" if pool.shared_prediction else ""))
+               + (" · one shared prediction (confidence-score choice)"
+                  if pool.shared_prediction else ""))
 
 
 # ------------------------------------------------------------ labelling page

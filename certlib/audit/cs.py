@@ -155,10 +155,10 @@ class PrplEBState:
 
     @classmethod
     def start(cls, alpha: float = 0.05, truncation: float = 0.5,
-              running_intersection: bool = False) -> "PrplEBState":
+              running_intersection: bool = False) -> PrplEBState:
         return cls(check_alpha(alpha), check_truncation(truncation), bool(running_intersection))
 
-    def update(self, x: float) -> "PrplEBState":
+    def update(self, x: float) -> PrplEBState:
         """Pure transition: validate first, then build the next state."""
         try:
             x = float(x)

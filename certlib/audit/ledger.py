@@ -35,7 +35,7 @@ class PromotionLedger:
     entries: tuple = ()
 
     @classmethod
-    def start(cls, lifetime_delta: float) -> "PromotionLedger":
+    def start(cls, lifetime_delta: float) -> PromotionLedger:
         return cls(check_alpha(lifetime_delta, "lifetime_delta"))
 
     def delta_for(self, k: int) -> float:
@@ -55,7 +55,7 @@ class PromotionLedger:
     def spent(self) -> float:
         return sum(self.delta_for(i + 1) for i in range(len(self.entries)))
 
-    def record(self, summary: dict) -> "PromotionLedger":
+    def record(self, summary: dict) -> PromotionLedger:
         """New ledger with one more audit (its summary dict, delta_k added)."""
         entry = dict(summary)
         entry["k"] = self.k
@@ -70,7 +70,7 @@ class PromotionLedger:
         Path(path).write_text(json.dumps(self.to_dict(), indent=2, default=str))
 
     @classmethod
-    def load(cls, path) -> "PromotionLedger":
+    def load(cls, path) -> PromotionLedger:
         p = Path(path)
         try:
             data = json.loads(p.read_text())
@@ -83,6 +83,6 @@ class PromotionLedger:
         return led
 
     @classmethod
-    def open(cls, path, lifetime_delta: float) -> "PromotionLedger":
+    def open(cls, path, lifetime_delta: float) -> PromotionLedger:
         """Load the ledger at ``path``, or start one with ``lifetime_delta`` if absent."""
         return cls.load(path) if Path(path).exists() else cls.start(lifetime_delta)

@@ -70,7 +70,7 @@ class Routing:
     pi_min: float
 
     @classmethod
-    def make(cls, pi=None, pi_min=None, judge: bool = False) -> "Routing":
+    def make(cls, pi=None, pi_min=None, judge: bool = False) -> Routing:
         def prob(value, name):
             try:
                 v = float(value)
