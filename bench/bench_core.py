@@ -129,7 +129,8 @@ def main() -> None:
         t = one_step_times(big)
         rows.append((f"n = {n:,}", "one observe + next-row step", t, float("nan"), "", "< 1 ms"))
 
-    print(f"{'pool':<14} {'operation':<30} {'median':>11} {'x argsorts':>11} {'peak RSS':>10}  target")
+    print(f"{'pool':<14} {'operation':<30} {'median':>11} "
+          f"{'x argsorts':>11} {'peak RSS':>10}  target")
     for pool_s, name, t, ratio, mem, target in rows:
         ts = f"{t * 1e3:.2f} ms" if t < 1 else f"{t:.2f} s"
         rs = "" if ratio != ratio else f"{ratio:.1f}"

@@ -173,7 +173,8 @@ def cost(quick: bool):
         s2 = s2.observe(row, big.classes[big.labels[row]])
         s2.next_row()
         full.append(time.perf_counter() - t0)
-    print(f"  n = 100,000: start {start * 1e3:.0f} ms; one step median {np.median(steps) * 1e3:.2f} ms, "
+    print(f"  n = 100,000: start {start * 1e3:.0f} ms; "
+          f"one step median {np.median(steps) * 1e3:.2f} ms, "
           f"99th percentile {np.quantile(steps, 0.99) * 1e3:.1f} ms; a step with a full "
           f"re-ranking median {np.median(full) * 1e3:.1f} ms (max {max(full) * 1e3:.1f} ms)")
     mid = synthetic_pool(10_000, 8, seed=1)

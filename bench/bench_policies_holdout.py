@@ -217,7 +217,8 @@ def run_synthetic(sizes=(200, 500, 1000), seeds=range(20)) -> dict:
             print(f"{fam:11s} {n:5d} {len(res):4d} {f['static-range']:12.1%} {f[APS]:14.1%} "
                   f"{f[EC]:13.1%} {100 * np.mean(d):+10.1f}pp {100 * max(d):+11.1f}pp "
                   f"{'yes' if ok else 'NO':>3s}")
-    print(f"overall: mean gap EC-APS {100 * np.mean(all_d):+.1f}pp of n, worst {100 * max(all_d):+.1f}pp, "
+    print(f"overall: mean gap EC-APS {100 * np.mean(all_d):+.1f}pp of n, "
+          f"worst {100 * max(all_d):+.1f}pp, "
           f"EC worse on {sum(x > 0 for x in all_d)}/{len(all_d)} pools")
     return out
 

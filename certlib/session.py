@@ -131,7 +131,8 @@ class Session:
     def history(self) -> tuple:
         """(row position, label value) pairs in reading order."""
         cls_ = self.pool.classes
-        return tuple((r, cls_[c]) for r, c in zip(self._log.rows[: self.t], self._log.labels[: self.t]))
+        return tuple((r, cls_[c])
+                     for r, c in zip(self._log.rows[: self.t], self._log.labels[: self.t]))
 
     @property
     def label_codes(self) -> np.ndarray:

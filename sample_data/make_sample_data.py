@@ -355,7 +355,8 @@ def make_audit_stream(out: Path) -> dict:
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--out", type=Path, default=HERE, help="output directory (default: sample_data/)")
+    ap.add_argument("--out", type=Path, default=HERE,
+                    help="output directory (default: sample_data/)")
     ap.add_argument("--only", default=None,
                     help="only panel pools whose stem starts with this (e.g. wine_s0_tree); "
                          "skips the other files")

@@ -9,7 +9,8 @@ import pytest
 from certlib.cli import main
 from certlib.audit.synthetic import synthetic_stream
 
-KEYS = {"verdict", "tier", "stopping_time", "labels_used", "rho_interval", "delta_interval", "slices"}
+KEYS = {"verdict", "tier", "stopping_time", "labels_used", "rho_interval", "delta_interval",
+        "slices"}
 
 
 gen = synthetic_stream

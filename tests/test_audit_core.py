@@ -357,7 +357,8 @@ def test_error_labels_wrong_length():
 
 
 def test_error_judge_out_of_range_names_row():
-    with pytest.raises(InvalidValueError, match=r"`judge` score at row 1 is 1.5; expected a number in \[0, 1\]"):
+    with pytest.raises(InvalidValueError,
+                       match=r"`judge` score at row 1 is 1.5; expected a number in \[0, 1\]"):
         audit([0, 1], [1, 1], [0, 1], epsilon=0.1, judge=[0.2, 1.5])
 
 

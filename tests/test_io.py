@@ -329,7 +329,8 @@ def test_empty_file(tmp_path):
 
 
 def test_header_only(tmp_path):
-    raises(InvalidValueError, write(tmp_path, "pred_a,conf_a,pred_b,conf_b\n"), "empty", "no data rows")
+    raises(InvalidValueError, write(tmp_path, "pred_a,conf_a,pred_b,conf_b\n"), "empty",
+           "no data rows")
 
 
 def test_header_only_parquet(tmp_path):

@@ -89,7 +89,8 @@ def test_panel_pool(rel):
     assert 0 < df["label"].sum() < df.height
 
 
-@pytest.mark.parametrize("stem", [f"{d}_s{s}_{m}" for d in DATASETS for s in SPLITS for m in MODELS])
+@pytest.mark.parametrize(
+    "stem", [f"{d}_s{s}_{m}" for d in DATASETS for s in SPLITS for m in MODELS])
 def test_k4_is_subset_of_k8(stem):
     k4 = read(f"panels/{stem}_k4.csv")
     k8 = read(f"panels/{stem}_k8.csv")

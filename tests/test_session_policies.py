@@ -3,6 +3,7 @@ labelling session (STYLE rule 6, SPEC section 8, paper 000 Figure 6)."""
 
 from __future__ import annotations
 
+import dataclasses
 from fractions import Fraction
 
 import numpy as np
@@ -209,7 +210,7 @@ def test_session_is_immutable_and_branches():
     assert b1.L.tolist() == Session.from_history(pool, b1.history).L.tolist()
     with pytest.raises(ValueError):
         s2.L[0, 1] = 99
-    with pytest.raises(Exception):
+    with pytest.raises(dataclasses.FrozenInstanceError):
         s2.t = 0
 
 

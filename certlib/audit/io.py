@@ -48,7 +48,8 @@ def read_stream(path, judge: str | None = None, slices: str | None = None) -> St
         elif suffix in (".parquet", ".pq"):
             df = pl.read_parquet(p)
         else:
-            raise PoolFileError(f"stream file {p}: expected a .csv or .parquet file, got '{suffix}'")
+            raise PoolFileError(
+                f"stream file {p}: expected a .csv or .parquet file, got '{suffix}'")
     except PoolFileError:
         raise
     except Exception as exc:  # polars raises several types for unreadable files

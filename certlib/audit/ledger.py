@@ -79,7 +79,8 @@ class PromotionLedger:
         except (OSError, ValueError, KeyError, TypeError) as exc:
             if isinstance(exc, ParameterError):
                 raise
-            raise PoolFileError(f"ledger file {p}: cannot be read as a promotion ledger ({exc})") from None
+            raise PoolFileError(
+                f"ledger file {p}: cannot be read as a promotion ledger ({exc})") from None
         return led
 
     @classmethod

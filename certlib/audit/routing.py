@@ -75,7 +75,8 @@ class Routing:
             try:
                 v = float(value)
             except (TypeError, ValueError):
-                raise ParameterError(f"`{name}` must be a number in (0, 1], got {value!r}") from None
+                raise ParameterError(
+                    f"`{name}` must be a number in (0, 1], got {value!r}") from None
             if not (0.0 < v <= 1.0):
                 raise ParameterError(f"`{name}` must lie in (0, 1], got {value!r}")
             return v
@@ -115,9 +116,11 @@ def check_judge(judge, n: int) -> np.ndarray:
     except (TypeError, ValueError):
         raise InvalidValueError("`judge` must hold numbers in [0, 1]") from None
     if arr.ndim != 1 or arr.size != n:
-        raise InvalidValueError(f"`judge` must have one score per item ({n}), got shape {arr.shape}")
+        raise InvalidValueError(
+            f"`judge` must have one score per item ({n}), got shape {arr.shape}")
     bad = ~np.isfinite(arr) | (arr < 0) | (arr > 1)
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
-        raise InvalidValueError(f"`judge` score at row {i} is {float(arr[i])!r}; expected a number in [0, 1]")
+        raise InvalidValueError(
+            f"`judge` score at row {i} is {float(arr[i])!r}; expected a number in [0, 1]")
     return arr

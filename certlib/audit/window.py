@@ -31,7 +31,8 @@ class WindowVerdict:
     def to_dict(self) -> dict:
         return {"start": self.start, "end": self.end, "verdict": self.verdict, "tier": self.tier,
                 "stopping_time": self.stopping_time, "labels_used": self.labels_used,
-                "rho_interval": list(self.rho_interval), "delta_interval": list(self.delta_interval)}
+                "rho_interval": list(self.rho_interval),
+                "delta_interval": list(self.delta_interval)}
 
 
 @dataclass(frozen=True)
