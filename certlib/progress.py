@@ -12,7 +12,6 @@ from dataclasses import dataclass
 from fractions import Fraction
 from functools import cached_property
 
-from ._values import fraction_text
 from .events import Project, labels_in_force
 from .session import Session
 
@@ -45,8 +44,9 @@ class Guarantee:
                     f"for every completion (worst-case gap {gap})")
         if self.kind == "running":
             return f"best guess so far {sel}, worst-case gap {gap} (not certified yet)"
-        return (f"{self.kind}: {sel} has the smallest worst-case gap to the best, "
-                f"{gap} (exactly {fraction_text(self.excess)})")
+        return (f"{sel} has the smallest worst-case gap to the best candidate: its AUGRC "
+                f"is at most {gap} above the best one's, whatever the unread labels are "
+                f"({100 * float(self.excess):.3g} percentage points)")
 
 
 def guarantee(session: Session) -> Guarantee:

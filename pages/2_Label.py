@@ -18,8 +18,8 @@ from certlib.errors import CertlibError
 from certlib.policies import policy_names
 from certlib.record import make_record
 from certlib.store import LabelStore, PoolMismatchError, UnknownProjectError
-from ui.common import (choose_pool, class_shortcuts, plain, plot_text, shortcut_kwargs,
-                       undo_shortcut)
+from ui.common import (cached_prelabel, choose_pool, class_shortcuts, plain, plot_text,
+                       pool_key, shortcut_kwargs, undo_shortcut)
 
 st.title("Label the pool, one row at a time")
 st.caption("The policy chooses each row; the exact stopping test (paper Theorem 1) says when "
@@ -38,29 +38,52 @@ except CertlibError as exc:
 # ------------------------------------------------------------------ settings
 sb = st.sidebar
 sb.header("Labelling")
-annotator = sb.text_input("Your name (annotator)", key="annotator",
-                          value=st.query_params.get("annotator", ""))
-names = list(policy_names())
-policy = sb.selectbox("Policy", names, index=names.index("adaptive-pair-sum"), key="label_policy")
-tol = sb.number_input("AUGRC tolerance tau (0 = exact)", min_value=0.0, max_value=0.5, value=0.0,
-                      step=0.0005, format="%.4f", key="label_tol")
-budget = sb.number_input("Budget (labels; 0 = none)", min_value=0, max_value=pool.n, value=0,
-                         key="label_budget")
-seed = sb.number_input("Seed (random policies)", min_value=0, value=0, step=1, key="label_seed")
-start = sb.button("Start / resume labelling", key="start", type="primary")
-sb.caption(f"Label store: `{store.path}` (set CERTLIB_STORE to move it)")
 
-if start:
-    try:
-        pid = store.open_project(pool, pool_label, policy, tol, int(budget) or None, int(seed))
-    except CertlibError as exc:
-        st.error(plain(exc))
-        st.stop()
-    st.query_params["project"] = str(pid)
-    if annotator.strip():
-        st.query_params["annotator"] = annotator.strip()
+
+def _keep_annotator():
+    """The name lives in the URL too, so a reload keeps it."""
+    who_now = st.session_state["annotator"].strip()
+    if who_now:
+        st.query_params["annotator"] = who_now
+    else:
+        st.query_params.pop("annotator", None)
+
+
+annotator = sb.text_input("Your name (annotator)", key="annotator",
+                          value=st.query_params.get("annotator", ""), on_change=_keep_annotator)
+pid = st.query_params.get("project")
+if pid is None:
+    names = list(policy_names())
+    policy = sb.selectbox("Policy", names, index=names.index("adaptive-pair-sum"),
+                          key="label_policy")
+    tol = sb.number_input("AUGRC tolerance tau (0 = exact)", min_value=0.0, max_value=0.5,
+                          value=0.0, step=0.0005, format="%.4f", key="label_tol")
+    budget = sb.number_input("Budget (labels; 0 = none)", min_value=0, max_value=pool.n,
+                             value=0, key="label_budget")
+    seed = sb.number_input("Seed (random policies)", min_value=0, value=0, step=1,
+                           key="label_seed")
+    floor_ = cached_prelabel(pool, pool_key(pool), tol).prelabel_bound
+    if 0 < budget < floor_:
+        sb.warning(f"A budget of {int(budget):,} is below the prelabel bound ({floor_:,}): no "
+                   "policy can certify the choice with it, whatever the labels are.")
+    if sb.button("Start / resume labelling", key="start", type="primary"):
+        try:
+            pid = store.open_project(pool, pool_label, policy, tol, int(budget) or None,
+                                     int(seed))
+        except CertlibError as exc:
+            st.error(plain(exc))
+            st.stop()
+        st.query_params["project"] = str(pid)
+        _keep_annotator()
 else:
-    pid = st.query_params.get("project")
+    if sb.button("New project", key="new_project",
+                 help="Close this project (its labels stay in the store) and choose new "
+                      "settings."):
+        st.query_params.pop("project", None)
+        st.session_state.pop("label_progress", None)
+        st.rerun()
+sb.caption(f"Label store: {plain(store.path)} (set CERTLIB_STORE to move it)")
+
 if pid is None:
     mine = store.projects(pool)
     st.info("Choose the settings in the sidebar and press **Start / resume labelling**. "
@@ -100,6 +123,10 @@ except CertlibError as exc:
 st.session_state["label_progress"] = prog
 pid = prog.project.id
 s, g, pr = prog.session, prog.guarantee, prog.project
+sb.markdown(f"**Project {pr.id}** (settings fixed when it started)  \n"
+            f"policy {pr.policy}, rule {pr.rule}  \n"
+            f"tolerance {float(pr.tolerance):g}, seed {pr.seed}  \n"
+            f"budget {'none' if pr.budget is None else f'{pr.budget:,} labels'}")
 if "label_flash" in st.session_state:
     st.error(plain(st.session_state.pop("label_flash")))
 
@@ -160,11 +187,18 @@ undo_col.button("Undo last label", key="undo", disabled=s.t == 0, on_click=_undo
                 args=(pid, who, prog.last_seq), width="stretch",
                 **shortcut_kwargs(undo_shortcut(keys)))
 
-# ------------------------------------------------------------------ bounds chart
+# ------------------------------------------------------------------ bounds
 best = s.best_guess
+ref_key = f"label_ref_{pid}"
+if st.session_state.get(ref_key) not in pr.candidates:
+    st.session_state[ref_key] = best  # fixed for this project until the user changes it
+ref = st.selectbox("Draw every bound against", list(pr.candidates), key=ref_key,
+                   help="A fixed reference, so the history does not flip when the best guess "
+                        "changes. The table below is always against the current best guess.")
+k = list(pr.candidates).index(ref)
 fig = go.Figure()
 palette = ["#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948", "#b07aa1"]
-for i, (rival, (lo, hi)) in enumerate(prog.rival_bounds().items()):
+for i, (rival, (lo, hi)) in enumerate(prog.rival_bounds(k).items()):
     color = palette[i % len(palette)]
     fig.add_scatter(y=lo, mode="lines", name=f"{plot_text(rival)}: lower", line={"color": color})
     fig.add_scatter(y=hi, mode="lines", name=f"{plot_text(rival)}: upper",
@@ -173,12 +207,21 @@ fig.add_hline(y=0, line_color="gray")
 fig.add_vline(x=pr.prelabel_bound, line_dash="dash", line_color="#9c755f",
               annotation_text=f"prelabel {pr.prelabel_bound}", annotation_position="bottom right")
 fig.update_layout(height=340, margin={"t": 30, "b": 10}, xaxis_title="labels read",
-                  yaxis_title=f"AUGRC(rival) − AUGRC({plot_text(best)})",
+                  yaxis_title=f"AUGRC(rival) − AUGRC({plot_text(ref)})",
                   legend={"orientation": "h", "y": -0.25})
 st.plotly_chart(fig, width="stretch")
-st.caption(f"Exact bounds of each rival's objective minus {plain(best)}'s over every "
-           f"completion of the unread labels. {plain(best)} is certified when every lower bound "
-           "clears zero (strictly for rivals earlier in the tie priority).")
+st.caption(f"Exact bounds of each rival's objective minus {plain(ref)}'s over every "
+           "completion of the unread labels. A candidate is certified when every lower bound "
+           "against it clears zero (strictly for rivals earlier in the tie priority).")
+kb = list(pr.candidates).index(best)
+Lnow, Hnow, unit = s.lower(), s.upper(), pool.scale
+st.dataframe(pd.DataFrame({
+    "rival": [str(c) for j, c in enumerate(pr.candidates) if j != kb],
+    f"lower L (integer, rival − {best})": [str(Lnow[j, kb]) for j in range(pool.K) if j != kb],
+    "upper H (integer)": [str(Hnow[j, kb]) for j in range(pool.K) if j != kb],
+    "AUGRC gap interval": [f"[{float(Lnow[j, kb]) / unit:+.4f}, {float(Hnow[j, kb]) / unit:+.4f}]"
+                           for j in range(pool.K) if j != kb],
+}), hide_index=True, width="stretch")
 
 with st.expander(f"Label log ({len(prog.events)} events, nothing is ever deleted)"):
     if prog.events:

@@ -168,6 +168,11 @@ def cached_certify(_pool, key: str, tolerance: float):
     return certlib.certify(_pool, tolerance=tolerance, time_limit=2.0)
 
 
+@st.cache_data(show_spinner=False, max_entries=64)
+def cached_prelabel(_pool, key: str, tolerance: float):
+    return certlib.prelabel_bound(_pool, tolerance=tolerance)
+
+
 @st.cache_data(show_spinner="Replaying the policy ...", max_entries=64)
 def cached_replay(_pool, key: str, policy: str, rule: str, tolerance: float, seed: int,
                   budget: int | None = None):
