@@ -18,14 +18,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from certlib.bounds import batch_lower, certified_mask, decide, thresholds
-from certlib.certificate import (
-    Certificate,
-    _branch_and_bound,
-    certify,
-    certify_partial,
-    cover_enclosure,
-)
+from certlib.certificate import Certificate, certify, certify_partial
 from certlib.contrib import initial_lower
+from certlib.covering import _branch_and_bound, cover_enclosure
+from certlib.covering_exact import exact_dual, reduced_cost_fixing
+from certlib.covering_lp import lp_direct, lp_relaxation
 from certlib.errors import CertlibError, LabelError, ParameterError
 from certlib.pool import Pool
 
@@ -276,14 +273,12 @@ def test_target_terms_match_contrib():
 
 def test_sifting_lp_matches_direct_lp():
     """Large LPs are solved by sifting; value and duals agree with one HiGHS call."""
-    from certlib.certificate import _lp, _lp_direct
-
     rng = np.random.default_rng(17)
     for frac in (0.3, 0.6, 0.95):
         G = (rng.integers(1, 400, size=(5, 4000)) * (rng.random((5, 4000)) < 0.6)).astype(np.int64)
         D = (G.sum(axis=1) * frac).astype(np.int64)
-        x, lam, val = _lp(G, D)
-        _, _, ref = _lp_direct(G, D)
+        x, lam, val = lp_relaxation(G, D)
+        _, _, ref = lp_direct(G, D)
         assert val == pytest.approx(ref, rel=1e-9, abs=1e-6)
         assert (G @ x >= D - 1e-6).all() and ((x >= 0) & (x <= 1)).all()
         assert np.count_nonzero((x > 1e-9) & (x < 1 - 1e-9)) <= G.shape[0]
@@ -344,13 +339,11 @@ def test_branch_and_bound_improves_a_bad_incumbent():
 def test_exact_dual_matches_fractions(scale):
     """The dyadic int64 evaluation (and the Python-int path, forced by huge multipliers)
     equals the weak-dual and surrogate bounds computed with Fractions."""
-    from certlib.certificate import _exact_dual
-
     rng = np.random.default_rng(int(scale * 7) % 1000)
     for _ in range(20):
         G, D = random_cover(rng, m=int(rng.integers(3, 13)))
         lam = rng.random(G.shape[0]) * scale / max(1, G.max())
-        d = _exact_dual(G, D, lam)
+        d = exact_dual(G, D, lam)
         lam_q = [Fraction(int(v), 1 << d.s) for v in d.lam_int]
         assert all(q <= Fraction(float(v)) for q, v in zip(lam_q, lam))  # rounded down
         ref = sum(q * int(x) for q, x in zip(lam_q, D)) + sum(
@@ -370,8 +363,6 @@ def test_exact_dual_matches_fractions(scale):
 
 def test_reduced_cost_fixing_is_valid():
     """Every certificate smaller than U respects the rows fixed by the exact duals."""
-    from certlib.certificate import _exact_dual, _lp, _reduced_cost_fixing
-
     rng = np.random.default_rng(19)
     fixed_any = 0
     for _ in range(80):
@@ -380,12 +371,12 @@ def test_reduced_cost_fixing_is_valid():
         G, D = G[keep], D[keep]
         if G.shape[0] == 0:
             continue
-        lp = _lp(G, D)
-        d = _exact_dual(G, D, lp[1])
+        lp = lp_relaxation(G, D)
+        d = exact_dual(G, D, lp[1])
         m = G.shape[1]
         best = brute_cover(G, D)
         for U in (best + 1, best + 2):
-            out, into = _reduced_cost_fixing(d, U)
+            out, into = reduced_cost_fixing(d, U)
             fixed_any += int(out.sum() + into.sum())
             for size in range(U):
                 for S in itertools.combinations(range(m), size):
