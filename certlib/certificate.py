@@ -27,7 +27,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from .bounds import batch_lower, certified_mask, decide, thresholds
+from .bounds import batch_lower, certified_mask, decide, deficits, thresholds
 from .contrib import initial_lower, target_terms
 from .covering import Enclosure, cover_enclosure
 from .errors import LabelError, ParameterError
@@ -80,7 +80,7 @@ class Certificate:
             "upper": int(self.upper),
             "exact": bool(self.exact),
             "lp_value": None if self.lp_value is None else float(self.lp_value),
-            "witness": [_jsonable(r) for r in self.witness],
+            "witness": list(self.witness),  # Pool row ids are plain Python scalars
             "winner_index": int(self.winner_index),
             "tolerance": float(self.tolerance),
             "deficits": [int(d) for d in self.deficits],
@@ -112,14 +112,8 @@ class PartialCertificate:
     def to_dict(self) -> dict:
         return {"lower": int(self.lower), "upper": self.upper, "exact": bool(self.exact),
                 "certified": self.certified, "winner": self.winner,
-                "witness": [_jsonable(r) for r in self.witness],
+                "witness": list(self.witness),  # Pool row ids are plain Python scalars
                 "tolerance": float(self.tolerance), "labels_read": self.labels_read}
-
-
-def _jsonable(v):
-    if isinstance(v, np.generic):
-        return v.item()
-    return v
 
 
 # --------------------------------------------------------------------- the pool layer
@@ -133,13 +127,6 @@ def _target_index(pool, target) -> int:
         return pool.names.index(target)
     raise ParameterError(f"target must be a candidate name {list(pool.names)} or index; "
                          f"got {target!r}")
-
-
-def _deficits(th, L0_k: np.ndarray, k: int) -> np.ndarray:
-    """D_j = max(0, need_jk - L_jk(nothing read)) for every j, 0 at j = k."""
-    D = np.maximum(0, th.need[:, k] - L0_k)
-    D[k] = 0
-    return D.astype(np.int64)
 
 
 def _check_tolerance(tolerance) -> Fraction:
@@ -196,7 +183,7 @@ def certify(pool, tolerance=0.0, *, time_limit: float = 2.0, target=None) -> Cer
         left = max(0.0, time_limit - (time.perf_counter() - t0))
         budget = left / (len(targets) - pos)
         lower, gains = target_terms(pool, k, rows, pool.labels)
-        D = _deficits(th, lower.sum(axis=1, dtype=np.int64), k)
+        D = deficits(th.need[:, k], lower.sum(axis=1, dtype=np.int64))
         enc = cover_enclosure(gains, D, budget)
         results.append((enc.upper, enc.lower, k, enc, D))
     upper, _, k, enc, D = min(results, key=lambda t: (t[0], t[1], t[2]))
@@ -256,7 +243,7 @@ def certify_partial(pool, read_rows=None, tolerance=0.0, *, time_limit: float = 
     placeholder = np.where(pool.labels == UNREAD, 0, pool.labels)
     lowers = []
     for k in targets:
-        D = _deficits(th, L0[:, k], k)
+        D = deficits(th.need[:, k], L0[:, k])
         _, G = target_terms(pool, k, rows, placeholder, potential_mask=unread)
         if (G.sum(axis=1, dtype=np.int64) < D).any():
             continue  # k cannot be certified under any completion
@@ -269,7 +256,7 @@ def certify_partial(pool, read_rows=None, tolerance=0.0, *, time_limit: float = 
     best = None
     for k in np.flatnonzero(certified_mask(L, th)):
         k = int(k)
-        D = _deficits(th, L0[:, k], k)
+        D = deficits(th.need[:, k], L0[:, k])
         _, G = target_terms(pool, k, read, pool.labels[read])
         enc = cover_enclosure(G, D, time_limit)
         if best is None or enc.upper < best[1].upper:

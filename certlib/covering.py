@@ -56,6 +56,7 @@ from fractions import Fraction
 import numpy as np
 
 from .covering_exact import (
+    count_reaching,
     covers,
     exact_dual,
     fewest_largest,
@@ -112,7 +113,7 @@ def _single(g: np.ndarray, d: int) -> Enclosure:
     """One constraint: the largest gains first is optimal (paper 4.1, 'Two candidates')."""
     order = np.argsort(-g, kind="stable")
     cs = np.cumsum(g[order])
-    m = int(np.searchsorted(cs, d, side="left")) + 1
+    m = count_reaching(cs, d)
     prev = int(cs[m - 2]) if m >= 2 else 0
     lp = Fraction(m - 1) + Fraction(d - prev, int(g[order[m - 1]]))
     return Enclosure(m, m, np.sort(order[:m]), True, float(lp), lp, "sorting")

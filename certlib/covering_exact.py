@@ -16,8 +16,8 @@ from fractions import Fraction
 
 import numpy as np
 
-__all__ = ["Dual", "covers", "exact_dual", "fewest_largest", "greedy_complete", "prune",
-           "reduced_cost_fixing", "round_up"]
+__all__ = ["Dual", "count_reaching", "covers", "descending_cumsum", "exact_dual",
+           "fewest_largest", "greedy_complete", "prune", "reduced_cost_fixing", "round_up"]
 
 _X_EPS = 1e-9  # LP entries below this count as 0 when rounding up (hint only; verified after)
 
@@ -30,18 +30,32 @@ def covers(G: np.ndarray, D: np.ndarray, cols) -> bool:
     return bool((G[:, cols].sum(axis=1, dtype=np.int64) >= D).all())
 
 
+def descending_cumsum(values: np.ndarray) -> np.ndarray:
+    """Running sums of ``values`` taken largest first: int64 for integer values, Python
+    ints for an object array."""
+    v = np.sort(values)[::-1]
+    return np.cumsum(v, dtype=np.int64 if v.dtype.kind in "biu" else None)
+
+
+def count_reaching(cumsum: np.ndarray, target: int) -> int | None:
+    """Fewest leading terms of a non-decreasing ``cumsum`` whose sum reaches ``target``:
+    0 when target <= 0, None when even the whole sum falls short."""
+    if target <= 0:
+        return 0
+    if cumsum.size == 0 or cumsum[-1] < target:
+        return None
+    return int(np.searchsorted(cumsum, target, side="left")) + 1
+
+
 def fewest_largest(values: np.ndarray, target: int) -> int | None:
     """Smallest number of the largest ``values`` (>= 0) summing to >= target; None if none do.
 
-    Values may be an int64 or an object (Python int) array; the int64 cumulative
-    sum is guarded by the caller."""
-    if target <= 0:
-        return 0
-    v = np.sort(values)[::-1]
-    cs = np.cumsum(v)
-    if cs[-1] < target:
-        return None
-    return int(np.searchsorted(cs, target, side="left")) + 1
+    The one rule behind the prelabel bound (SPEC section 6), the one-constraint and
+    surrogate bounds, and the exact solution of a single covering constraint (paper
+    000 section 4.1, "Two candidates": an exchange argument shows largest-first is
+    optimal).  Values may be an int64 or an object (Python int) array; callers keep
+    the int64 sums below 2^63."""
+    return count_reaching(descending_cumsum(values), target)
 
 
 def prune(G: np.ndarray, D: np.ndarray, cols: np.ndarray, order_key=None) -> np.ndarray:
