@@ -20,7 +20,6 @@ sorting (paper 4.1, "Two candidates").
 
 from __future__ import annotations
 
-import math
 import time
 from dataclasses import dataclass
 from fractions import Fraction
@@ -29,7 +28,13 @@ import numpy as np
 
 from .bounds import batch_lower, certified_mask, decide, deficits, thresholds
 from .contrib import initial_lower, target_terms
-from .covering import Enclosure, cover_enclosure
+from .covering import (
+    DEFAULT_TIME_LIMIT,
+    DEFAULT_WORK_LIMIT,
+    Enclosure,
+    check_limits,
+    cover_enclosure,
+)
 from .errors import LabelError, ParameterError
 from .pool import UNREAD
 from .weights import exact_fraction
@@ -51,8 +56,13 @@ class Certificate:
     HiGHS failed.  ``deficits`` holds
     D_j for every candidate j against the winner (0 at the winner itself).
     ``dual_bound`` is the exact weak-dual value (a Fraction) when an LP was
-    solved.  ``method`` says what closed the enclosure: "none" (nothing to
-    cover), "sorting" (one rival), "lp", "milp", "branch-and-bound".
+    solved.  ``method`` says what last tightened the enclosure: "none" (nothing
+    to cover), "sorting" (one rival), "lp", "fixing", "milp", "branch-and-bound".
+    ``solver_minimum`` is **not proved**: when the enclosure is not exact and
+    HiGHS's MILP claims that ``upper`` is the minimum, it is that claim (equal to
+    ``upper``), else None.  ``work`` counts the search nodes spent
+    (`certlib.covering`); ``time_limited`` says the wall-clock safety net stopped
+    the search, so the result may then depend on the machine.
     """
 
     winner: str
@@ -67,6 +77,9 @@ class Certificate:
     dual_bound: Fraction | None = None
     method: str = "lp"
     candidates: tuple = ()  # names of the candidates that were minimised over
+    solver_minimum: int | None = None
+    work: int = 0
+    time_limited: bool = False
 
     @property
     def gap(self) -> int:
@@ -87,6 +100,9 @@ class Certificate:
             "dual_bound": None if self.dual_bound is None else float(self.dual_bound),
             "method": self.method,
             "candidates": list(self.candidates),
+            "solver_minimum": self.solver_minimum,
+            "work": int(self.work),
+            "time_limited": bool(self.time_limited),
         }
 
 
@@ -98,6 +114,7 @@ class PartialCertificate:
     when the read rows do not certify any candidate.  ``lower``: holds for
     every completion of the unread labels (unread rows count with their
     potential gain).  ``winner`` is the certified candidate's name, or None.
+    ``time_limited``: the wall-clock safety net stopped the search for ``upper``.
     """
 
     lower: int
@@ -108,12 +125,14 @@ class PartialCertificate:
     witness: tuple
     tolerance: Fraction
     labels_read: int
+    time_limited: bool = False
 
     def to_dict(self) -> dict:
         return {"lower": int(self.lower), "upper": self.upper, "exact": bool(self.exact),
                 "certified": self.certified, "winner": self.winner,
                 "witness": list(self.witness),  # Pool row ids are plain Python scalars
-                "tolerance": float(self.tolerance), "labels_read": self.labels_read}
+                "tolerance": float(self.tolerance), "labels_read": self.labels_read,
+                "time_limited": bool(self.time_limited)}
 
 
 # --------------------------------------------------------------------- the pool layer
@@ -133,7 +152,25 @@ def _check_tolerance(tolerance) -> Fraction:
     return exact_fraction(tolerance, "tolerance")
 
 
-def certify(pool, tolerance=0.0, *, time_limit: float = 2.0, target=None) -> Certificate:
+def _enclose_each(problems, work_limit: int, time_limit: float) -> list:
+    """`cover_enclosure` of each (G, D) in turn under one work limit and one deadline.
+
+    Each problem gets an equal share of the work still left, so what one does not
+    use goes to the next; the shares depend on work done, never on time."""
+    check_limits(work_limit, time_limit)
+    deadline = time.perf_counter() + time_limit
+    left, out = int(work_limit), []
+    for pos, (G, D) in enumerate(problems):
+        share = left // (len(problems) - pos)
+        enc = cover_enclosure(G, D, work_limit=share,
+                              time_limit=max(0.0, deadline - time.perf_counter()))
+        left -= enc.work
+        out.append(enc)
+    return out
+
+
+def certify(pool, tolerance=0.0, *, work_limit: int = DEFAULT_WORK_LIMIT,
+            time_limit: float = DEFAULT_TIME_LIMIT, target=None) -> Certificate:
     """Enclose the minimum certificate C(y) of a fully labelled pool (SPEC section 7).
 
     tolerance: tau >= 0 on the objective's scale.  With tau > 0 the deficits use
@@ -141,8 +178,12 @@ def certify(pool, tolerance=0.0, *, time_limit: float = 2.0, target=None) -> Cer
         the full pool is a possible target; the one with the smallest ``upper``
         (then smallest ``lower``, then earliest) is reported, and ``lower`` is
         the minimum of the targets' lowers.
-    time_limit: seconds for closing a gap (MILP, then exact branch-and-bound);
-        0 stops after the LP, rounding and exact dual bounds.
+    work_limit: search nodes for closing a gap (HiGHS MILP, then the exact
+        branch-and-bound; see `certlib.covering`), shared by the targets; 0 stops
+        after the LP, rounding and exact dual bounds.  It, not time, decides when
+        to stop, so a pool gives the same certificate on every machine.
+    time_limit: seconds, a safety net for pathological pools; when it stops the
+        search the result says ``time_limited``.
     target: a candidate name or index to certify instead; it must be the winner
         (tau = 0) or within tau.
 
@@ -154,9 +195,7 @@ def certify(pool, tolerance=0.0, *, time_limit: float = 2.0, target=None) -> Cer
     ('B', 3, 3, True, 2.5)
     """
     tau = _check_tolerance(tolerance)
-    if isinstance(time_limit, bool) or not isinstance(time_limit, (int, float)) \
-            or not math.isfinite(time_limit) or time_limit < 0:
-        raise ParameterError(f"time_limit must be a finite number of seconds >= 0; got {time_limit!r}")
+    check_limits(work_limit, time_limit)
     if not pool.fully_labelled:
         i = int(np.flatnonzero(pool.labels == UNREAD)[0])
         raise LabelError(
@@ -177,28 +216,30 @@ def certify(pool, tolerance=0.0, *, time_limit: float = 2.0, target=None) -> Cer
                                  f"possible targets: {[pool.names[t] for t in targets]}")
         targets = [k]
     rows = np.arange(pool.n)
-    t0 = time.perf_counter()
-    results = []
-    for pos, k in enumerate(targets):
-        left = max(0.0, time_limit - (time.perf_counter() - t0))
-        budget = left / (len(targets) - pos)
+    problems = []
+    for k in targets:
         lower, gains = target_terms(pool, k, rows, pool.labels)
-        D = deficits(th.need[:, k], lower.sum(axis=1, dtype=np.int64))
-        enc = cover_enclosure(gains, D, budget)
-        results.append((enc.upper, enc.lower, k, enc, D))
-    upper, _, k, enc, D = min(results, key=lambda t: (t[0], t[1], t[2]))
-    lower = min(t[1] for t in results)
-    exact = lower == upper
+        problems.append((gains, deficits(th.need[:, k], lower.sum(axis=1, dtype=np.int64))))
+    encs = _enclose_each(problems, work_limit, time_limit)
+    i = min(range(len(targets)), key=lambda t: (encs[t].upper, encs[t].lower, targets[t]))
+    k, enc, D = targets[i], encs[i], problems[i][1]
+    lower = min(e.lower for e in encs)
+    exact = lower == enc.upper
+    # HiGHS's claim for the whole minimisation: each target's minimum is proved or claimed
+    claims = [e.lower if e.exact else e.solver_minimum for e in encs]
+    solver_minimum = None if exact or None in claims else min(claims)
     return Certificate(
-        winner=pool.names[k], lower=int(lower), upper=int(upper), exact=exact,
+        winner=pool.names[k], lower=int(lower), upper=int(enc.upper), exact=exact,
         lp_value=enc.lp_value, witness=tuple(map(pool.row_ids.__getitem__, enc.witness.tolist())),
         winner_index=k, tolerance=tau, deficits=tuple(int(d) for d in D),
         dual_bound=enc.dual_bound, method=enc.method,
-        candidates=tuple(pool.names[t] for t in targets))
+        candidates=tuple(pool.names[t] for t in targets), solver_minimum=solver_minimum,
+        work=sum(e.work for e in encs), time_limited=any(e.time_limited for e in encs))
 
 
-def certify_partial(pool, read_rows=None, tolerance=0.0, *, time_limit: float = 2.0
-                    ) -> PartialCertificate:
+def certify_partial(pool, read_rows=None, tolerance=0.0, *,
+                    work_limit: int = DEFAULT_WORK_LIMIT,
+                    time_limit: float = DEFAULT_TIME_LIMIT) -> PartialCertificate:
     """Bounds on the minimum certificate after a partial run (SPEC section 7).
 
     read_rows: row positions read so far (default: every labelled row); each
@@ -211,8 +252,10 @@ def certify_partial(pool, read_rows=None, tolerance=0.0, *, time_limit: float = 
         (an unread row could contribute at most that under any completion); it
         is minimised over the candidates that can still win (tau = 0: not
         eliminated, or k alone when certified; tau > 0: every candidate).
+    work_limit, time_limit: as for `certify`, spent on ``upper``.
     """
     tau = _check_tolerance(tolerance)
+    check_limits(work_limit, time_limit)
     if read_rows is None:
         read = np.flatnonzero(pool.labels != UNREAD)
     else:
@@ -247,22 +290,19 @@ def certify_partial(pool, read_rows=None, tolerance=0.0, *, time_limit: float = 
         _, G = target_terms(pool, k, rows, placeholder, potential_mask=unread)
         if (G.sum(axis=1, dtype=np.int64) < D).any():
             continue  # k cannot be certified under any completion
-        lowers.append(cover_enclosure(G, D, 0.0).lower)
+        lowers.append(cover_enclosure(G, D, work_limit=0).lower)
     lower = min(lowers) if lowers else 0
     if not dec.certified:
         return PartialCertificate(int(lower), None, False, False, None, (), tau, int(read.size))
     # every candidate the read rows certify (one at tau = 0; possibly several within
     # tau): the smallest verified sub-certificate among them is the upper bound
-    best = None
-    for k in np.flatnonzero(certified_mask(L, th)):
-        k = int(k)
-        D = deficits(th.need[:, k], L0[:, k])
-        _, G = target_terms(pool, k, read, pool.labels[read])
-        enc = cover_enclosure(G, D, time_limit)
-        if best is None or enc.upper < best[1].upper:
-            best = (k, enc)
-    k, enc = best
+    ks = [int(k) for k in np.flatnonzero(certified_mask(L, th))]
+    encs = _enclose_each([(target_terms(pool, k, read, pool.labels[read])[1],
+                           deficits(th.need[:, k], L0[:, k])) for k in ks], work_limit, time_limit)
+    i = min(range(len(ks)), key=lambda t: (encs[t].upper, t))
+    k, enc = ks[i], encs[i]
     lower = min(max(lower, 0), enc.upper)
     witness = tuple(pool.row_ids[int(read[i])] for i in enc.witness)
     return PartialCertificate(int(lower), int(enc.upper), int(lower) == int(enc.upper), True,
-                              pool.names[k], witness, tau, int(read.size))
+                              pool.names[k], witness, tau, int(read.size),
+                              any(e.time_limited for e in encs))

@@ -23,19 +23,31 @@ pools: `certlib.certificate` builds G and D from a pool and maps columns to rows
     exactly by sorting.  It is never weaker than the weak-dual ceiling with the
     same lam, and with lam a unit vector it is the one-constraint bound.
 
-Closing the gap (beyond the paper), within ``time_limit`` seconds:
+Closing the gap (beyond the paper), while work is left:
   1. exact reduced-cost fixing with the root duals: columns that every cover
      smaller than the incumbent must contain, or must leave out;
-  2. an exact branch-and-bound on the remaining columns.  Its node LPs (HiGHS)
+  2. MILP first: on residual problems of at most ``MILP_MAX_COLS`` columns, HiGHS's
+     MILP under a node limit.  Its solution becomes the witness only after the
+     integer covering check; a smaller incumbent makes the fixing of step 1 and
+     the pruning of step 3 stronger.  When HiGHS claims optimality and the proof
+     below does not close, the claim is reported as ``solver_minimum``, never as
+     a bound;
+  3. an exact branch-and-bound on the remaining columns.  Its node LPs (HiGHS)
      only suggest multipliers and branching columns; pruning, fixing and
-     incumbents use the exact bounds and integer covering sums.  It finds smaller
-     witnesses (node rounding) and, when its search finishes, proves the
-     incumbent optimal; on timeout its open nodes still give a valid lower bound;
-  3. on small residual problems (<= 2000 columns; HiGHS overruns its time limit on
-     larger ones), a HiGHS MILP whose solution is accepted only after the exact
-     covering check.
+     incumbents use the exact bounds and integer covering sums.  When its search
+     finishes it proves the incumbent optimal; when the work runs out its open
+     nodes still give a valid lower bound.
 ``exact = True`` only when lower == upper with lower proved as above; a solver's
 optimality claim never sets it.
+
+**Work, not time, decides when to stop**, so one problem gives one enclosure on
+any machine.  ``work_limit`` counts search nodes: each node of the exact
+branch-and-bound and each node HiGHS's MILP reports counts 1, and a node LP over
+``c`` columns counts ``c // COLS_PER_UNIT`` more (large LPs cost more).  The
+root LP, rounding and exact duals are always computed and not counted, so
+``work_limit=0`` gives the LP enclosure alone.  ``time_limit`` (seconds) is a
+safety net for pathological problems: when it stops the search the result says
+``time_limited`` and may then differ between machines.
 
 One constraint: sorting the gains and taking the largest until the deficit is met
 is optimal (exchange argument, paper 4.1 "Two candidates"), so the result is
@@ -49,6 +61,7 @@ integers.
 
 from __future__ import annotations
 
+import math
 import time
 from dataclasses import dataclass
 from fractions import Fraction
@@ -68,33 +81,97 @@ from .covering_exact import (
 from .covering_lp import lp_relaxation, milp_solution
 from .errors import ParameterError
 
-__all__ = ["Enclosure", "cover_enclosure", "fewest_largest"]
+__all__ = ["COLS_PER_UNIT", "DEFAULT_TIME_LIMIT", "DEFAULT_WORK_LIMIT", "MILP_MAX_COLS",
+           "MILP_NODE_LIMIT", "Enclosure", "check_limits", "cover_enclosure", "fewest_largest"]
+
+DEFAULT_WORK_LIMIT = 2000  # search nodes; a few seconds on a laptop for n in the thousands
+DEFAULT_TIME_LIMIT = 60.0  # seconds; a safety net only
+COLS_PER_UNIT = 500  # a node LP costs one more unit per this many columns
+MILP_MAX_COLS = 2000  # larger residual problems skip the MILP: HiGHS's root alone gets slow
+MILP_NODE_LIMIT = 500  # at most this many of the work units go to HiGHS's MILP
 
 
 @dataclass(frozen=True)
 class Enclosure:
-    """Result of the covering problem min |S| s.t. G[:, S].sum(1) >= D (local row indices)."""
+    """``lower <= min |S| <= upper`` for ``G[:, S].sum(1) >= D``, with a verified witness.
+
+    ``witness``: column indices of a cover of size ``upper`` (checked with integer
+    sums).  ``exact``: lower == upper with lower proved in exact arithmetic.
+    ``lp_value`` (float, a hint) and ``dual_bound`` (exact weak-dual value) are None
+    when the LP failed.  ``method``: the last step that tightened the enclosure
+    ("none", "sorting", "lp", "fixing", "milp", "branch-and-bound").
+    ``solver_minimum``: when not exact, HiGHS's unproved claim that ``upper`` is the
+    minimum (it then equals ``upper``), else None.  ``work``: units spent (see the
+    module docstring); ``time_limited``: the time safety net stopped the search."""
 
     lower: int
     upper: int
-    witness: np.ndarray  # local column indices, verified
+    witness: np.ndarray
     exact: bool
     lp_value: float | None
     dual_bound: Fraction | None
     method: str
+    solver_minimum: int | None = None
+    work: int = 0
+    time_limited: bool = False
 
 
-def cover_enclosure(G, D, time_limit: float = 2.0) -> Enclosure:
+def check_limits(work_limit, time_limit) -> None:
+    """Validate the stopping parameters; the messages name them."""
+    if isinstance(work_limit, bool) or not isinstance(work_limit, (int, np.integer)) \
+            or work_limit < 0:
+        raise ParameterError(f"work_limit must be an integer >= 0 (search nodes); "
+                             f"got {work_limit!r}")
+    if isinstance(time_limit, bool) or not isinstance(time_limit, (int, float)) \
+            or math.isnan(time_limit) or time_limit < 0:
+        raise ParameterError(f"time_limit must be a number of seconds >= 0 (a safety net); "
+                             f"got {time_limit!r}")
+
+
+@dataclass
+class _Budget:
+    """Work units left, and the wall-clock safety net."""
+
+    left: int
+    deadline: float
+    used: int = 0
+    time_limited: bool = False
+
+    def spend(self, units: int) -> None:
+        self.used += units
+        self.left -= units
+
+    def can_work(self) -> bool:
+        """True while work is left and the deadline has not passed (noted when it has)."""
+        if self.left <= 0:
+            return False
+        if time.perf_counter() >= self.deadline:
+            self.time_limited = True
+            return False
+        return True
+
+
+def _lp_cost(columns: int) -> int:
+    return 1 + columns // COLS_PER_UNIT
+
+
+def cover_enclosure(G, D, *, work_limit: int = DEFAULT_WORK_LIMIT,
+                    time_limit: float = DEFAULT_TIME_LIMIT) -> Enclosure:
     """Enclose min |S| s.t. sum_{i in S} G[j, i] >= D[j] for all j (G >= 0 integer).
 
+    work_limit: search nodes for closing the gap (module docstring); 0 stops after
+        the LP enclosure.
+    time_limit: seconds, a safety net; the result says ``time_limited`` if it binds.
+
     Raises ParameterError when even all columns do not cover D."""
+    check_limits(work_limit, time_limit)
     G = np.asarray(G, dtype=np.int64)
     D = np.asarray(D, dtype=np.int64)
     if G.ndim != 2 or D.shape != (G.shape[0],):
         raise ParameterError("G must be r x m and D of length r")
     if (G < 0).any():
         raise ParameterError("gains must be non-negative")
-    t0 = time.perf_counter()
+    budget = _Budget(int(work_limit), time.perf_counter() + time_limit)
     act = D > 0
     G, D = G[act], D[act]
     if G.shape[0] == 0:
@@ -104,9 +181,10 @@ def cover_enclosure(G, D, time_limit: float = 2.0) -> Enclosure:
     if (Gu.sum(axis=1, dtype=np.int64) < D).any():
         j = int(np.flatnonzero(Gu.sum(axis=1) < D)[0])
         raise ParameterError(f"constraint {j} cannot be covered even by every row")
-    enc = _cover_reduced(Gu, D, t0, time_limit)
+    enc = _cover_reduced(Gu, D, budget)
     return Enclosure(enc.lower, enc.upper, useful[enc.witness], enc.exact, enc.lp_value,
-                     enc.dual_bound, enc.method)
+                     enc.dual_bound, enc.method, enc.solver_minimum, budget.used,
+                     budget.time_limited)
 
 
 def _single(g: np.ndarray, d: int) -> Enclosure:
@@ -119,14 +197,45 @@ def _single(g: np.ndarray, d: int) -> Enclosure:
     return Enclosure(m, m, np.sort(order[:m]), True, float(lp), lp, "sorting")
 
 
-_MILP_MAX_COLS = 2000  # HiGHS MILP overruns its time limit badly on larger covers
+@dataclass(frozen=True)
+class _Residual:
+    """What is left of the problem once the root duals fix columns for covers below U."""
+
+    ones: np.ndarray  # columns every cover of size < U contains
+    free: np.ndarray  # columns not fixed
+    G: np.ndarray  # constraints not yet met by ``ones``, on the free columns
+    D: np.ndarray  # their remaining deficits
+
+    @classmethod
+    def fix(cls, G, D, dual, U: int) -> _Residual:
+        if dual is not None:
+            out, into = reduced_cost_fixing(dual, U)
+        else:
+            out = into = np.zeros(G.shape[1], dtype=bool)
+        ones = np.flatnonzero(into)
+        free = np.flatnonzero(~out & ~into)
+        R = D - G[:, ones].sum(axis=1, dtype=np.int64)
+        act = R > 0
+        return cls(ones, free, G[act][:, free], R[act])
+
+    @property
+    def met_by_ones(self) -> bool:
+        return self.G.shape[0] == 0
+
+    @property
+    def infeasible(self) -> bool:
+        """Even every free column cannot meet the residual deficits: no cover below U."""
+        return bool((self.G.sum(axis=1, dtype=np.int64) < self.D).any())
+
+    def lift(self, cols) -> np.ndarray:
+        return np.concatenate([self.ones, self.free[np.asarray(cols, dtype=np.int64)]])
 
 
-def _cover_reduced(G: np.ndarray, D: np.ndarray, t0: float, time_limit: float) -> Enclosure:
-    r, m = G.shape
+def _cover_reduced(G: np.ndarray, D: np.ndarray, budget: _Budget) -> Enclosure:
+    r = G.shape[0]
     if r == 1:
         return _single(G[0], int(D[0]))
-    # exact one-rival bounds m_j (surrogate with a unit multiplier)
+    # exact one-constraint bounds (surrogate with a unit multiplier)
     lower = max(fewest_largest(G[j], int(D[j])) for j in range(r))
     method = "lp"
     lp = lp_relaxation(G, D)
@@ -140,95 +249,96 @@ def _cover_reduced(G: np.ndarray, D: np.ndarray, t0: float, time_limit: float) -
         dual_value = dual.value
         lower = max(lower, dual.ceil, dual.surrogate)
         witness = round_up(G, D, x)
-    U = len(witness)
-    deadline = t0 + time_limit
-    if lower < U and time.perf_counter() < deadline:
-        # Close the gap on the rows not fixed by the root duals: an exact search for a
-        # certificate of size <= U - 1 (it also finds witnesses), then a MILP hint.
-        if dual is not None:
-            out, into = reduced_cost_fixing(dual, U)
-        else:
-            out = into = np.zeros(m, dtype=bool)
-        ones = np.flatnonzero(into)
-        free = np.flatnonzero(~out & ~into)
-        R = D - G[:, ones].sum(axis=1, dtype=np.int64)
-        act = R > 0
-        Gr, Rr = G[act][:, free], R[act]
-        if not act.any():
-            # the forced rows alone certify, and every certificate below U contains them
-            if ones.size < U:
-                witness = ones
-            lower, method = min(ones.size, U), "branch-and-bound"
-        elif (Gr.sum(axis=1, dtype=np.int64) < Rr).any():
-            lower, method = U, "branch-and-bound"  # no certificate below U exists
-        else:
-            now = time.perf_counter()
-            bb_deadline = now + (deadline - now) * (0.5 if free.size <= _MILP_MAX_COLS else 1.0)
-            bb = _branch_and_bound(Gr, Rr, U - ones.size, max(0, lower - ones.size),
-                                   bb_deadline)
+    claimed = False  # HiGHS claims len(witness) is the minimum
+    if lower < len(witness) and budget.can_work():
+        res = _Residual.fix(G, D, dual, len(witness))
+        if not res.met_by_ones and not res.infeasible and res.free.size <= MILP_MAX_COLS:
+            hint = _milp(res.G, res.D, budget)
+            if hint is not None and covers(G, D, res.lift(hint[0])):
+                cand = prune(G, D, res.lift(hint[0]))
+                claimed = hint[1] and len(cand) == res.ones.size + len(hint[0])
+                if len(cand) < len(witness):
+                    witness, method = cand, "milp"
+                    res = _Residual.fix(G, D, dual, len(witness))
+        if res.met_by_ones:
+            # the forced columns alone cover, and every cover below U contains them
+            if res.ones.size < len(witness):
+                witness = res.ones
+            lower, method = len(witness), "fixing"
+        elif res.infeasible:
+            lower, method = len(witness), "fixing"  # no cover below U exists
+        elif budget.can_work():
+            U = len(witness)
+            bb = _branch_and_bound(res.G, res.D, U - res.ones.size,
+                                   max(0, lower - res.ones.size), budget)
             if bb.witness is not None:
-                cand = np.concatenate([ones, free[bb.witness]])
+                cand = res.lift(bb.witness)
                 if len(cand) < U and covers(G, D, cand):
                     witness, method = cand, "branch-and-bound"
-            bb_lower = ones.size + bb.lower
-            if bb_lower > lower:
-                lower, method = bb_lower, "branch-and-bound"
-            if lower < len(witness) and free.size <= _MILP_MAX_COLS \
-                    and time.perf_counter() < deadline:
-                w2 = _milp(Gr, Rr, deadline - time.perf_counter())
-                if w2 is not None:
-                    cand = np.concatenate([ones, free[w2]])
-                    if len(cand) < len(witness) and covers(G, D, cand):
-                        witness, method = prune(G, D, cand), "milp"
+                    claimed = False  # HiGHS's claim was wrong; the search found a smaller one
+            if res.ones.size + bb.lower > lower:
+                lower, method = res.ones.size + bb.lower, "branch-and-bound"
     lower = min(lower, len(witness))
-    return Enclosure(lower, len(witness), np.sort(witness), lower == len(witness), lp_value,
-                     dual_value, method)
+    exact = lower == len(witness)
+    return Enclosure(lower, len(witness), np.sort(witness), exact, lp_value, dual_value, method,
+                     len(witness) if claimed and not exact else None)
 
 
-def _milp(G: np.ndarray, D: np.ndarray, time_limit: float):
-    """A time-limited HiGHS MILP; its answer is a hint, returned only after exact verification."""
-    cols = milp_solution(G, D, time_limit)
-    if cols is None or not covers(G, D, cols):
+def _milp(G: np.ndarray, D: np.ndarray, budget: _Budget):
+    """HiGHS MILP under the remaining work (at most MILP_NODE_LIMIT nodes) and time.
+
+    Returns (verified, pruned columns, whether HiGHS claims they are a minimum) or
+    None.  The claim is dropped when pruning shrinks the solution (then it was not
+    optimal); it is never used as a bound."""
+    hint = milp_solution(G, D, node_limit=min(budget.left, MILP_NODE_LIMIT),
+                         time_limit=budget.deadline - time.perf_counter())
+    budget.spend(max(hint.nodes, 1))
+    if time.perf_counter() >= budget.deadline:
+        budget.time_limited = True
+    if hint.cols is None or not covers(G, D, hint.cols):
         return None
-    return prune(G, D, cols)
+    cols = prune(G, D, hint.cols)
+    return cols, hint.claims_optimal and len(cols) == len(hint.cols)
 
 
 @dataclass
 class _BB:
     lower: int  # valid lower bound on the optimum, capped at the incumbent size
-    witness: np.ndarray | None  # a verified certificate smaller than the initial U, if found
+    witness: np.ndarray | None  # a verified cover smaller than the initial U, if found
 
 
-def _branch_and_bound(G, D, U: int, root_lower: int, deadline: float) -> _BB:
-    """Exact search for a certificate of size <= U - 1 (U: size of a known one, or any
+def _branch_and_bound(G, D, U: int, root_lower: int, budget: _Budget) -> _BB:
+    """Exact search for a cover of size <= U - 1 (U: size of a known one, or any
     upper limit).
 
-    Node LPs (HiGHS) only suggest multipliers and branching rows.  A node with
-    rows F forced in is discarded when the exact bound
+    Node LPs (HiGHS) only suggest multipliers and branching columns.  A node with
+    columns F forced in is discarded when the exact bound
     ``|F| + ceil(weak dual of the residual problem)`` (or the exact surrogate
-    bound, or a one-rival sorting bound) reaches U; rows are fixed by exact
+    bound, or a one-constraint sorting bound) reaches U; columns are fixed by exact
     reduced-cost arguments; incumbents are verified with integer sums.  If the
-    stack empties, no certificate of size below U exists beyond those found, so
-    ``lower`` = final U; on timeout the smallest bound of an open node (capped at
-    U) is a valid lower bound."""
+    stack empties, no cover of size below U exists beyond those found, so
+    ``lower`` = final U; when the budget runs out the smallest bound of an open
+    node (capped at U) is a valid lower bound.  Each node costs 1 work unit, plus
+    ``columns // COLS_PER_UNIT`` when it solves an LP."""
     m = G.shape[1]
     best = None
     # node: (status array int8: -1 free, 0 out, 1 in; a valid lower bound for the node)
     stack = [(np.full(m, -1, dtype=np.int8), root_lower)]
-    timed_out = False
+    stopped = False
     while stack:
-        if time.perf_counter() > deadline:
-            timed_out = True
+        if not budget.can_work():
+            stopped = True
             break
         status, node_lb = stack.pop()
         if node_lb >= U:
             continue
+        budget.spend(1)
         ones = np.flatnonzero(status == 1)
         free = np.flatnonzero(status == -1)
         nF = len(ones)
         rem = D - G[:, ones].sum(axis=1, dtype=np.int64)
         act = rem > 0
-        if not act.any():  # F itself certifies
+        if not act.any():  # F itself covers
             if nF < U:
                 best, U = ones, nF
             continue
@@ -243,6 +353,7 @@ def _branch_and_bound(G, D, U: int, root_lower: int, deadline: float) -> _BB:
             if nF + sol.upper < U:
                 best, U = np.concatenate([ones, free[sol.witness]]), nF + sol.upper
             continue
+        budget.spend(_lp_cost(free.size) - 1)
         lp = lp_relaxation(Ga, Ra)
         if lp is None:
             x = None
@@ -264,7 +375,7 @@ def _branch_and_bound(G, D, U: int, root_lower: int, deadline: float) -> _BB:
                 status[free[into]] = 1
                 stack.append((status, lb))
                 continue
-        # branch on the most fractional free row (any free row if the LP failed)
+        # branch on the most fractional free column (any free column if the LP failed)
         pick = 0 if x is None else int(np.argmin(np.abs(x - 0.5)))
         i = free[pick]
         zero, one = status.copy(), status.copy()
@@ -272,8 +383,8 @@ def _branch_and_bound(G, D, U: int, root_lower: int, deadline: float) -> _BB:
         stack.append((zero, lb))
         stack.append((one, lb))
     if best is not None and not covers(G, D, best):  # cannot happen: every update is exact
-        raise RuntimeError("branch-and-bound produced an unverified certificate")
-    if not timed_out:
+        raise RuntimeError("branch-and-bound produced an unverified cover")
+    if not stopped:
         return _BB(U, best)
-    # every node not yet explored is on the stack (the deadline is checked before a pop)
+    # every node not yet explored is on the stack (the budget is checked before a pop)
     return _BB(min([lb for _, lb in stack] + [U]), best)

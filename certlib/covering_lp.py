@@ -3,14 +3,16 @@
 Everything here is floating point and nothing here is trusted: `certlib.covering`
 rounds the LP duals to rationals and evaluates the bounds exactly, and checks every
 candidate witness with integer sums.  scipy is imported inside the functions, so
-importing certlib does not import it.
+importing this module does not import it.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
-__all__ = ["lp_direct", "lp_relaxation", "milp_solution"]
+__all__ = ["MilpHint", "lp_direct", "lp_relaxation", "milp_solution"]
 
 
 def lp_direct(G: np.ndarray, D: np.ndarray):
@@ -87,8 +89,23 @@ def lp_relaxation(G: np.ndarray, D: np.ndarray):
     return lp_direct(G, D)
 
 
-def milp_solution(G: np.ndarray, D: np.ndarray, time_limit: float):
-    """Columns chosen by a time-limited HiGHS MILP, or None (unverified: a hint)."""
+@dataclass(frozen=True)
+class MilpHint:
+    """What HiGHS's MILP returned: unverified columns and an unproved optimality claim."""
+
+    cols: np.ndarray | None  # columns set to 1 in its best solution, None without one
+    claims_optimal: bool  # HiGHS says the solution is optimal (status 0); not a proof
+    nodes: int  # branch-and-bound nodes HiGHS explored (deterministic for fixed options)
+
+
+def milp_solution(G: np.ndarray, D: np.ndarray, node_limit: int, time_limit: float) -> MilpHint:
+    """HiGHS MILP on ``min 1.x  s.t.  G x >= D, x in {0,1}`` with deterministic options.
+
+    HiGHS's branch-and-bound is deterministic for fixed input and options, so the
+    node limit makes the answer reproducible;
+    ``time_limit`` is only a safety net and changes the answer only when it binds.
+    ``mip_rel_gap = 0``: with an integer objective HiGHS stops at a claimed optimum,
+    not at a relative gap."""
     from scipy.optimize import Bounds, LinearConstraint, milp
 
     m = G.shape[1]
@@ -97,9 +114,12 @@ def milp_solution(G: np.ndarray, D: np.ndarray, time_limit: float):
                    constraints=LinearConstraint(G.astype(np.float64), lb=D.astype(np.float64),
                                                 ub=np.inf),
                    bounds=Bounds(0.0, 1.0),
-                   options={"time_limit": max(time_limit, 1e-3), "disp": False})
+                   options={"node_limit": max(int(node_limit), 1),
+                            "time_limit": max(float(time_limit), 1e-3),
+                            "presolve": True, "mip_rel_gap": 0.0, "disp": False})
     except (ValueError, RuntimeError):
-        return None
+        return MilpHint(None, False, 0)
+    nodes = int(getattr(res, "mip_node_count", None) or 0)
     if res.x is None:
-        return None
-    return np.flatnonzero(np.asarray(res.x) > 0.5)
+        return MilpHint(None, False, nodes)
+    return MilpHint(np.flatnonzero(np.asarray(res.x) > 0.5), res.status == 0, nodes)

@@ -11,6 +11,7 @@ import itertools
 import json
 import math
 from fractions import Fraction
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -20,11 +21,14 @@ from hypothesis import strategies as st
 from certlib.bounds import batch_lower, certified_mask, decide, thresholds
 from certlib.certificate import Certificate, certify, certify_partial
 from certlib.contrib import initial_lower
-from certlib.covering import _branch_and_bound, cover_enclosure
+from certlib.covering import _branch_and_bound, _Budget, cover_enclosure
 from certlib.covering_exact import exact_dual, reduced_cost_fixing
 from certlib.covering_lp import lp_direct, lp_relaxation
 from certlib.errors import CertlibError, LabelError, ParameterError
+from certlib.io import load_pool
 from certlib.pool import Pool
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 # --------------------------------------------------------------- reference pools
@@ -252,8 +256,8 @@ def test_brute_force_hypothesis(pool, tau):
 
 def test_target_terms_match_contrib():
     """The per-target specialisation used for speed equals certlib.contrib's K x K x n terms."""
-    from certlib.contrib import target_terms as _target_terms
     from certlib.contrib import lower_terms, potential_terms, realised_terms
+    from certlib.contrib import target_terms as _target_terms
 
     rng = np.random.default_rng(3)
     for t in range(30):
@@ -277,7 +281,7 @@ def test_sifting_lp_matches_direct_lp():
     for frac in (0.3, 0.6, 0.95):
         G = (rng.integers(1, 400, size=(5, 4000)) * (rng.random((5, 4000)) < 0.6)).astype(np.int64)
         D = (G.sum(axis=1) * frac).astype(np.int64)
-        x, lam, val = lp_relaxation(G, D)
+        x, _, val = lp_relaxation(G, D)
         _, _, ref = lp_direct(G, D)
         assert val == pytest.approx(ref, rel=1e-9, abs=1e-6)
         assert (G @ x >= D - 1e-6).all() and ((x >= 0) & (x <= 1)).all()
@@ -286,7 +290,7 @@ def test_sifting_lp_matches_direct_lp():
 
 # ------------------------------------------------------------- the covering core
 def brute_cover(G, D):
-    r, m = G.shape
+    m = G.shape[1]
     for size in range(m + 1):
         for S in itertools.combinations(range(m), size):
             if (G[:, list(S)].sum(axis=1) >= D).all():
@@ -307,7 +311,7 @@ def test_cover_core_brute_force():
     for _ in range(150):
         G, D = random_cover(rng)
         best = brute_cover(G, D)
-        quick = cover_enclosure(G, D, time_limit=0.0)
+        quick = cover_enclosure(G, D, work_limit=0)
         full = cover_enclosure(G, D)
         for e in (quick, full):
             assert e.lower <= best <= e.upper == len(e.witness)
@@ -317,20 +321,57 @@ def test_cover_core_brute_force():
         assert full.exact
 
 
+def test_solver_minimum_is_a_feasible_size_in_the_enclosure():
+    """HiGHS's unproved minimum, when reported, is the size of a verified cover (a
+    feasible size, so >= the brute-force minimum) and lies in [lower, upper].  A work
+    limit of 1 lets the MILP run on its root node and leaves no work for the proof."""
+    rng = np.random.default_rng(23)
+    reported = 0
+    for _ in range(150):
+        G, D = random_cover(rng, m=int(rng.integers(6, 13)), r=int(rng.integers(2, 5)))
+        best = brute_cover(G, D)
+        for work in (1, 2, 4):
+            e = cover_enclosure(G, D, work_limit=work)
+            assert e.lower <= best <= e.upper == len(e.witness)
+            assert (G[:, e.witness].sum(axis=1) >= D).all()
+            if e.solver_minimum is not None:
+                reported += 1
+                assert not e.exact
+                assert e.lower <= e.solver_minimum <= e.upper
+                assert best <= e.solver_minimum  # a feasible cover of that size exists
+            if e.exact:
+                assert e.solver_minimum is None and e.lower == best
+    assert reported > 0
+
+
+def test_solver_minimum_on_pools_brute_force():
+    """The same on pools, against the minimum over every subset of rows (SPEC 7)."""
+    rng = np.random.default_rng(29)
+    for t in range(60):
+        pool = random_pool(rng, ["binary", "shared", "categorical"][t % 3], n=10, K=4)
+        best = brute_minimum(pool)
+        c = certify(pool, work_limit=1)
+        assert c.lower <= best <= c.upper
+        if c.solver_minimum is not None:
+            assert not c.exact and c.lower <= c.solver_minimum <= c.upper
+            assert best <= c.solver_minimum
+            assert c.to_dict()["solver_minimum"] == c.solver_minimum
+
+
 def test_branch_and_bound_improves_a_bad_incumbent():
     """The exact search alone (no MILP) finds the optimum from the all-rows incumbent."""
     rng = np.random.default_rng(5)
     for _ in range(60):
         G, D = random_cover(rng)
         useful = np.flatnonzero(G.any(axis=0))
-        G, D = G[:, useful], D
+        G = G[:, useful]
         keep = D > 0
         G, D = G[keep], D[keep]
         if G.shape[0] == 0:
             continue
         best = brute_cover(G, D)
         m = G.shape[1]
-        bb = _branch_and_bound(G, D, m + 1, 0, deadline=float("inf"))  # no incumbent
+        bb = _branch_and_bound(G, D, m + 1, 0, _Budget(10**9, float("inf")))  # no incumbent
         assert bb.lower == len(bb.witness) == best
         assert (G[:, bb.witness].sum(axis=1) >= D).all()
 
@@ -387,12 +428,27 @@ def test_reduced_cost_fixing_is_valid():
     assert fixed_any > 0
 
 
-def test_branch_and_bound_timeout_gives_valid_lower():
+def test_branch_and_bound_out_of_work_gives_valid_lower():
+    """Stopped after any number of nodes (or by the clock), the open nodes' bounds and
+    the incumbent still enclose the optimum."""
     rng = np.random.default_rng(6)
-    G, D = random_cover(rng, m=12, r=3)
-    best = brute_cover(G, D)
-    bb = _branch_and_bound(G, D, 12, 0, deadline=0.0)  # already expired
-    assert bb.lower <= best and bb.witness is None
+    for _ in range(30):
+        G, D = random_cover(rng, m=12, r=3)
+        keep = D > 0
+        G, D = G[keep], D[keep]
+        if G.shape[0] == 0:
+            continue
+        best = brute_cover(G, D)
+        m = G.shape[1]
+        for work in (0, 1, 2, 3, 5, 8, 13):
+            budget = _Budget(work, float("inf"))
+            bb = _branch_and_bound(G, D, m + 1, 0, budget)
+            assert bb.lower <= best
+            if bb.witness is not None:
+                assert (G[:, bb.witness].sum(axis=1) >= D).all() and best <= len(bb.witness)
+            assert budget.used <= work + 1 + m // 500 and not budget.time_limited
+        bb = _branch_and_bound(G, D, m + 1, 0, _Budget(10**9, 0.0))  # clock already run out
+        assert bb.lower <= best and bb.witness is None
 
 
 # ------------------------------------------------------------------ properties
@@ -404,7 +460,7 @@ def test_dual_lp_witness_ordering_and_rounding_gap():
         K = int(rng.integers(3, 7))
         pool = random_pool(rng, ["binary", "shared", "categorical"][trial % 3],
                            n=int(rng.integers(30, 300)), K=K)
-        c = certify(pool, time_limit=0.0)
+        c = certify(pool, work_limit=0)
         pos = [pool.position(r) for r in c.witness]
         assert certified_mask(batch_lower(pool, pos), thresholds(K, pool.scale))[c.winner_index]
         if c.lp_value is None:
@@ -419,14 +475,34 @@ def test_dual_lp_witness_ordering_and_rounding_gap():
         assert c.upper - math.ceil(c.lp_value - 1e-9) <= K - 1
 
 
-def test_time_limit_only_tightens():
+def test_work_limit_only_tightens():
     rng = np.random.default_rng(8)
     for _ in range(10):
         pool = random_pool(rng, "binary", n=80, K=5)
-        a = certify(pool, time_limit=0.0)
-        b = certify(pool, time_limit=1.0)
+        a = certify(pool, work_limit=0)
+        b = certify(pool, work_limit=200)
         assert b.lower >= a.lower and b.upper <= a.upper
         assert b.lower <= a.upper and a.lower <= b.upper
+
+
+def test_default_certificate_is_deterministic():
+    """The work limit, not the clock, stops the search: on a pool where it binds (the
+    gap stays open) two calls with wildly different time safety nets give the same
+    certificate, field for field."""
+    pool = load_pool(ROOT / "sample_data" / "panels" / "digits_s2_tree_k4.csv")
+    a = certify(pool, work_limit=150, time_limit=600.0)
+    b = certify(pool, work_limit=150, time_limit=1e9)
+    assert a.work >= 150 and not a.exact  # the work limit bound
+    assert not a.time_limited and not b.time_limited
+    assert a == b and a.to_dict() == b.to_dict()
+
+
+def test_time_limit_is_a_reported_safety_net():
+    pool = load_pool(ROOT / "sample_data" / "panels" / "digits_s2_tree_k4.csv")
+    c = certify(pool, work_limit=10**9, time_limit=0.0)
+    assert c.time_limited and c.to_dict()["time_limited"]
+    ref = certify(pool, work_limit=0)
+    assert (c.lower, c.upper) == (ref.lower, ref.upper)  # nothing searched: the LP enclosure
 
 
 def test_tolerance_reports_smallest_upper():
@@ -511,6 +587,9 @@ def test_bad_parameters():
     pool = figure2_pool()
     with pytest.raises(ParameterError, match="time_limit"):
         certify(pool, time_limit=-1)
+    for bad in (-1, 1.5, True, "10"):
+        with pytest.raises(ParameterError, match="work_limit"):
+            certify(pool, work_limit=bad)
     with pytest.raises(ParameterError, match="target"):
         certify(pool, target="A")  # A is not the winner
     with pytest.raises(ParameterError, match="target"):
