@@ -69,6 +69,7 @@ from fractions import Fraction
 import numpy as np
 
 from .covering_exact import (
+    cardinality_fixing,
     count_reaching,
     covers,
     exact_dual,
@@ -206,12 +207,15 @@ class _Residual:
     G: np.ndarray  # constraints not yet met by ``ones``, on the free columns
     D: np.ndarray  # their remaining deficits
 
+    empty: bool = False  # proved: no cover below U at all
+
     @classmethod
     def fix(cls, G, D, dual, U: int) -> _Residual:
-        if dual is not None:
-            out, into = reduced_cost_fixing(dual, U)
-        else:
-            out = into = np.zeros(G.shape[1], dtype=bool)
+        fixed = _fix(G, D, dual, U)
+        if fixed is None:
+            none = np.zeros(0, dtype=np.int64)
+            return cls(none, none, G[:, :0], D, empty=True)
+        out, into = fixed
         ones = np.flatnonzero(into)
         free = np.flatnonzero(~out & ~into)
         R = D - G[:, ones].sum(axis=1, dtype=np.int64)
@@ -220,15 +224,31 @@ class _Residual:
 
     @property
     def met_by_ones(self) -> bool:
-        return self.G.shape[0] == 0
+        return not self.empty and self.G.shape[0] == 0
 
     @property
     def infeasible(self) -> bool:
-        """Even every free column cannot meet the residual deficits: no cover below U."""
-        return bool((self.G.sum(axis=1, dtype=np.int64) < self.D).any())
+        """No cover below U: proved by fixing, or every free column falls short."""
+        return self.empty or bool((self.G.sum(axis=1, dtype=np.int64) < self.D).any())
 
     def lift(self, cols) -> np.ndarray:
         return np.concatenate([self.ones, self.free[np.asarray(cols, dtype=np.int64)]])
+
+
+def _fix(G: np.ndarray, D: np.ndarray, dual, U: int):
+    """(out, into): columns every cover of size <= U - 1 leaves out / contains, by exact
+    reduced costs and then cardinality arguments on the constraints and their surrogate
+    (`certlib.covering_exact`); None when no such cover exists."""
+    m = G.shape[1]
+    if dual is not None:
+        out, into = reduced_cost_fixing(dual, U)
+        lam_D = sum(int(a) * int(b) for a, b in zip(dual.lam_int, D))
+        rows = [(dual.dots, lam_D)]
+    else:
+        out = into = np.zeros(m, dtype=bool)
+        rows = []
+    rows += [(G[j], int(D[j])) for j in range(G.shape[0])]
+    return cardinality_fixing(rows, U - 1, out, into)
 
 
 def _cover_reduced(G: np.ndarray, D: np.ndarray, budget: _Budget) -> Enclosure:
@@ -315,7 +335,7 @@ def _branch_and_bound(G, D, U: int, root_lower: int, budget: _Budget) -> _BB:
     columns F forced in is discarded when the exact bound
     ``|F| + ceil(weak dual of the residual problem)`` (or the exact surrogate
     bound, or a one-constraint sorting bound) reaches U; columns are fixed by exact
-    reduced-cost arguments; incumbents are verified with integer sums.  If the
+    reduced-cost and cardinality arguments; incumbents are verified with integer sums.  If the
     stack empties, no cover of size below U exists beyond those found, so
     ``lower`` = final U; when the budget runs out the smallest bound of an open
     node (capped at U) is a valid lower bound.  Each node costs 1 work unit, plus
@@ -368,7 +388,10 @@ def _branch_and_bound(G, D, U: int, root_lower: int, budget: _Budget) -> _BB:
                 best, U = np.concatenate([ones, free[local]]), nF + len(local)
                 if lb >= U:
                     continue
-            out, into = reduced_cost_fixing(dual, U - nF)
+            fixed = _fix(Ga, Ra, dual, U - nF)
+            if fixed is None:
+                continue  # no cover below U in this node, exactly
+            out, into = fixed
             if out.any() or into.any():
                 status = status.copy()
                 status[free[out]] = 0

@@ -16,8 +16,9 @@ from fractions import Fraction
 
 import numpy as np
 
-__all__ = ["Dual", "count_reaching", "covers", "descending_cumsum", "exact_dual",
-           "fewest_largest", "greedy_complete", "prune", "reduced_cost_fixing", "round_up"]
+__all__ = ["Dual", "cardinality_fixing", "count_reaching", "covers", "descending_cumsum",
+           "exact_dual", "fewest_largest", "greedy_complete", "prune", "reduced_cost_fixing",
+           "round_up"]
 
 _X_EPS = 1e-9  # LP entries below this count as 0 when rounding up (hint only; verified after)
 
@@ -169,3 +170,54 @@ def reduced_cost_fixing(dual: Dual, U: int):
     out = (t > 0) & (t > room)
     into = (t < 0) & (-t > room)
     return np.asarray(out, dtype=bool), np.asarray(into, dtype=bool)
+
+
+def cardinality_fixing(rows, t: int, out: np.ndarray, into: np.ndarray):
+    """Columns every cover of at most ``t`` columns must leave out / must contain.
+
+    ``rows`` are constraints ``a.x >= b`` (a >= 0 integers over the m columns) that
+    every such cover satisfies: the covering constraints themselves and surrogate
+    combinations of them.  ``out``/``into`` are columns already fixed.  With
+    ``t'`` = t - |into| columns left and ``need`` = b - a(into), the most a cover can
+    still collect is the sum of the t' largest free a_i, so
+      - if that is below ``need``, no such cover exists (returns None);
+      - if the t' largest *other than i* fall short, column i must be in;
+      - if i plus the t' - 1 largest others fall short, column i must be out.
+    Fixing changes t' and the needs, so the rules run to a fixpoint.  Exact
+    integer (or Python int) arithmetic; returns new (out, into) masks."""
+    out, into = out.copy(), into.copy()
+    changed = True
+    while changed:
+        changed = False
+        left = t - int(np.count_nonzero(into))
+        if left < 0:
+            return None
+        free = np.flatnonzero(~out & ~into)
+        for a, b in rows:
+            need = b - a[into].sum()
+            if need <= 0:
+                continue
+            if left == 0 or free.size == 0:
+                return None
+            v = a[free]
+            order = np.argsort(-v, kind="stable")
+            cs = np.cumsum(v[order])
+            k = min(left, free.size)
+            top = cs[k - 1]
+            if top < need:
+                return None
+            pos = np.empty(free.size, dtype=np.int64)
+            pos[order] = np.arange(free.size)
+            nxt = v[order[k]] if free.size > k else 0
+            top_less_one = cs[k - 2] if k >= 2 else 0
+            in_top = pos < k
+            best_without = np.where(in_top, top - v + nxt, top)
+            best_with = np.where(in_top, top, top_less_one + v)
+            must_in = free[best_without < need]
+            must_out = free[best_with < need]
+            if must_in.size or must_out.size:
+                into[must_in] = True
+                out[must_out] = True
+                changed = True
+                break
+    return out, into
