@@ -24,8 +24,11 @@ pools: `certlib.certificate` builds G and D from a pool and maps columns to rows
     same lam, and with lam a unit vector it is the one-constraint bound.
 
 Closing the gap (beyond the paper), while work is left:
-  1. exact reduced-cost fixing with the root duals: columns that every cover
-     smaller than the incumbent must contain, or must leave out;
+  1. exact fixing with the root duals: columns that every cover smaller than the
+     incumbent (size U) must contain, or must leave out, by reduced costs and by
+     cardinality (such a cover has at most U - 1 columns; sorting each constraint
+     and the dual surrogate shows which columns it cannot do without or cannot
+     afford).  This alone often proves that no smaller cover exists;
   2. MILP first: on residual problems of at most ``MILP_MAX_COLS`` columns, HiGHS's
      MILP under a node limit.  Its solution becomes the witness only after the
      integer covering check; a smaller incumbent makes the fixing of step 1 and
@@ -34,18 +37,23 @@ Closing the gap (beyond the paper), while work is left:
      a bound;
   3. an exact branch-and-bound on the remaining columns.  Its node LPs (HiGHS)
      only suggest multipliers and branching columns; pruning, fixing and
-     incumbents use the exact bounds and integer covering sums.  When its search
-     finishes it proves the incumbent optimal; when the work runs out its open
-     nodes still give a valid lower bound.
+     incumbents use the exact bounds and integer covering sums, and it skips
+     covers that a column swap shows to be redundant (`_Dominance`: pools with
+     tied confidences have many interchangeable rows).  When its search finishes
+     it proves the incumbent optimal; when the work runs out its open nodes
+     still give a valid lower bound.
 ``exact = True`` only when lower == upper with lower proved as above; a solver's
 optimality claim never sets it.
 
 **Work, not time, decides when to stop**, so one problem gives one enclosure on
 any machine.  ``work_limit`` counts search nodes: each node of the exact
-branch-and-bound and each node HiGHS's MILP reports counts 1, and a node LP over
-``c`` columns counts ``c // COLS_PER_UNIT`` more (large LPs cost more).  The
-root LP, rounding and exact duals are always computed and not counted, so
-``work_limit=0`` gives the LP enclosure alone.  ``time_limit`` (seconds) is a
+branch-and-bound and each node HiGHS's MILP reports counts 1, and a problem of
+``c`` columns handed to an LP (a search node) or to the MILP counts
+``c // COLS_PER_UNIT`` more, as large ones cost more.  HiGHS is deterministic for
+fixed input and options, and its MILP gets a node limit, never a time limit that
+binds in normal use.  The root LP, rounding and exact duals are always computed;
+they and the root fixing are not counted, and ``work_limit=0`` gives the LP
+enclosure alone.  ``time_limit`` (seconds) is a
 safety net for pathological problems: when it stops the search the result says
 ``time_limited`` and may then differ between machines.
 
@@ -85,11 +93,13 @@ from .errors import ParameterError
 __all__ = ["COLS_PER_UNIT", "DEFAULT_TIME_LIMIT", "DEFAULT_WORK_LIMIT", "MILP_MAX_COLS",
            "MILP_NODE_LIMIT", "Enclosure", "check_limits", "cover_enclosure", "fewest_largest"]
 
-DEFAULT_WORK_LIMIT = 2000  # search nodes; a few seconds on a laptop for n in the thousands
+DEFAULT_WORK_LIMIT = 1000  # search nodes: at most a few seconds on a laptop for n in the thousands
 DEFAULT_TIME_LIMIT = 60.0  # seconds; a safety net only
 COLS_PER_UNIT = 500  # a node LP costs one more unit per this many columns
-MILP_MAX_COLS = 2000  # larger residual problems skip the MILP: HiGHS's root alone gets slow
-MILP_NODE_LIMIT = 500  # at most this many of the work units go to HiGHS's MILP
+# HiGHS's MILP root (presolve, cuts, heuristics) is not bounded by its node limit and takes
+# about 0.7 ms per column on a laptop (2 s at 3000): larger residual problems skip it
+MILP_MAX_COLS = 3000
+MILP_NODE_LIMIT = 100  # at most this many of the work units go to HiGHS's MILP
 
 
 @dataclass(frozen=True)
@@ -312,13 +322,58 @@ def _milp(G: np.ndarray, D: np.ndarray, budget: _Budget):
     optimal); it is never used as a bound."""
     hint = milp_solution(G, D, node_limit=min(budget.left, MILP_NODE_LIMIT),
                          time_limit=budget.deadline - time.perf_counter())
-    budget.spend(max(hint.nodes, 1))
+    budget.spend(max(hint.nodes, 1) + G.shape[1] // COLS_PER_UNIT)
     if time.perf_counter() >= budget.deadline:
         budget.time_limited = True
     if hint.cols is None or not covers(G, D, hint.cols):
         return None
     cols = prune(G, D, hint.cols)
     return cols, hint.claims_optimal and len(cols) == len(hint.cols)
+
+
+class _Dominance:
+    """Symmetry breaking for the exact search: column a *dominates* column b when
+    ``G[:, a] >= G[:, b]`` entrywise (identical columns: the lower index dominates).
+
+    Swapping a dominated column b in a cover for a dominating a outside it gives a
+    cover of the same size, and each swap moves the cover up a linear extension of
+    this (strict, transitive) order, so every cover has a same-size *canonical*
+    cover: one that contains every column dominating one of its columns.  The
+    search only looks for canonical covers, so a node may put every column
+    dominating an "in" column in, and every column dominated by an "out" column
+    out.  Without this it re-proves the same subproblem for every arrangement of
+    interchangeable columns (pools with tied confidences have many; HiGHS's
+    presolve removes them the same way).  The m x m relation is kept only for
+    m <= MILP_MAX_COLS columns; larger problems are searched without it."""
+
+    def __init__(self, G: np.ndarray):
+        m = G.shape[1]
+        self.below = None  # below[b, a]: a dominates b
+        if m > MILP_MAX_COLS or m < 2:
+            return
+        geq = np.ones((m, m), dtype=bool)
+        same = np.ones((m, m), dtype=bool)
+        for row in G:
+            geq &= row[None, :] >= row[:, None]
+            same &= row[None, :] == row[:, None]
+        idx = np.arange(m)
+        geq &= ~same | (idx[None, :] < idx[:, None])
+        self.below = geq
+
+    def close(self, status: np.ndarray):
+        """``status`` with every implied in/out set (a copy), or None when no canonical
+        cover agrees with it.  One step suffices: the relation is transitive."""
+        if self.below is None:
+            return status
+        ones, zeros = status == 1, status == 0
+        up = self.below[ones].any(axis=0)  # dominating an "in" column: in
+        down = self.below[:, zeros].any(axis=1)  # dominated by an "out" column: out
+        if (up & (zeros | down)).any() or (down & ones).any():
+            return None
+        out = status.copy()
+        out[up] = 1
+        out[down] = 0
+        return out
 
 
 @dataclass
@@ -335,13 +390,15 @@ def _branch_and_bound(G, D, U: int, root_lower: int, budget: _Budget) -> _BB:
     columns F forced in is discarded when the exact bound
     ``|F| + ceil(weak dual of the residual problem)`` (or the exact surrogate
     bound, or a one-constraint sorting bound) reaches U; columns are fixed by exact
-    reduced-cost and cardinality arguments; incumbents are verified with integer sums.  If the
+    reduced-cost and cardinality arguments; only canonical covers are searched
+    (`_Dominance`); incumbents are verified with integer sums.  If the
     stack empties, no cover of size below U exists beyond those found, so
     ``lower`` = final U; when the budget runs out the smallest bound of an open
     node (capped at U) is a valid lower bound.  Each node costs 1 work unit, plus
     ``columns // COLS_PER_UNIT`` when it solves an LP."""
     m = G.shape[1]
     best = None
+    dominance = _Dominance(G)
     # node: (status array int8: -1 free, 0 out, 1 in; a valid lower bound for the node)
     stack = [(np.full(m, -1, dtype=np.int8), root_lower)]
     stopped = False
@@ -396,15 +453,18 @@ def _branch_and_bound(G, D, U: int, root_lower: int, budget: _Budget) -> _BB:
                 status = status.copy()
                 status[free[out]] = 0
                 status[free[into]] = 1
-                stack.append((status, lb))
+                status = dominance.close(status)
+                if status is not None:
+                    stack.append((status, lb))
                 continue
         # branch on the most fractional free column (any free column if the LP failed)
         pick = 0 if x is None else int(np.argmin(np.abs(x - 0.5)))
         i = free[pick]
         zero, one = status.copy(), status.copy()
         zero[i], one[i] = 0, 1
-        stack.append((zero, lb))
-        stack.append((one, lb))
+        for child in (dominance.close(zero), dominance.close(one)):
+            if child is not None:
+                stack.append((child, lb))
     if best is not None and not covers(G, D, best):  # cannot happen: every update is exact
         raise RuntimeError("branch-and-bound produced an unverified cover")
     if not stopped:

@@ -462,6 +462,35 @@ def test_cardinality_fixing_is_valid():
     assert fixed_any > 0 and proved_empty > 0
 
 
+def test_dominance_keeps_a_minimum_cover():
+    """Symmetry breaking is sound: some minimum cover is canonical (contains every
+    column dominating one of its columns), and closing a status under dominance keeps
+    every canonical cover that agrees with the status."""
+    from certlib.covering import _Dominance
+
+    rng = np.random.default_rng(37)
+    for _ in range(80):
+        G, D = random_cover(rng, m=int(rng.integers(3, 10)), levels=3)
+        m = G.shape[1]
+        dom = _Dominance(G)
+        covers = [np.isin(np.arange(m), S) for size in range(m + 1)
+                  for S in itertools.combinations(range(m), size)
+                  if (G[:, list(S)].sum(axis=1) >= D).all()]
+        canonical = [x for x in covers if not (dom.below[x] & ~x[None, :]).any()]
+        assert min(x.sum() for x in canonical) == min(x.sum() for x in covers)
+        for _ in range(3):
+            status = rng.choice(np.array([-1, -1, 0, 1], dtype=np.int8), size=m)
+            agree = [x for x in canonical
+                     if (x[status == 1]).all() and not (x[status == 0]).any()]
+            closed = dom.close(status)
+            if closed is None:
+                assert agree == []
+                continue
+            assert ((closed == status) | (status == -1)).all()
+            for x in agree:
+                assert (x[closed == 1]).all() and not (x[closed == 0]).any()
+
+
 def test_branch_and_bound_out_of_work_gives_valid_lower():
     """Stopped after any number of nodes (or by the clock), the open nodes' bounds and
     the incumbent still enclose the optimum."""
