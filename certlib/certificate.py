@@ -47,14 +47,17 @@ __all__ = ["Certificate", "Enclosure", "PartialCertificate", "certify", "certify
 class Certificate:
     """Enclosure ``lower <= C(y) <= upper`` of the minimum certificate, with a verified witness.
 
-    ``winner`` is the certified candidate's name (with a tolerance: the candidate
-    within tau whose certificate is smallest), ``witness`` the row ids of a
+    ``selected`` is the name of the candidate certified (the full-pool winner at
+    tau = 0; with a tolerance, the candidate within tau whose certificate is
+    smallest), ``selected_index`` its index; the JSON keys are "winner" and
+    "winner_index" (SPEC section 10), and ``winner`` / ``winner_index`` remain as
+    read-only aliases.  ``witness`` the row ids of a
     certificate of size ``upper``.  ``exact`` means ``lower == upper`` with
     ``lower`` proved in exact arithmetic.  ``lp_value`` is the LP relaxation
     value (float, a hint): 0.0 when there is nothing to cover, the fractional
     greedy value (that LP's optimum) when one rival has a deficit, None when
     HiGHS failed.  ``deficits`` holds
-    D_j for every candidate j against the winner (0 at the winner itself).
+    D_j for every candidate j against the selected one (0 at itself).
     ``dual_bound`` is the exact weak-dual value (a Fraction) when an LP was
     solved.  ``method`` says what last tightened the enclosure: "none" (nothing
     to cover), "sorting" (one rival), "lp", "fixing", "milp", "branch-and-bound".
@@ -65,13 +68,13 @@ class Certificate:
     the search, so the result may then depend on the machine.
     """
 
-    winner: str
+    selected: str
     lower: int
     upper: int
     exact: bool
     lp_value: float | None
     witness: tuple
-    winner_index: int
+    selected_index: int
     tolerance: Fraction
     deficits: tuple
     dual_bound: Fraction | None = None
@@ -85,16 +88,26 @@ class Certificate:
     def gap(self) -> int:
         return self.upper - self.lower
 
+    @property
+    def winner(self) -> str:
+        """Alias of ``selected`` (the SPEC section 10 JSON key)."""
+        return self.selected
+
+    @property
+    def winner_index(self) -> int:
+        """Alias of ``selected_index``."""
+        return self.selected_index
+
     def to_dict(self) -> dict:
         """JSON-ready dict: the SPEC section 10 keys first, then extras."""
         return {
-            "winner": self.winner,
+            "winner": self.selected,
             "lower": int(self.lower),
             "upper": int(self.upper),
             "exact": bool(self.exact),
             "lp_value": None if self.lp_value is None else float(self.lp_value),
             "witness": list(self.witness),  # Pool row ids are plain Python scalars
-            "winner_index": int(self.winner_index),
+            "winner_index": int(self.selected_index),
             "tolerance": float(self.tolerance),
             "deficits": [int(d) for d in self.deficits],
             "dual_bound": None if self.dual_bound is None else float(self.dual_bound),
@@ -113,7 +126,8 @@ class PartialCertificate:
     ``upper``: size of a verified sub-certificate among the read rows, or None
     when the read rows do not certify any candidate.  ``lower``: holds for
     every completion of the unread labels (unread rows count with their
-    potential gain).  ``winner`` is the certified candidate's name, or None.
+    potential gain).  ``selected`` is the certified candidate's name, or None
+    (JSON key "winner"; ``winner`` remains as a read-only alias).
     ``time_limited``: the wall-clock safety net stopped the search for ``upper``.
     """
 
@@ -121,15 +135,20 @@ class PartialCertificate:
     upper: int | None
     exact: bool
     certified: bool
-    winner: str | None
+    selected: str | None
     witness: tuple
     tolerance: Fraction
     labels_read: int
     time_limited: bool = False
 
+    @property
+    def winner(self) -> str | None:
+        """Alias of ``selected``."""
+        return self.selected
+
     def to_dict(self) -> dict:
         return {"lower": int(self.lower), "upper": self.upper, "exact": bool(self.exact),
-                "certified": self.certified, "winner": self.winner,
+                "certified": self.certified, "winner": self.selected,
                 "witness": list(self.witness),  # Pool row ids are plain Python scalars
                 "tolerance": float(self.tolerance), "labels_read": self.labels_read,
                 "time_limited": bool(self.time_limited)}
@@ -191,7 +210,7 @@ def certify(pool, tolerance=0.0, *, work_limit: int = DEFAULT_WORK_LIMIT,
     >>> pool = Pool.from_arrays([[0, 0, 1, 0], [0, 0, 0, 1]], [[4, 3, 2, 1], [3, 4, 1, 2]],
     ...                         labels=[1, 0, 0, 0], names=["A", "B"])
     >>> c = certify(pool)
-    >>> (c.winner, c.lower, c.upper, c.exact, c.lp_value)
+    >>> (c.selected, c.lower, c.upper, c.exact, c.lp_value)
     ('B', 3, 3, True, 2.5)
     """
     tau = _check_tolerance(tolerance)
@@ -229,9 +248,9 @@ def certify(pool, tolerance=0.0, *, work_limit: int = DEFAULT_WORK_LIMIT,
     claims = [e.lower if e.exact else e.solver_minimum for e in encs]
     solver_minimum = None if exact or None in claims else min(claims)
     return Certificate(
-        winner=pool.names[k], lower=int(lower), upper=int(enc.upper), exact=exact,
+        selected=pool.names[k], lower=int(lower), upper=int(enc.upper), exact=exact,
         lp_value=enc.lp_value, witness=tuple(map(pool.row_ids.__getitem__, enc.witness.tolist())),
-        winner_index=k, tolerance=tau, deficits=tuple(int(d) for d in D),
+        selected_index=k, tolerance=tau, deficits=tuple(int(d) for d in D),
         dual_bound=enc.dual_bound, method=enc.method,
         candidates=tuple(pool.names[t] for t in targets), solver_minimum=solver_minimum,
         work=sum(e.work for e in encs), time_limited=any(e.time_limited for e in encs))

@@ -115,20 +115,20 @@ def check_against_brute(pool, tolerance=0.0, **kw):
     best = brute_minimum(pool, tolerance)
     assert cert.lower <= best <= cert.upper
     assert len(cert.witness) == cert.upper
-    assert cert.winner == pool.names[cert.winner_index]
+    assert cert.selected == pool.names[cert.selected_index]
     # the witness certifies its candidate (SPEC 5 test via certlib.bounds)
     pos = [pool.position(r) for r in cert.witness]
     L = batch_lower(pool, pos)
     th = thresholds(pool.K, pool.scale, "shared", tolerance)
-    assert certified_mask(L, th)[cert.winner_index]
+    assert certified_mask(L, th)[cert.selected_index]
     assert decide(L, th).certified
     if cert.exact:
         assert cert.lower == best == cert.upper
     if tolerance == 0:
-        assert cert.winner_index == pool.winner()
+        assert cert.selected_index == pool.winner()
     else:
         r = pool.risks()
-        assert r[cert.winner_index] - r.min() <= th.tol_units
+        assert r[cert.selected_index] - r.min() <= th.tol_units
     return cert, best
 
 
@@ -138,7 +138,7 @@ def test_figure2():
     pool = figure2_pool()
     assert pool.weights.tolist() == [[7, 5, 3, 1], [5, 7, 1, 3]]
     c = certify(pool)
-    assert (c.winner, c.lower, c.upper, c.exact) == ("B", 3, 3, True)
+    assert (c.selected, c.lower, c.upper, c.exact) == ("B", 3, 3, True)
     assert c.lp_value == 2.5 and c.dual_bound == Fraction(5, 2)
     assert c.deficits == (7, 0)  # D = 1 - L_AB = 1 - (-6)
     assert set(c.witness) == {0, 1, 2}  # rows 1, 2, 3 (one-based) contribute 8
@@ -159,7 +159,7 @@ def test_figure3():
     assert (g[1, [1, 2]].sum(), g[2, [1, 2]].sum()) == (16, 12)
     assert (g[1, [0, 1]].sum(), g[2, [0, 1]].sum()) == (16, 20)
     c = certify(pool)
-    assert (c.winner, c.lower, c.upper, c.exact) == ("A", 2, 2, True)
+    assert (c.selected, c.lower, c.upper, c.exact) == ("A", 2, 2, True)
     assert c.lp_value == pytest.approx(11 / 8) and c.dual_bound == Fraction(11, 8)
     assert c.witness == (0, 1)
     assert brute_minimum(pool) == 2
@@ -199,7 +199,7 @@ def test_figure3_pool_is_inferred():
 def test_worst_case(n):
     """SPEC 9 / paper 000 section 4.2: C(0) = n - 1 while accuracy needs no label."""
     c = certify(worst_case_pool(n))
-    assert (c.winner, c.lower, c.upper, c.exact) == ("A", n - 1, n - 1, True)
+    assert (c.selected, c.lower, c.upper, c.exact) == ("A", n - 1, n - 1, True)
     if n <= 10:
         assert brute_minimum(worst_case_pool(n)) == n - 1
 
@@ -525,7 +525,7 @@ def test_dual_lp_witness_ordering_and_rounding_gap():
                            n=int(rng.integers(30, 300)), K=K)
         c = certify(pool, work_limit=0)
         pos = [pool.position(r) for r in c.witness]
-        assert certified_mask(batch_lower(pool, pos), thresholds(K, pool.scale))[c.winner_index]
+        assert certified_mask(batch_lower(pool, pos), thresholds(K, pool.scale))[c.selected_index]
         if c.lp_value is None:
             continue
         assert c.lower <= c.upper
@@ -585,6 +585,13 @@ def test_target_and_dict():
     assert certify(pool, target=1).upper == 3
     d = certify(pool).to_dict()
     assert list(d)[:6] == ["winner", "lower", "upper", "exact", "lp_value", "witness"]
+    c = certify(pool)
+    assert d["winner"] == c.selected == c.winner == "B"  # read-only alias, SPEC 10 JSON key
+    assert d["winner_index"] == c.selected_index == c.winner_index == 1
+    with pytest.raises(AttributeError):
+        c.winner = "A"
+    p = certify_partial(pool, range(4))
+    assert p.selected == p.winner == p.to_dict()["winner"] == "B"
     assert json.loads(json.dumps(d))["witness"] == [0, 1, 2]
     with pytest.raises(dataclasses_frozen_error()):
         certify(pool).upper = 1  # frozen result
@@ -601,7 +608,7 @@ def test_partial_full_read_matches_certify():
     pool = figure3_pool()
     p = certify_partial(pool, range(4))
     c = certify(pool)
-    assert (p.lower, p.upper, p.exact, p.winner) == (c.lower, c.upper, True, "A")
+    assert (p.lower, p.upper, p.exact, p.selected) == (c.lower, c.upper, True, "A")
 
 
 def test_partial_bounds_hold_for_every_completion():
@@ -626,7 +633,7 @@ def test_partial_bounds_hold_for_every_completion():
             pos = [pool.position(r) for r in part.witness]
             assert set(pos) <= set(read.tolist())
             assert certified_mask(batch_lower(pool, pos), thresholds(3, pool.scale))[
-                pool.names.index(part.winner)]
+                pool.names.index(part.selected)]
         else:
             assert part.upper is None and not part.exact
     assert checked > 5
