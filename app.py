@@ -67,7 +67,9 @@ cert = cached_certify(pool, pool_key(pool), tol)
 size = f"{cert.lower:,}" if cert.exact else f"{cert.lower:,} to {cert.upper:,}"
 st.metric("minimum certificate", f"{size} labels")
 st.caption(("exact minimum" if cert.exact else "enclosure: the minimum lies in this range")
-           + f"; winner {cert.winner}")
+           + ("" if cert.solver_minimum is None
+              else f"; HiGHS finds {cert.solver_minimum:,} (not proved)")
+           + f"; selected {cert.selected}")
 
 fig = go.Figure()
 fig.add_bar(x=["prelabel bound", "minimum certificate", f"{policy} ({rule})"],
