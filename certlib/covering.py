@@ -35,13 +35,13 @@ Closing the gap (beyond the paper), while work is left:
      the pruning of step 3 stronger.  When HiGHS claims optimality and the proof
      below does not close, the claim is reported as ``solver_minimum``, never as
      a bound;
-  3. an exact branch-and-bound on the remaining columns.  Its node LPs (HiGHS)
-     only suggest multipliers and branching columns; pruning, fixing and
-     incumbents use the exact bounds and integer covering sums, and it skips
-     covers that a column swap shows to be redundant (`_Dominance`: pools with
-     tied confidences have many interchangeable rows).  When its search finishes
-     it proves the incumbent optimal; when the work runs out its open nodes
-     still give a valid lower bound.
+  3. an exact branch-and-bound on the remaining columns (`certlib.covering_search`).
+     Its node LPs (HiGHS) only suggest multipliers and branching columns; pruning,
+     fixing and incumbents use the exact bounds and integer covering sums, and it
+     skips covers that a column swap shows to be redundant (pools with tied
+     confidences have many interchangeable rows).  When its search finishes it
+     proves the incumbent optimal; when the work runs out its open nodes still
+     give a valid lower bound.
 ``exact = True`` only when lower == upper with lower proved as above; a solver's
 optimality claim never sets it.
 
@@ -53,9 +53,9 @@ branch-and-bound and each node HiGHS's MILP reports counts 1, and a problem of
 fixed input and options, and its MILP gets a node limit, never a time limit that
 binds in normal use.  The root LP, rounding and exact duals are always computed;
 they and the root fixing are not counted, and ``work_limit=0`` gives the LP
-enclosure alone.  ``time_limit`` (seconds) is a
-safety net for pathological problems: when it stops the search the result says
-``time_limited`` and may then differ between machines.
+enclosure alone.  ``time_limit`` (seconds) is a safety net for pathological
+problems: when it stops the search the result says ``time_limited`` and may then
+differ between machines.
 
 One constraint: sorting the gains and taking the largest until the deficit is met
 is optimal (exchange argument, paper 4.1 "Two candidates"), so the result is
@@ -77,27 +77,27 @@ from fractions import Fraction
 import numpy as np
 
 from .covering_exact import (
-    cardinality_fixing,
-    count_reaching,
     covers,
     exact_dual,
     fewest_largest,
+    fix_columns,
     greedy_complete,
+    largest_first,
     prune,
-    reduced_cost_fixing,
     round_up,
 )
 from .covering_lp import lp_relaxation, milp_solution
+from .covering_search import COLS_PER_UNIT, Budget, branch_and_bound
 from .errors import ParameterError
 
-__all__ = ["COLS_PER_UNIT", "DEFAULT_TIME_LIMIT", "DEFAULT_WORK_LIMIT", "MILP_MAX_COLS",
-           "MILP_NODE_LIMIT", "Enclosure", "check_limits", "cover_enclosure", "fewest_largest"]
+__all__ = ["DEFAULT_TIME_LIMIT", "DEFAULT_WORK_LIMIT", "MILP_MAX_COLS", "MILP_NODE_LIMIT",
+           "Enclosure", "check_limits", "cover_enclosure", "fewest_largest"]
 
 DEFAULT_WORK_LIMIT = 1000  # search nodes: at most a few seconds on a laptop for n in the thousands
 DEFAULT_TIME_LIMIT = 60.0  # seconds; a safety net only
-COLS_PER_UNIT = 500  # a node LP costs one more unit per this many columns
-# HiGHS's MILP root (presolve, cuts, heuristics) is not bounded by its node limit and takes
-# about 0.7 ms per column on a laptop (2 s at 3000): larger residual problems skip it
+# HiGHS's MILP root (presolve, cuts, heuristics) is not bounded by its node limit: on the
+# benchmark pools it took 0.6-3.7 s for 375-2,825 columns and 10 s for 10,845, so larger
+# residual problems skip the MILP (the exact search still runs)
 MILP_MAX_COLS = 3000
 MILP_NODE_LIMIT = 100  # at most this many of the work units go to HiGHS's MILP
 
@@ -139,33 +139,6 @@ def check_limits(work_limit, time_limit) -> None:
                              f"got {time_limit!r}")
 
 
-@dataclass
-class _Budget:
-    """Work units left, and the wall-clock safety net."""
-
-    left: int
-    deadline: float
-    used: int = 0
-    time_limited: bool = False
-
-    def spend(self, units: int) -> None:
-        self.used += units
-        self.left -= units
-
-    def can_work(self) -> bool:
-        """True while work is left and the deadline has not passed (noted when it has)."""
-        if self.left <= 0:
-            return False
-        if time.perf_counter() >= self.deadline:
-            self.time_limited = True
-            return False
-        return True
-
-
-def _lp_cost(columns: int) -> int:
-    return 1 + columns // COLS_PER_UNIT
-
-
 def cover_enclosure(G, D, *, work_limit: int = DEFAULT_WORK_LIMIT,
                     time_limit: float = DEFAULT_TIME_LIMIT) -> Enclosure:
     """Enclose min |S| s.t. sum_{i in S} G[j, i] >= D[j] for all j (G >= 0 integer).
@@ -182,7 +155,7 @@ def cover_enclosure(G, D, *, work_limit: int = DEFAULT_WORK_LIMIT,
         raise ParameterError("G must be r x m and D of length r")
     if (G < 0).any():
         raise ParameterError("gains must be non-negative")
-    budget = _Budget(int(work_limit), time.perf_counter() + time_limit)
+    budget = Budget(int(work_limit), time.perf_counter() + time_limit)
     act = D > 0
     G, D = G[act], D[act]
     if G.shape[0] == 0:
@@ -199,13 +172,12 @@ def cover_enclosure(G, D, *, work_limit: int = DEFAULT_WORK_LIMIT,
 
 
 def _single(g: np.ndarray, d: int) -> Enclosure:
-    """One constraint: the largest gains first is optimal (paper 4.1, 'Two candidates')."""
-    order = np.argsort(-g, kind="stable")
-    cs = np.cumsum(g[order])
-    m = count_reaching(cs, d)
-    prev = int(cs[m - 2]) if m >= 2 else 0
-    lp = Fraction(m - 1) + Fraction(d - prev, int(g[order[m - 1]]))
-    return Enclosure(m, m, np.sort(order[:m]), True, float(lp), lp, "sorting")
+    """One constraint: the largest gains first is optimal (paper 4.1, 'Two candidates');
+    the LP optimum takes the last of them fractionally."""
+    cols = largest_first(g, d)
+    m = cols.size
+    lp = Fraction(m - 1) + Fraction(d - int(g[cols[:-1]].sum()), int(g[cols[-1]]))
+    return Enclosure(m, m, np.sort(cols), True, float(lp), lp, "sorting")
 
 
 @dataclass(frozen=True)
@@ -221,7 +193,7 @@ class _Residual:
 
     @classmethod
     def fix(cls, G, D, dual, U: int) -> _Residual:
-        fixed = _fix(G, D, dual, U)
+        fixed = fix_columns(G, D, dual, U)
         if fixed is None:
             none = np.zeros(0, dtype=np.int64)
             return cls(none, none, G[:, :0], D, empty=True)
@@ -245,23 +217,7 @@ class _Residual:
         return np.concatenate([self.ones, self.free[np.asarray(cols, dtype=np.int64)]])
 
 
-def _fix(G: np.ndarray, D: np.ndarray, dual, U: int):
-    """(out, into): columns every cover of size <= U - 1 leaves out / contains, by exact
-    reduced costs and then cardinality arguments on the constraints and their surrogate
-    (`certlib.covering_exact`); None when no such cover exists."""
-    m = G.shape[1]
-    if dual is not None:
-        out, into = reduced_cost_fixing(dual, U)
-        lam_D = sum(int(a) * int(b) for a, b in zip(dual.lam_int, D))
-        rows = [(dual.dots, lam_D)]
-    else:
-        out = into = np.zeros(m, dtype=bool)
-        rows = []
-    rows += [(G[j], int(D[j])) for j in range(G.shape[0])]
-    return cardinality_fixing(rows, U - 1, out, into)
-
-
-def _cover_reduced(G: np.ndarray, D: np.ndarray, budget: _Budget) -> Enclosure:
+def _cover_reduced(G: np.ndarray, D: np.ndarray, budget: Budget) -> Enclosure:
     r = G.shape[0]
     if r == 1:
         return _single(G[0], int(D[0]))
@@ -299,7 +255,7 @@ def _cover_reduced(G: np.ndarray, D: np.ndarray, budget: _Budget) -> Enclosure:
             lower, method = len(witness), "fixing"  # no cover below U exists
         elif budget.can_work():
             U = len(witness)
-            bb = _branch_and_bound(res.G, res.D, U - res.ones.size,
+            bb = branch_and_bound(res.G, res.D, U - res.ones.size,
                                    max(0, lower - res.ones.size), budget)
             if bb.witness is not None:
                 cand = res.lift(bb.witness)
@@ -314,7 +270,7 @@ def _cover_reduced(G: np.ndarray, D: np.ndarray, budget: _Budget) -> Enclosure:
                      len(witness) if claimed and not exact else None)
 
 
-def _milp(G: np.ndarray, D: np.ndarray, budget: _Budget):
+def _milp(G: np.ndarray, D: np.ndarray, budget: Budget):
     """HiGHS MILP under the remaining work (at most MILP_NODE_LIMIT nodes) and time.
 
     Returns (verified, pruned columns, whether HiGHS claims they are a minimum) or
@@ -331,143 +287,3 @@ def _milp(G: np.ndarray, D: np.ndarray, budget: _Budget):
     return cols, hint.claims_optimal and len(cols) == len(hint.cols)
 
 
-class _Dominance:
-    """Symmetry breaking for the exact search: column a *dominates* column b when
-    ``G[:, a] >= G[:, b]`` entrywise (identical columns: the lower index dominates).
-
-    Swapping a dominated column b in a cover for a dominating a outside it gives a
-    cover of the same size, and each swap moves the cover up a linear extension of
-    this (strict, transitive) order, so every cover has a same-size *canonical*
-    cover: one that contains every column dominating one of its columns.  The
-    search only looks for canonical covers, so a node may put every column
-    dominating an "in" column in, and every column dominated by an "out" column
-    out.  Without this it re-proves the same subproblem for every arrangement of
-    interchangeable columns (pools with tied confidences have many; HiGHS's
-    presolve removes them the same way).  The m x m relation is kept only for
-    m <= MILP_MAX_COLS columns; larger problems are searched without it."""
-
-    def __init__(self, G: np.ndarray):
-        m = G.shape[1]
-        self.below = None  # below[b, a]: a dominates b
-        if m > MILP_MAX_COLS or m < 2:
-            return
-        geq = np.ones((m, m), dtype=bool)
-        same = np.ones((m, m), dtype=bool)
-        for row in G:
-            geq &= row[None, :] >= row[:, None]
-            same &= row[None, :] == row[:, None]
-        idx = np.arange(m)
-        geq &= ~same | (idx[None, :] < idx[:, None])
-        self.below = geq
-
-    def close(self, status: np.ndarray):
-        """``status`` with every implied in/out set (a copy), or None when no canonical
-        cover agrees with it.  One step suffices: the relation is transitive."""
-        if self.below is None:
-            return status
-        ones, zeros = status == 1, status == 0
-        up = self.below[ones].any(axis=0)  # dominating an "in" column: in
-        down = self.below[:, zeros].any(axis=1)  # dominated by an "out" column: out
-        if (up & (zeros | down)).any() or (down & ones).any():
-            return None
-        out = status.copy()
-        out[up] = 1
-        out[down] = 0
-        return out
-
-
-@dataclass
-class _BB:
-    lower: int  # valid lower bound on the optimum, capped at the incumbent size
-    witness: np.ndarray | None  # a verified cover smaller than the initial U, if found
-
-
-def _branch_and_bound(G, D, U: int, root_lower: int, budget: _Budget) -> _BB:
-    """Exact search for a cover of size <= U - 1 (U: size of a known one, or any
-    upper limit).
-
-    Node LPs (HiGHS) only suggest multipliers and branching columns.  A node with
-    columns F forced in is discarded when the exact bound
-    ``|F| + ceil(weak dual of the residual problem)`` (or the exact surrogate
-    bound, or a one-constraint sorting bound) reaches U; columns are fixed by exact
-    reduced-cost and cardinality arguments; only canonical covers are searched
-    (`_Dominance`); incumbents are verified with integer sums.  If the
-    stack empties, no cover of size below U exists beyond those found, so
-    ``lower`` = final U; when the budget runs out the smallest bound of an open
-    node (capped at U) is a valid lower bound.  Each node costs 1 work unit, plus
-    ``columns // COLS_PER_UNIT`` when it solves an LP."""
-    m = G.shape[1]
-    best = None
-    dominance = _Dominance(G)
-    # node: (status array int8: -1 free, 0 out, 1 in; a valid lower bound for the node)
-    stack = [(np.full(m, -1, dtype=np.int8), root_lower)]
-    stopped = False
-    while stack:
-        if not budget.can_work():
-            stopped = True
-            break
-        status, node_lb = stack.pop()
-        if node_lb >= U:
-            continue
-        budget.spend(1)
-        ones = np.flatnonzero(status == 1)
-        free = np.flatnonzero(status == -1)
-        nF = len(ones)
-        rem = D - G[:, ones].sum(axis=1, dtype=np.int64)
-        act = rem > 0
-        if not act.any():  # F itself covers
-            if nF < U:
-                best, U = ones, nF
-            continue
-        Ga, Ra = G[act][:, free], rem[act]
-        if (Ga.sum(axis=1, dtype=np.int64) < Ra).any():
-            continue  # infeasible, exactly
-        lb = max(node_lb, nF + max(fewest_largest(Ga[j], int(Ra[j])) for j in range(Ga.shape[0])))
-        if lb >= U:
-            continue
-        if Ga.shape[0] == 1:  # one constraint left: solved exactly by sorting
-            sol = _single(Ga[0], int(Ra[0]))
-            if nF + sol.upper < U:
-                best, U = np.concatenate([ones, free[sol.witness]]), nF + sol.upper
-            continue
-        budget.spend(_lp_cost(free.size) - 1)
-        lp = lp_relaxation(Ga, Ra)
-        if lp is None:
-            x = None
-        else:
-            x, lam, _ = lp
-            dual = exact_dual(Ga, Ra, lam)
-            lb = max(lb, nF + dual.ceil, nF + dual.surrogate)
-            if lb >= U:
-                continue
-            local = round_up(Ga, Ra, x)  # rounding heuristic at this node
-            if nF + len(local) < U:
-                best, U = np.concatenate([ones, free[local]]), nF + len(local)
-                if lb >= U:
-                    continue
-            fixed = _fix(Ga, Ra, dual, U - nF)
-            if fixed is None:
-                continue  # no cover below U in this node, exactly
-            out, into = fixed
-            if out.any() or into.any():
-                status = status.copy()
-                status[free[out]] = 0
-                status[free[into]] = 1
-                status = dominance.close(status)
-                if status is not None:
-                    stack.append((status, lb))
-                continue
-        # branch on the most fractional free column (any free column if the LP failed)
-        pick = 0 if x is None else int(np.argmin(np.abs(x - 0.5)))
-        i = free[pick]
-        zero, one = status.copy(), status.copy()
-        zero[i], one[i] = 0, 1
-        for child in (dominance.close(zero), dominance.close(one)):
-            if child is not None:
-                stack.append((child, lb))
-    if best is not None and not covers(G, D, best):  # cannot happen: every update is exact
-        raise RuntimeError("branch-and-bound produced an unverified cover")
-    if not stopped:
-        return _BB(U, best)
-    # every node not yet explored is on the stack (the budget is checked before a pop)
-    return _BB(min([lb for _, lb in stack] + [U]), best)

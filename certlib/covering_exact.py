@@ -17,8 +17,8 @@ from fractions import Fraction
 import numpy as np
 
 __all__ = ["Dual", "cardinality_fixing", "count_reaching", "covers", "descending_cumsum",
-           "exact_dual", "fewest_largest", "greedy_complete", "prune", "reduced_cost_fixing",
-           "round_up"]
+           "exact_dual", "fewest_largest", "fix_columns", "greedy_complete", "largest_first",
+           "prune", "reduced_cost_fixing", "round_up"]
 
 _X_EPS = 1e-9  # LP entries below this count as 0 when rounding up (hint only; verified after)
 
@@ -57,6 +57,14 @@ def fewest_largest(values: np.ndarray, target: int) -> int | None:
     optimal).  Values may be an int64 or an object (Python int) array; callers keep
     the int64 sums below 2^63."""
     return count_reaching(descending_cumsum(values), target)
+
+
+def largest_first(g: np.ndarray, d: int) -> np.ndarray:
+    """Columns of the fewest largest gains ``g`` reaching ``d`` (ties: lower index first),
+    largest first: the minimum cover of a single constraint (paper 000 section 4.1, "Two
+    candidates"; `fewest_largest` counts them).  The caller checks that all of g reaches d."""
+    order = np.argsort(-g, kind="stable")
+    return order[:count_reaching(np.cumsum(g[order]), d)]
 
 
 def prune(G: np.ndarray, D: np.ndarray, cols: np.ndarray, order_key=None) -> np.ndarray:
@@ -221,3 +229,19 @@ def cardinality_fixing(rows, t: int, out: np.ndarray, into: np.ndarray):
                 changed = True
                 break
     return out, into
+
+
+def fix_columns(G: np.ndarray, D: np.ndarray, dual: Dual | None, U: int):
+    """(out, into): columns every cover of size <= U - 1 leaves out / contains, by exact
+    reduced costs and then cardinality arguments on the constraints and their surrogate
+    ; None when no such cover exists."""
+    m = G.shape[1]
+    if dual is not None:
+        out, into = reduced_cost_fixing(dual, U)
+        lam_D = sum(int(a) * int(b) for a, b in zip(dual.lam_int, D))
+        rows = [(dual.dots, lam_D)]
+    else:
+        out = into = np.zeros(m, dtype=bool)
+        rows = []
+    rows += [(G[j], int(D[j])) for j in range(G.shape[0])]
+    return cardinality_fixing(rows, U - 1, out, into)

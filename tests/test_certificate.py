@@ -21,9 +21,10 @@ from hypothesis import strategies as st
 from certlib.bounds import batch_lower, certified_mask, decide, thresholds
 from certlib.certificate import Certificate, certify, certify_partial
 from certlib.contrib import initial_lower
-from certlib.covering import _branch_and_bound, _Budget, cover_enclosure
+from certlib.covering import cover_enclosure
 from certlib.covering_exact import exact_dual, reduced_cost_fixing
 from certlib.covering_lp import lp_direct, lp_relaxation
+from certlib.covering_search import Budget, branch_and_bound
 from certlib.errors import CertlibError, LabelError, ParameterError
 from certlib.io import load_pool
 from certlib.pool import Pool
@@ -375,7 +376,7 @@ def test_branch_and_bound_improves_a_bad_incumbent(levels):
             continue
         best = brute_cover(G, D)
         m = G.shape[1]
-        bb = _branch_and_bound(G, D, m + 1, 0, _Budget(10**9, float("inf")))  # no incumbent
+        bb = branch_and_bound(G, D, m + 1, 0, Budget(10**9, float("inf")))  # no incumbent
         assert bb.lower == len(bb.witness) == best
         assert (G[:, bb.witness].sum(axis=1) >= D).all()
 
@@ -466,13 +467,13 @@ def test_dominance_keeps_a_minimum_cover():
     """Symmetry breaking is sound: some minimum cover is canonical (contains every
     column dominating one of its columns), and closing a status under dominance keeps
     every canonical cover that agrees with the status."""
-    from certlib.covering import _Dominance
+    from certlib.covering_search import Dominance
 
     rng = np.random.default_rng(37)
     for _ in range(80):
         G, D = random_cover(rng, m=int(rng.integers(3, 10)), levels=3)
         m = G.shape[1]
-        dom = _Dominance(G)
+        dom = Dominance(G)
         covers = [np.isin(np.arange(m), S) for size in range(m + 1)
                   for S in itertools.combinations(range(m), size)
                   if (G[:, list(S)].sum(axis=1) >= D).all()]
@@ -504,13 +505,13 @@ def test_branch_and_bound_out_of_work_gives_valid_lower():
         best = brute_cover(G, D)
         m = G.shape[1]
         for work in (0, 1, 2, 3, 5, 8, 13):
-            budget = _Budget(work, float("inf"))
-            bb = _branch_and_bound(G, D, m + 1, 0, budget)
+            budget = Budget(work, float("inf"))
+            bb = branch_and_bound(G, D, m + 1, 0, budget)
             assert bb.lower <= best
             if bb.witness is not None:
                 assert (G[:, bb.witness].sum(axis=1) >= D).all() and best <= len(bb.witness)
             assert budget.used <= work + 1 + m // 500 and not budget.time_limited
-        bb = _branch_and_bound(G, D, m + 1, 0, _Budget(10**9, 0.0))  # clock already run out
+        bb = branch_and_bound(G, D, m + 1, 0, Budget(10**9, 0.0))  # clock already run out
         assert bb.lower <= best and bb.witness is None
 
 
