@@ -87,7 +87,7 @@ def run_pools(quick: bool):
         name = os.path.basename(f)[:-4]
         pre = prelabel_bound(pool).prelabel_bound
         if certify is not None:
-            c = certify(pool, time_limit=0.3 if quick else 2.0)
+            c = certify(pool, work_limit=100) if quick else certify(pool)
             cert = (c.lower, c.upper)
         else:
             cert = None

@@ -22,8 +22,8 @@ import numpy as np
 from .contrib import initial_lower, lower_terms, realised_terms, row_blocks, rule_unit
 from .weights import exact_fraction, tolerance_units
 
-__all__ = ["Thresholds", "thresholds", "certified_mask", "eliminated_mask", "excess_units",
-           "decide", "Decision", "batch_lower"]
+__all__ = ["Decision", "Thresholds", "batch_lower", "certified_mask", "decide", "deficits",
+           "eliminated_mask", "excess_units", "thresholds"]
 
 _NEVER = np.iinfo(np.int64).min // 4  # threshold that any bound meets (diagonal)
 
@@ -64,6 +64,14 @@ def certified_mask(L: np.ndarray, th: Thresholds) -> np.ndarray:
     """Bool (K,) [or (K, m) for a stack (K, K, m)]: which candidates pass the test."""
     need = th.need if L.ndim == 2 else th.need[:, :, None]
     return (L >= need).all(axis=0)
+
+
+def deficits(need: np.ndarray, L: np.ndarray) -> np.ndarray:
+    """``max(0, need - L)`` elementwise, int64: what reading rows must still add to each
+    bound before the test passes (SPEC sections 6, 7).  Slices work alike, e.g.
+    ``deficits(th.need[:, k], L[:, k])`` for target k; the diagonal gives 0 because
+    its threshold is met by any bound."""
+    return np.maximum(0, np.asarray(need, dtype=np.int64) - np.asarray(L, dtype=np.int64))
 
 
 def eliminated_mask(L: np.ndarray, th: Thresholds) -> np.ndarray:

@@ -14,14 +14,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from fractions import Fraction
 
-import numpy as np
-
-from .bounds import thresholds
+from .bounds import deficits, thresholds
 from .contrib import initial_lower, pair_potential
+from .covering_exact import count_reaching, descending_cumsum
 
 __all__ = ["PrelabelResult", "prelabel_bound"]
 
-INFINITE = None  # m_jk when even every row cannot close the deficit
+INFINITE = None  # m_jk when even every row cannot close the deficit (count_reaching)
 
 
 @dataclass(frozen=True)
@@ -59,32 +58,21 @@ class PrelabelResult:
         }
 
 
-def labels_to_cover(sorted_desc_cumsum: np.ndarray, deficit: int):
-    """Smallest m with (sum of the m largest gains) >= deficit; None if impossible."""
-    if deficit <= 0:
-        return 0
-    if sorted_desc_cumsum.size == 0 or sorted_desc_cumsum[-1] < deficit:
-        return INFINITE
-    return int(np.searchsorted(sorted_desc_cumsum, deficit, side="left")) + 1
-
-
 def prelabel_bound(pool, tolerance=0.0) -> PrelabelResult:
     """Prelabel lower bound of the shared test, with optional AUGRC tolerance."""
     K = pool.K
     th = thresholds(K, pool.scale, "shared", tolerance)
     L0 = initial_lower(pool, "shared")
-    D = np.maximum(0, th.need - L0)
-    np.fill_diagonal(D, 0)
+    D = deficits(th.need, L0)
     m = [[0] * K for _ in range(K)]
     for j in range(K):
         for k in range(j + 1, K):
             if D[j, k] == 0 and D[k, j] == 0:
                 continue
             pot = pair_potential(pool, j, k)
-            pot = pot[pot > 0]
-            cum = np.cumsum(np.sort(pot)[::-1], dtype=np.int64)
-            m[j][k] = labels_to_cover(cum, int(D[j, k]))
-            m[k][j] = labels_to_cover(cum, int(D[k, j]))
+            cum = descending_cumsum(pot[pot > 0])  # one sort serves both directions
+            m[j][k] = count_reaching(cum, int(D[j, k]))
+            m[k][j] = count_reaching(cum, int(D[k, j]))
     per_target = []
     for k in range(K):
         col = [m[j][k] for j in range(K) if j != k]

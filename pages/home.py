@@ -93,9 +93,11 @@ cert = cached_certify(pool, pool_key(pool), tol)
 size = f"{cert.lower:,}" if cert.exact else f"{cert.lower:,} to {cert.upper:,}"
 st.metric("minimum certificate", f"{size} labels")
 st.caption(("exact minimum" if cert.exact else "enclosure: the minimum lies in this range")
-           + (f"; certifies {plain(cert.winner)}" if tol == 0 else
+           + ("" if cert.solver_minimum is None
+              else f"; HiGHS finds {cert.solver_minimum:,} (not proved)")
+           + (f"; certifies {plain(cert.selected)}" if tol == 0 else
               f"; the smallest certificate of any candidate within tau, here for "
-              f"{plain(cert.winner)}"))
+              f"{plain(cert.selected)}"))
 
 fig = go.Figure()
 fig.add_bar(x=["prelabel bound", "minimum certificate", f"{policy} ({rule})"],

@@ -11,6 +11,7 @@ import itertools
 import json
 import math
 from fractions import Fraction
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -18,16 +19,17 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from certlib.bounds import batch_lower, certified_mask, decide, thresholds
-from certlib.certificate import (
-    Certificate,
-    _branch_and_bound,
-    certify,
-    certify_partial,
-    cover_enclosure,
-)
+from certlib.certificate import Certificate, certify, certify_partial
 from certlib.contrib import initial_lower
+from certlib.covering import cover_enclosure
+from certlib.covering_exact import exact_dual, reduced_cost_fixing
+from certlib.covering_lp import lp_direct, lp_relaxation
+from certlib.covering_search import Budget, branch_and_bound
 from certlib.errors import CertlibError, LabelError, ParameterError
+from certlib.io import load_pool
 from certlib.pool import Pool
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 # --------------------------------------------------------------- reference pools
@@ -114,20 +116,20 @@ def check_against_brute(pool, tolerance=0.0, **kw):
     best = brute_minimum(pool, tolerance)
     assert cert.lower <= best <= cert.upper
     assert len(cert.witness) == cert.upper
-    assert cert.winner == pool.names[cert.winner_index]
+    assert cert.selected == pool.names[cert.selected_index]
     # the witness certifies its candidate (SPEC 5 test via certlib.bounds)
     pos = [pool.position(r) for r in cert.witness]
     L = batch_lower(pool, pos)
     th = thresholds(pool.K, pool.scale, "shared", tolerance)
-    assert certified_mask(L, th)[cert.winner_index]
+    assert certified_mask(L, th)[cert.selected_index]
     assert decide(L, th).certified
     if cert.exact:
         assert cert.lower == best == cert.upper
     if tolerance == 0:
-        assert cert.winner_index == pool.winner()
+        assert cert.selected_index == pool.winner()
     else:
         r = pool.risks()
-        assert r[cert.winner_index] - r.min() <= th.tol_units
+        assert r[cert.selected_index] - r.min() <= th.tol_units
     return cert, best
 
 
@@ -137,7 +139,7 @@ def test_figure2():
     pool = figure2_pool()
     assert pool.weights.tolist() == [[7, 5, 3, 1], [5, 7, 1, 3]]
     c = certify(pool)
-    assert (c.winner, c.lower, c.upper, c.exact) == ("B", 3, 3, True)
+    assert (c.selected, c.lower, c.upper, c.exact) == ("B", 3, 3, True)
     assert c.lp_value == pytest.approx(2.5) and c.dual_bound == Fraction(5, 2)
     assert c.deficits == (7, 0)  # D = 1 - L_AB = 1 - (-6)
     assert set(c.witness) == {0, 1, 2}  # rows 1, 2, 3 (one-based) contribute 8
@@ -158,7 +160,7 @@ def test_figure3():
     assert (g[1, [1, 2]].sum(), g[2, [1, 2]].sum()) == (16, 12)
     assert (g[1, [0, 1]].sum(), g[2, [0, 1]].sum()) == (16, 20)
     c = certify(pool)
-    assert (c.winner, c.lower, c.upper, c.exact) == ("A", 2, 2, True)
+    assert (c.selected, c.lower, c.upper, c.exact) == ("A", 2, 2, True)
     assert c.lp_value == pytest.approx(11 / 8) and c.dual_bound == Fraction(11, 8)
     assert c.witness == (0, 1)
     assert brute_minimum(pool) == 2
@@ -198,7 +200,7 @@ def test_figure3_pool_is_inferred():
 def test_worst_case(n):
     """SPEC 9 / paper 000 section 4.2: C(0) = n - 1 while accuracy needs no label."""
     c = certify(worst_case_pool(n))
-    assert (c.winner, c.lower, c.upper, c.exact) == ("A", n - 1, n - 1, True)
+    assert (c.selected, c.lower, c.upper, c.exact) == ("A", n - 1, n - 1, True)
     if n <= 10:
         assert brute_minimum(worst_case_pool(n)) == n - 1
 
@@ -255,8 +257,8 @@ def test_brute_force_hypothesis(pool, tau):
 
 def test_target_terms_match_contrib():
     """The per-target specialisation used for speed equals certlib.contrib's K x K x n terms."""
-    from certlib.contrib import target_terms as _target_terms
     from certlib.contrib import lower_terms, potential_terms, realised_terms
+    from certlib.contrib import target_terms as _target_terms
 
     rng = np.random.default_rng(3)
     for t in range(30):
@@ -276,14 +278,12 @@ def test_target_terms_match_contrib():
 
 def test_sifting_lp_matches_direct_lp():
     """Large LPs are solved by sifting; value and duals agree with one HiGHS call."""
-    from certlib.certificate import _lp, _lp_direct
-
     rng = np.random.default_rng(17)
     for frac in (0.3, 0.6, 0.95):
         G = (rng.integers(1, 400, size=(5, 4000)) * (rng.random((5, 4000)) < 0.6)).astype(np.int64)
         D = (G.sum(axis=1) * frac).astype(np.int64)
-        x, lam, val = _lp(G, D)
-        _, _, ref = _lp_direct(G, D)
+        x, _, val = lp_relaxation(G, D)
+        _, _, ref = lp_direct(G, D)
         assert val == pytest.approx(ref, rel=1e-9, abs=1e-6)
         assert (G @ x >= D - 1e-6).all() and ((x >= 0) & (x <= 1)).all()
         assert np.count_nonzero((x > 1e-9) & (x < 1 - 1e-9)) <= G.shape[0]
@@ -291,7 +291,7 @@ def test_sifting_lp_matches_direct_lp():
 
 # ------------------------------------------------------------- the covering core
 def brute_cover(G, D):
-    r, m = G.shape
+    m = G.shape[1]
     for size in range(m + 1):
         for S in itertools.combinations(range(m), size):
             if (G[:, list(S)].sum(axis=1) >= D).all():
@@ -299,10 +299,12 @@ def brute_cover(G, D):
     return None
 
 
-def random_cover(rng, m=None, r=None):
+def random_cover(rng, m=None, r=None, levels=30):
+    """Random covering problem; few ``levels`` give many identical and dominated columns
+    (as tied confidences do in pools)."""
     m = int(rng.integers(3, 13)) if m is None else m
     r = int(rng.integers(2, 5)) if r is None else r
-    G = rng.integers(0, 30, size=(r, m)) * (rng.random((r, m)) < 0.7)
+    G = rng.integers(0, levels, size=(r, m)) * (rng.random((r, m)) < 0.7)
     D = (G.sum(axis=1) * rng.uniform(0.2, 0.9, size=r)).astype(np.int64)
     return G.astype(np.int64), D
 
@@ -312,7 +314,7 @@ def test_cover_core_brute_force():
     for _ in range(150):
         G, D = random_cover(rng)
         best = brute_cover(G, D)
-        quick = cover_enclosure(G, D, time_limit=0.0)
+        quick = cover_enclosure(G, D, work_limit=0)
         full = cover_enclosure(G, D)
         for e in (quick, full):
             assert e.lower <= best <= e.upper == len(e.witness)
@@ -322,20 +324,59 @@ def test_cover_core_brute_force():
         assert full.exact
 
 
-def test_branch_and_bound_improves_a_bad_incumbent():
-    """The exact search alone (no MILP) finds the optimum from the all-rows incumbent."""
-    rng = np.random.default_rng(5)
+def test_solver_minimum_is_a_feasible_size_in_the_enclosure():
+    """HiGHS's unproved minimum, when reported, is the size of a verified cover (a
+    feasible size, so >= the brute-force minimum) and lies in [lower, upper].  A work
+    limit of 1 lets the MILP run on its root node and leaves no work for the proof."""
+    rng = np.random.default_rng(23)
+    reported = 0
+    for _ in range(150):
+        G, D = random_cover(rng, m=int(rng.integers(6, 13)), r=int(rng.integers(2, 5)))
+        best = brute_cover(G, D)
+        for work in (1, 2, 4):
+            e = cover_enclosure(G, D, work_limit=work)
+            assert e.lower <= best <= e.upper == len(e.witness)
+            assert (G[:, e.witness].sum(axis=1) >= D).all()
+            if e.solver_minimum is not None:
+                reported += 1
+                assert not e.exact
+                assert e.lower <= e.solver_minimum <= e.upper
+                assert best <= e.solver_minimum  # a feasible cover of that size exists
+            if e.exact:
+                assert e.solver_minimum is None and e.lower == best
+    assert reported > 0
+
+
+def test_solver_minimum_on_pools_brute_force():
+    """The same on pools, against the minimum over every subset of rows (SPEC 7)."""
+    rng = np.random.default_rng(29)
+    for t in range(60):
+        pool = random_pool(rng, ["binary", "shared", "categorical"][t % 3], n=10, K=4)
+        best = brute_minimum(pool)
+        c = certify(pool, work_limit=1)
+        assert c.lower <= best <= c.upper
+        if c.solver_minimum is not None:
+            assert not c.exact and c.lower <= c.solver_minimum <= c.upper
+            assert best <= c.solver_minimum
+            assert c.to_dict()["solver_minimum"] == c.solver_minimum
+
+
+@pytest.mark.parametrize("levels", [30, 4, 2])
+def test_branch_and_bound_improves_a_bad_incumbent(levels):
+    """The exact search alone (no MILP) finds the optimum from the all-rows incumbent;
+    with few gain levels most columns are twins or dominated (symmetry breaking)."""
+    rng = np.random.default_rng(5 + levels)
     for _ in range(60):
-        G, D = random_cover(rng)
+        G, D = random_cover(rng, levels=levels)
         useful = np.flatnonzero(G.any(axis=0))
-        G, D = G[:, useful], D
+        G = G[:, useful]
         keep = D > 0
         G, D = G[keep], D[keep]
         if G.shape[0] == 0:
             continue
         best = brute_cover(G, D)
         m = G.shape[1]
-        bb = _branch_and_bound(G, D, m + 1, 0, deadline=float("inf"))  # no incumbent
+        bb = branch_and_bound(G, D, m + 1, 0, Budget(10**9, float("inf")))  # no incumbent
         assert bb.lower == len(bb.witness) == best
         assert (G[:, bb.witness].sum(axis=1) >= D).all()
 
@@ -344,13 +385,11 @@ def test_branch_and_bound_improves_a_bad_incumbent():
 def test_exact_dual_matches_fractions(scale):
     """The dyadic int64 evaluation (and the Python-int path, forced by huge multipliers)
     equals the weak-dual and surrogate bounds computed with Fractions."""
-    from certlib.certificate import _exact_dual
-
     rng = np.random.default_rng(int(scale * 7) % 1000)
     for _ in range(20):
         G, D = random_cover(rng, m=int(rng.integers(3, 13)))
         lam = rng.random(G.shape[0]) * scale / max(1, G.max())
-        d = _exact_dual(G, D, lam)
+        d = exact_dual(G, D, lam)
         lam_q = [Fraction(int(v), 1 << d.s) for v in d.lam_int]
         assert all(q <= Fraction(float(v)) for q, v in zip(lam_q, lam))  # rounded down
         ref = sum(q * int(x) for q, x in zip(lam_q, D)) + sum(
@@ -370,8 +409,6 @@ def test_exact_dual_matches_fractions(scale):
 
 def test_reduced_cost_fixing_is_valid():
     """Every certificate smaller than U respects the rows fixed by the exact duals."""
-    from certlib.certificate import _exact_dual, _lp, _reduced_cost_fixing
-
     rng = np.random.default_rng(19)
     fixed_any = 0
     for _ in range(80):
@@ -380,12 +417,12 @@ def test_reduced_cost_fixing_is_valid():
         G, D = G[keep], D[keep]
         if G.shape[0] == 0:
             continue
-        lp = _lp(G, D)
-        d = _exact_dual(G, D, lp[1])
+        lp = lp_relaxation(G, D)
+        d = exact_dual(G, D, lp[1])
         m = G.shape[1]
         best = brute_cover(G, D)
         for U in (best + 1, best + 2):
-            out, into = _reduced_cost_fixing(d, U)
+            out, into = reduced_cost_fixing(d, U)
             fixed_any += int(out.sum() + into.sum())
             for size in range(U):
                 for S in itertools.combinations(range(m), size):
@@ -396,12 +433,86 @@ def test_reduced_cost_fixing_is_valid():
     assert fixed_any > 0
 
 
-def test_branch_and_bound_timeout_gives_valid_lower():
+def test_cardinality_fixing_is_valid():
+    """Every cover of at most t columns respects the columns fixed by the sorting rules
+    (on the constraints and a surrogate of them), and None means there is none."""
+    from certlib.covering_exact import cardinality_fixing
+
+    rng = np.random.default_rng(31)
+    fixed_any = proved_empty = 0
+    for _ in range(150):
+        G, D = random_cover(rng, m=int(rng.integers(3, 11)), levels=int(rng.integers(2, 30)))
+        m = G.shape[1]
+        lam = rng.integers(0, 4, size=G.shape[0])
+        rows = [(G[j], int(D[j])) for j in range(G.shape[0])] + [(lam @ G, int(lam @ D))]
+        t = int(rng.integers(0, m + 1))
+        none = np.zeros(m, dtype=bool)
+        res = cardinality_fixing(rows, t, none, none)
+        small = [S for size in range(t + 1) for S in itertools.combinations(range(m), size)
+                 if (G[:, list(S)].sum(axis=1) >= D).all()]
+        if res is None:
+            proved_empty += 1
+            assert small == []
+            continue
+        out, into = res
+        fixed_any += int(out.sum() + into.sum())
+        for S in small:
+            x = np.zeros(m, dtype=bool)
+            x[list(S)] = True
+            assert not (x & out).any() and (x | ~into).all()
+    assert fixed_any > 0 and proved_empty > 0
+
+
+def test_dominance_keeps_a_minimum_cover():
+    """Symmetry breaking is sound: some minimum cover is canonical (contains every
+    column dominating one of its columns), and closing a status under dominance keeps
+    every canonical cover that agrees with the status."""
+    from certlib.covering_search import Dominance
+
+    rng = np.random.default_rng(37)
+    for _ in range(80):
+        G, D = random_cover(rng, m=int(rng.integers(3, 10)), levels=3)
+        m = G.shape[1]
+        dom = Dominance(G)
+        covers = [np.isin(np.arange(m), S) for size in range(m + 1)
+                  for S in itertools.combinations(range(m), size)
+                  if (G[:, list(S)].sum(axis=1) >= D).all()]
+        canonical = [x for x in covers if not (dom.below[x] & ~x[None, :]).any()]
+        assert min(x.sum() for x in canonical) == min(x.sum() for x in covers)
+        for _ in range(3):
+            status = rng.choice(np.array([-1, -1, 0, 1], dtype=np.int8), size=m)
+            agree = [x for x in canonical
+                     if (x[status == 1]).all() and not (x[status == 0]).any()]
+            closed = dom.close(status)
+            if closed is None:
+                assert agree == []
+                continue
+            assert ((closed == status) | (status == -1)).all()
+            for x in agree:
+                assert (x[closed == 1]).all() and not (x[closed == 0]).any()
+
+
+def test_branch_and_bound_out_of_work_gives_valid_lower():
+    """Stopped after any number of nodes (or by the clock), the open nodes' bounds and
+    the incumbent still enclose the optimum."""
     rng = np.random.default_rng(6)
-    G, D = random_cover(rng, m=12, r=3)
-    best = brute_cover(G, D)
-    bb = _branch_and_bound(G, D, 12, 0, deadline=0.0)  # already expired
-    assert bb.lower <= best and bb.witness is None
+    for _ in range(30):
+        G, D = random_cover(rng, m=12, r=3)
+        keep = D > 0
+        G, D = G[keep], D[keep]
+        if G.shape[0] == 0:
+            continue
+        best = brute_cover(G, D)
+        m = G.shape[1]
+        for work in (0, 1, 2, 3, 5, 8, 13):
+            budget = Budget(work, float("inf"))
+            bb = branch_and_bound(G, D, m + 1, 0, budget)
+            assert bb.lower <= best
+            if bb.witness is not None:
+                assert (G[:, bb.witness].sum(axis=1) >= D).all() and best <= len(bb.witness)
+            assert budget.used <= work + 1 + m // 500 and not budget.time_limited
+        bb = branch_and_bound(G, D, m + 1, 0, Budget(10**9, 0.0))  # clock already run out
+        assert bb.lower <= best and bb.witness is None
 
 
 # ------------------------------------------------------------------ properties
@@ -413,9 +524,9 @@ def test_dual_lp_witness_ordering_and_rounding_gap():
         K = int(rng.integers(3, 7))
         pool = random_pool(rng, ["binary", "shared", "categorical"][trial % 3],
                            n=int(rng.integers(30, 300)), K=K)
-        c = certify(pool, time_limit=0.0)
+        c = certify(pool, work_limit=0)
         pos = [pool.position(r) for r in c.witness]
-        assert certified_mask(batch_lower(pool, pos), thresholds(K, pool.scale))[c.winner_index]
+        assert certified_mask(batch_lower(pool, pos), thresholds(K, pool.scale))[c.selected_index]
         if c.lp_value is None:
             continue
         assert c.lower <= c.upper
@@ -428,14 +539,34 @@ def test_dual_lp_witness_ordering_and_rounding_gap():
         assert c.upper - math.ceil(c.lp_value - 1e-9) <= K - 1
 
 
-def test_time_limit_only_tightens():
+def test_work_limit_only_tightens():
     rng = np.random.default_rng(8)
     for _ in range(10):
         pool = random_pool(rng, "binary", n=80, K=5)
-        a = certify(pool, time_limit=0.0)
-        b = certify(pool, time_limit=1.0)
+        a = certify(pool, work_limit=0)
+        b = certify(pool, work_limit=200)
         assert b.lower >= a.lower and b.upper <= a.upper
         assert b.lower <= a.upper and a.lower <= b.upper
+
+
+def test_default_certificate_is_deterministic():
+    """The work limit, not the clock, stops the search: on a pool where it binds (the
+    gap stays open) two calls with wildly different time safety nets give the same
+    certificate, field for field."""
+    pool = load_pool(ROOT / "sample_data" / "panels" / "digits_s2_tree_k8.csv")
+    a = certify(pool, work_limit=100, time_limit=600.0)
+    b = certify(pool, work_limit=100, time_limit=1e9)
+    assert a.work >= 100 and not a.exact  # the work limit bound
+    assert not a.time_limited and not b.time_limited
+    assert a == b and a.to_dict() == b.to_dict()
+
+
+def test_time_limit_is_a_reported_safety_net():
+    pool = load_pool(ROOT / "sample_data" / "panels" / "digits_s2_tree_k4.csv")
+    c = certify(pool, work_limit=10**9, time_limit=0.0)
+    assert c.time_limited and c.to_dict()["time_limited"]
+    ref = certify(pool, work_limit=0)
+    assert (c.lower, c.upper) == (ref.lower, ref.upper)  # nothing searched: the LP enclosure
 
 
 def test_tolerance_reports_smallest_upper():
@@ -455,6 +586,13 @@ def test_target_and_dict():
     assert certify(pool, target=1).upper == 3
     d = certify(pool).to_dict()
     assert list(d)[:6] == ["winner", "lower", "upper", "exact", "lp_value", "witness"]
+    c = certify(pool)
+    assert d["winner"] == c.selected == c.winner == "B"  # read-only alias, SPEC 10 JSON key
+    assert d["winner_index"] == c.selected_index == c.winner_index == 1
+    with pytest.raises(AttributeError):
+        c.winner = "A"
+    p = certify_partial(pool, range(4))
+    assert p.selected == p.winner == p.to_dict()["winner"] == "B"
     assert json.loads(json.dumps(d))["witness"] == [0, 1, 2]
     with pytest.raises(dataclasses_frozen_error()):
         certify(pool).upper = 1  # frozen result
@@ -471,7 +609,7 @@ def test_partial_full_read_matches_certify():
     pool = figure3_pool()
     p = certify_partial(pool, range(4))
     c = certify(pool)
-    assert (p.lower, p.upper, p.exact, p.winner) == (c.lower, c.upper, True, "A")
+    assert (p.lower, p.upper, p.exact, p.selected) == (c.lower, c.upper, True, "A")
 
 
 def test_partial_bounds_hold_for_every_completion():
@@ -496,7 +634,7 @@ def test_partial_bounds_hold_for_every_completion():
             pos = [pool.position(r) for r in part.witness]
             assert set(pos) <= set(read.tolist())
             assert certified_mask(batch_lower(pool, pos), thresholds(3, pool.scale))[
-                pool.names.index(part.winner)]
+                pool.names.index(part.selected)]
         else:
             assert part.upper is None and not part.exact
     assert checked > 5
@@ -520,6 +658,9 @@ def test_bad_parameters():
     pool = figure2_pool()
     with pytest.raises(ParameterError, match="time_limit"):
         certify(pool, time_limit=-1)
+    for bad in (-1, 1.5, True, "10"):
+        with pytest.raises(ParameterError, match="work_limit"):
+            certify(pool, work_limit=bad)
     with pytest.raises(ParameterError, match="target"):
         certify(pool, target="A")  # A is not the winner
     with pytest.raises(ParameterError, match="target"):

@@ -93,6 +93,22 @@ def test_certificate_json_and_table(capsys, pool_csv):
     assert "minimum certificate" in out and "3 labels" in out and "2.5" in out
 
 
+def test_certificate_work_limit_and_solver_minimum(capsys):
+    """--work-limit bounds the search; when the proof stays open HiGHS's optimum is
+    shown apart from the proved enclosure (SPEC 7 'beyond the paper')."""
+    pool = str(REPO / "sample_data" / "panels" / "digits_s2_tree_k8.csv")
+    d = run_json(capsys, ["certificate", pool, "--work-limit", "50"])
+    assert (d["lower"], d["upper"], d["exact"], d["solver_minimum"]) == (204, 205, False, 205)
+    assert d["work"] >= 50 and d["time_limited"] is False
+    code, out, err = run(capsys, ["certificate", pool, "--work-limit", "50"])
+    assert code == 0 and err == ""
+    assert "205 by HiGHS, proved [204, 205]" in out
+    d = run_json(capsys, ["certificate", pool])  # the default work limit proves it
+    assert (d["lower"], d["upper"], d["exact"], d["solver_minimum"]) == (205, 205, True, None)
+    code, out, err = run(capsys, ["certificate", pool, "--work-limit", "-1"])
+    assert code == 2 and "work_limit" in err
+
+
 def test_python_m_certlib_prelabel_json(pool_csv):
     p = subprocess.run([sys.executable, "-m", "certlib", "prelabel", str(pool_csv), "--json"],
                        capture_output=True, text=True, cwd=REPO, timeout=120)

@@ -75,7 +75,7 @@ def test_figure2_prelabel_lp_and_certificate():
     assert pb.prelabel_bound == 2
     assert pb.ruled_out(1) and not pb.ruled_out(2)
     c = certify(p)
-    assert (c.winner, c.lower, c.upper, c.exact) == ("B", 3, 3, True)
+    assert (c.selected, c.lower, c.upper, c.exact) == ("B", 3, 3, True)
     assert c.lp_value == pytest.approx(2.5)
 
 
@@ -102,7 +102,7 @@ def test_worst_case_needs_n_minus_1(n):
         r = p.with_labels(y).risks()
         assert r[1] - r[0] == 2 * ((n - 1) * y[0] - y[1:].sum())
     c = certify(p)
-    assert (c.winner, c.lower, c.upper, c.exact) == ("A", n - 1, n - 1, True)
+    assert (c.selected, c.lower, c.upper, c.exact) == ("A", n - 1, n - 1, True)
     assert sorted(c.witness) == list(range(1, n))
     acc = worst_case_pool(n, objective="accuracy")
     assert prelabel_bound(acc).prelabel_bound == 0

@@ -165,7 +165,7 @@ def pool_key(pool) -> str:
 
 @st.cache_data(show_spinner="Bounding the minimum certificate ...", max_entries=32)
 def cached_certify(_pool, key: str, tolerance: float):
-    return certlib.certify(_pool, tolerance=tolerance, time_limit=2.0)
+    return certlib.certify(_pool, tolerance=tolerance)  # work limit: same result everywhere
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
