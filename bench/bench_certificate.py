@@ -29,7 +29,7 @@ def make_pool(n: int, K: int, seed: int) -> Pool:
     y = rng.integers(0, 2, size=n)
     difficulty = rng.normal(size=n)
     preds, confs = [], []
-    for j in range(K):
+    for _ in range(K):
         skill = rng.uniform(0.75, 1.25)  # per-candidate error rate ~10-20%
         z = skill - 0.9 * difficulty + 0.5 * rng.normal(size=n)
         wrong = z < 0

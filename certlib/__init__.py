@@ -19,6 +19,11 @@ from __future__ import annotations
 
 from importlib import import_module
 
+# `replay` names both a submodule and its function.  Importing the submodule binds the
+# package attribute to the module, so the function is imported here, once, before
+# anything else can import the submodule (it loads numpy and the core, no polars).
+from .replay import replay as replay  # noqa: PLC0414  (explicit re-export)
+
 # public name -> module that defines it
 _EXPORTS = {
     "CertlibError": "errors",
@@ -30,11 +35,10 @@ _EXPORTS = {
     "policy_names": "policies",
     "register_policy": "policies",
     "prelabel_bound": "prelabel",
-    "replay": "replay",
 }
 _SUBMODULES = {"audit"}
 
-__all__ = sorted([*_EXPORTS, *_SUBMODULES])
+__all__ = sorted([*_EXPORTS, *_SUBMODULES, "replay"])
 __version__ = "0.1.0"
 
 

@@ -2,7 +2,7 @@
 
 All bounds are K x K int64 matrices ``L`` with ``L[j, k]`` the exact lower
 bound of r_j - r_k over every completion of the unread labels (in the rule's
-units, see `certlib.contrib`).  The upper bound is ``H[j, k] = -L[k, j]`` for
+units, see `certlib.pair_terms`).  The upper bound is ``H[j, k] = -L[k, j]`` for
 the shared rule.
 
 Candidate k is *certified* when ``L[j, k] >= need[j, k]`` for every j != k:
@@ -19,7 +19,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from .contrib import initial_lower, lower_terms, realised_terms, row_blocks, rule_unit
+from .pair_terms import initial_lower, lower_terms, realised_terms, row_blocks, rule_unit
 from .weights import exact_fraction, tolerance_units
 
 __all__ = ["Decision", "Thresholds", "batch_lower", "certified_mask", "decide", "deficits",
@@ -93,8 +93,8 @@ class Decision:
     """What the bounds say now."""
 
     certified: bool  # some candidate passes the test (exactly, or within tau)
-    selected: int  # the certified candidate, or the best worst-case excess
-    excess: Fraction  # guaranteed objective gap of `selected` to the best, any completion
+    selected_index: int  # the certified candidate, or the best worst-case excess
+    excess: Fraction  # guaranteed objective gap of `selected_index` to the best, any completion
     eliminated: tuple  # candidates that lose under every completion
 
 

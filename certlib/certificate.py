@@ -6,7 +6,7 @@ certifies k iff, for every rival j != k,
     sum_{i in S} g_ji >= D_j,     D_j = max(0, need_jk - L_jk(nothing read)),
 
 where g_ji = realised - lower term of row i for the pair (j, k) under the
-shared rule (`certlib.contrib`).  C(y) is the smallest such |S|: a covering
+shared rule (`certlib.pair_terms`).  C(y) is the smallest such |S|: a covering
 integer program with one constraint per rival, solved by `certlib.covering`,
 which reports an **enclosure** ``lower <= C(y) <= upper`` with a witness
 verified in integers (rounding a basic LP solution adds at most K - 1 rows,
@@ -27,7 +27,7 @@ from fractions import Fraction
 import numpy as np
 
 from .bounds import batch_lower, certified_mask, decide, deficits, thresholds
-from .contrib import initial_lower, target_terms
+from .pair_terms import initial_lower, target_terms
 from .covering import (
     DEFAULT_TIME_LIMIT,
     DEFAULT_WORK_LIMIT,
@@ -230,7 +230,8 @@ def certify(pool, tolerance=0.0, *, work_limit: int = DEFAULT_WORK_LIMIT,
     if target is not None:
         k = _target_index(pool, target)
         if k not in targets:
-            what = f"within tolerance {float(tau)} of the best" if tau > 0 else "the full-pool winner"
+            what = (f"within tolerance {float(tau)} of the best" if tau > 0
+                    else "the full-pool winner")
             raise ParameterError(f"target {pool.names[k]!r} is not {what}; "
                                  f"possible targets: {[pool.names[t] for t in targets]}")
         targets = [k]
@@ -297,7 +298,7 @@ def certify_partial(pool, read_rows=None, tolerance=0.0, *,
         # one certified most cheaply, whichever the read rows certify now
         targets = list(range(pool.K))
     elif dec.certified:
-        targets = [dec.selected]
+        targets = [dec.selected_index]
     else:
         out = set(dec.eliminated)
         targets = [k for k in range(pool.K) if k not in out]

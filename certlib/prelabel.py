@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from .bounds import deficits, thresholds
-from .contrib import initial_lower, pair_potential
+from .pair_terms import initial_lower, pair_potential
 from .covering_exact import count_reaching, descending_cumsum
 
 __all__ = ["PrelabelResult", "prelabel_bound"]

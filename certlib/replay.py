@@ -18,7 +18,7 @@ from fractions import Fraction
 import numpy as np
 
 from .bounds import certified_mask, decide, eliminated_mask, thresholds
-from .contrib import check_rule, gain_terms, initial_lower
+from .pair_terms import check_rule, gain_terms, initial_lower
 from .errors import LabelError
 from .policies import Policy, PolicyContext, get_policy
 from .session import Session, _budget
@@ -82,7 +82,7 @@ def replay(pool, policy="static-range", rule: str = "shared", tolerance=0.0, see
     return ReplayResult(
         policy=pol.name, rule=rule, tolerance=tol,
         budget=budget, labels_read=len(rows), certified=dec.certified,
-        selected=pool.names[dec.selected], full_pool_winner=pool.names[pool.winner()],
+        selected=pool.names[dec.selected_index], full_pool_winner=pool.names[pool.winner()],
         excess=dec.excess, order=pool.ids_of(rows), n=pool.n,
         candidates=pool.names,
     )

@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 
 from .bounds import Decision, Thresholds, decide, thresholds
-from .contrib import check_rule, gain_terms, initial_lower
+from .pair_terms import check_rule, gain_terms, initial_lower
 from .errors import ParameterError
 from .policies import PolicyContext, get_policy
 from .pool import UNREAD
@@ -153,12 +153,12 @@ class Session:
     @property
     def selected(self) -> str | None:
         """Name of the certified candidate (exact, or within tau), else None."""
-        return self.pool.names[self.decision.selected] if self.decision.certified else None
+        return self.pool.names[self.decision.selected_index] if self.decision.certified else None
 
     @property
     def best_guess(self) -> str:
         """Certified candidate, or the one with the smallest worst-case excess."""
-        return self.pool.names[self.decision.selected]
+        return self.pool.names[self.decision.selected_index]
 
     @property
     def excess(self) -> Fraction:

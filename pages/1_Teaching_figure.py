@@ -6,7 +6,7 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from certlib.errors import CertlibError
-from certlib.paths import teaching_figure
+from certlib.bound_traces import teaching_figure
 from certlib.policies import policy_names
 from ui.common import choose_pool, plain, plot_text, pool_key, pool_summary
 

@@ -25,7 +25,7 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from certlib import Pool, Session, prelabel_bound, replay
+from certlib import Session, prelabel_bound, replay
 from certlib.bounds import batch_lower, certified_mask, thresholds
 from certlib.errors import CertlibError
 from certlib.weights import augrc_weights
@@ -41,8 +41,8 @@ def trapezoid_augrc(losses_in_order) -> Fraction:
     linearly interpolated between coverages m/n, m = 0..n (paper section 2, eq. (1))."""
     n = len(losses_in_order)
     g = [Fraction(0)]
-    for l in losses_in_order:
-        g.append(g[-1] + Fraction(l, n))
+    for loss in losses_in_order:
+        g.append(g[-1] + Fraction(loss, n))
     return sum((g[m - 1] + g[m]) / 2 * Fraction(1, n) for m in range(1, n + 1))
 
 
@@ -183,7 +183,7 @@ def test_weights_equal_tie_averaged_trapezoid_and_midrank():
 @pytest.mark.parametrize("kind", KINDS)
 def test_pool_risks_and_winner_match_reference(kind):
     """SPEC sections 1, 3: Pool.risks() and Pool.winner() from the reference AUGRC."""
-    for rng, spec in cases(kind, 100, 1):
+    for _rng, spec in cases(kind, 100, 1):
         ref = Ref(spec)
         pool = spec.pool()
         assert pool.weights.tolist() == ref.W.tolist()
@@ -264,7 +264,7 @@ def test_shared_test_and_bounds_against_all_completions(kind):
 def test_centered_rule_needs_binary_or_shared():
     """SPEC section 5: centering subtracts t_i y_i, defined for binary labels or one shared
     prediction; categorical pools with different predictions get a CertlibError."""
-    for rng, spec in cases("categorical", 30, 3):
+    for _rng, spec in cases("categorical", 30, 3):
         if len({tuple(p) for p in spec.preds}) == 1:
             continue
         pool = spec.pool()

@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 
 from certlib.bounds import batch_lower, certified_mask, decide, thresholds
 from certlib.certificate import Certificate, certify, certify_partial
-from certlib.contrib import initial_lower
+from certlib.pair_terms import initial_lower
 from certlib.covering import cover_enclosure
 from certlib.covering_exact import exact_dual, reduced_cost_fixing
 from certlib.covering_lp import lp_direct, lp_relaxation
@@ -64,7 +64,7 @@ def worst_case_pool(n):
 # ---------------------------------------------------------- independent brute force
 def reference_terms(pool):
     """(K, K, n) realised and lower per-row terms of r_j - r_k, by enumerating the class set
-    (independent of the closed forms in certlib.contrib)."""
+    (independent of the closed forms in certlib.pair_terms)."""
     W, P, y = pool.weights, pool.preds, pool.labels
     C = pool.n_classes
     d = np.stack([(W * (P != c))[:, None, :] - (W * (P != c))[None, :, :] for c in range(C)])
@@ -255,10 +255,10 @@ def test_brute_force_hypothesis(pool, tau):
     check_against_brute(pool, tau)
 
 
-def test_target_terms_match_contrib():
-    """The per-target specialisation used for speed equals certlib.contrib's K x K x n terms."""
-    from certlib.contrib import lower_terms, potential_terms, realised_terms
-    from certlib.contrib import target_terms as _target_terms
+def test_target_terms_match_pair_terms():
+    """The per-target specialisation used for speed equals certlib.pair_terms's K x K x n terms."""
+    from certlib.pair_terms import lower_terms, potential_terms, realised_terms
+    from certlib.pair_terms import target_terms as _target_terms
 
     rng = np.random.default_rng(3)
     for t in range(30):
@@ -669,3 +669,15 @@ def test_bad_parameters():
         certify_partial(pool.with_labels(np.array([1, -1, 0, 0])), [0, 1])
     assert issubclass(ParameterError, CertlibError)
     assert isinstance(certify(pool), Certificate)
+
+
+def test_certify_partial_lower_bound_valid_with_tolerance():
+    # n = 2, scale 8, tau = 1/4 -> T = 2.  Weights c0 [2,2], c1 [1,3], c2 [3,1].
+    # c0 is within T of c1 and of c2 under every labelling (hand: max r0-r1 = 2,
+    # max r0-r2 = 2), so C(y) = 0: certify agrees.  With every row read,
+    # certify_partial must not report lower = 1 (nor exact with lower = upper = 1).
+    p = Pool.from_arrays([[0, 1], [1, 1], [0, 0]], [[0, 0], [0, 2], [1, 0]], labels=[0, 0])
+    tau = Fraction(1, 4)
+    assert certify(p, tolerance=tau).upper == 0
+    pc = certify_partial(p, tolerance=tau)
+    assert pc.lower == 0

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import certlib
-from certlib.contrib import lower_terms
+from certlib.pair_terms import lower_terms
 from certlib.errors import (CertlibError, ColumnError, InvalidValueError, LabelError,
                             ParameterError)
 from certlib.pool import Pool

@@ -23,6 +23,8 @@ def test_core_modules_do_not_load_polars_or_the_audit(module):
     mods = _loaded(f"import {module}")
     assert "polars" not in mods, module
     assert "certlib.audit" not in mods, module
+    if module in ("certlib", "certlib.weights", "certlib.session"):
+        assert "scipy" not in mods, module  # HiGHS and scipy.special load when used
 
 
 def test_public_names_resolve_on_first_use():
@@ -34,3 +36,11 @@ def test_public_names_resolve_on_first_use():
         certlib.no_such_name  # noqa: B018
     mods = _loaded("import certlib\ncertlib.load_pool")
     assert "polars" in mods
+
+
+def test_replay_stays_the_function_whatever_is_imported_first():
+    """``certlib.replay`` is the function even after ``certlib.replay`` the submodule
+    has been imported by another module (a lazy name would be overwritten)."""
+    mods = _loaded("import certlib.bound_traces, certlib\n"
+                   "assert callable(certlib.replay), certlib.replay")
+    assert "certlib.replay" in mods

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from certlib import Pool, Session, policy_names, replay
 from certlib.bounds import batch_lower
-from certlib.contrib import gain_terms, potential_terms
+from certlib.pair_terms import gain_terms, potential_terms
 from certlib.weights import augrc_weights
 
 from conftest import KINDS, random_spec

@@ -339,3 +339,26 @@ def test_from_pool_labels_is_the_state_after_the_known_labels():
     b = Session.from_history(part, [(int(i), labels[i]) for i in order])
     assert a.t == b.t == int(keep.sum())
     assert np.array_equal(a.lower(), b.lower()) and np.array_equal(a.upper(), b.upper())
+
+
+def test_vectorised_replay_matches_session_when_a_duplicate_is_eliminated_at_start():
+    # c3 duplicates c2, so c3 is eliminated before any label (L[3,2] = 0 >= 0).
+    # Weights (hand): c0 [5,2,2], c1 [4,4,1], c2 = c3 [1,3,5].
+    # Pair potentials: p01 [1,6,3], p02 [6,5,3], p12 [5,1,6]; over the active {c0,c1,c2}
+    # the pair-sum is [12,12,12] -> order 0,1,2 (lowest position on ties).
+    # Session reads rows 0, 1 and is certified; vectorised replay kept c3 in the scores
+    # ([23,18,21] -> order 0,2,1) and reads rows 0, 2, 1.
+    preds = [[1, 1, 1], [1, 0, 0], [0, 0, 1], [0, 0, 1]]
+    confs = [[1., 0., 0.], [2., 2., 0.], [0., 2., 3.], [0., 2., 3.]]
+    p = Pool.from_arrays(preds, confs, labels=[1, 1, 1])
+    slow = replay(p, "adaptive-pair-sum", vectorised=False)
+    fast = replay(p, "adaptive-pair-sum")
+    assert slow.order == (0, 1)
+    assert fast.order == slow.order
+    assert fast.labels_read == slow.labels_read == 2
+
+
+def test_huge_tolerance_does_not_crash():
+    p = Pool.from_arrays([[0, 1], [1, 1]], [[.9, .1], [.1, .9]], labels=[0, 1])
+    r = replay(p, tolerance=1e30)
+    assert r.certified and r.labels_read == 0

@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 import certlib
-from certlib import Session
+from certlib import Pool, Session
 from certlib.errors import CertlibError, PoolFileError
 from certlib.record import make_record, read_record
 from certlib.store import (DuplicateLabelError, LabelStore, NothingToUndoError, PoolMismatchError,
@@ -379,3 +379,17 @@ def test_corrupt_file_gives_clear_error(tmp_path):
     bad.write_bytes(b"this is not a database" * 100)
     with pytest.raises(CertlibError, match="cannot open the label store"):
         LabelStore(bad)
+
+
+def test_store_refuses_second_label_for_same_row_spelled_differently(tmp_path):
+    from certlib.store import LabelStore
+    p = Pool.from_arrays([[0, 1, 0], [1, 1, 0]], [[.9, .8, .7], [.7, .8, .9]])
+    st = LabelStore(tmp_path / "s.db")
+    pid = st.create_project(p, "x")
+    with pytest.raises(TypeError):
+        st.append_label(pid, "1", 1, "a")  # the pool is required: it says which row an id names
+    st.append_label(pid, "1", 1, "a", pool=p)
+    from certlib.store import DuplicateLabelError
+    with pytest.raises(DuplicateLabelError):
+        st.append_label(pid, 1, 0, "a", pool=p)   # same row, id spelled as int
+    st.progress(pid, p)                            # must still replay

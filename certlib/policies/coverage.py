@@ -48,10 +48,9 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 import numpy as np
-from scipy.special import log_ndtr
 
-from ..bounds import eliminated_mask, thresholds
-from ..contrib import (
+from ..bounds import deficits, eliminated_mask, thresholds
+from ..pair_terms import (
     initial_lower,
     lower_terms,
     potential_terms,
@@ -213,6 +212,8 @@ class ExpectedCoverage(Policy):
         need_f = np.where(need <= _NEED_NEVER, -np.inf, need.astype(np.float64))
         z = (mean - need_f + 0.5) / (sd * self.temper)
         np.fill_diagonal(z, np.inf)
+        from scipy.special import log_ndtr  # scipy only when the policy runs
+
         logp = log_ndtr(z).sum(axis=0)
         logp[list(eliminated)] = -np.inf
         if not np.isfinite(logp).any():
@@ -226,7 +227,7 @@ class ExpectedCoverage(Policy):
 
     def _pair_weights(self, state, L, need, eliminated) -> np.ndarray:
         pi = self.win_probabilities(state, L, need, eliminated)
-        Def = np.maximum(0, need - L).astype(np.float64)
+        Def = deficits(need, L).astype(np.float64)
         np.fill_diagonal(Def, 0)
         W = np.where(Def > 0, pi[None, :] / np.where(Def > 0, Def, 1), 0.0)
         if self.scarcity > 0:
@@ -238,7 +239,7 @@ class ExpectedCoverage(Policy):
         if W is None:
             W = self._pair_weights(state, L, need, eliminated)
         _, pot, _ = self._static(ctx)
-        Def = np.maximum(0, need - L).astype(np.float64)
+        Def = deficits(need, L).astype(np.float64)
         np.fill_diagonal(Def, 0)
         live = np.flatnonzero(W.reshape(-1) > 0)
         n = unread.size

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .bounds import thresholds
-from .contrib import gain_terms, initial_lower, row_blocks
+from .pair_terms import gain_terms, initial_lower, row_blocks
 from .policies import PolicyContext, get_policy
 from .replay import replay
 
