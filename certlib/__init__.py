@@ -22,7 +22,7 @@ from importlib import import_module
 # `replay` names both a submodule and its function.  Importing the submodule binds the
 # package attribute to the module, so the function is imported here, once, before
 # anything else can import the submodule (it loads numpy and the core, no polars).
-from .replay import replay as replay  # noqa: PLC0414  (explicit re-export)
+from .replay import replay as replay  # an explicit re-export
 
 # public name -> module that defines it
 _EXPORTS = {
