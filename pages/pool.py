@@ -18,7 +18,9 @@ from certlib.pool_stats import pool_stats
 from ui.common import choose_pool, plain, plot_text, pool_key
 
 PREVIEW_ROWS = 50
-STRAY_FRACTION = 0.01  # a class on fewer than 1% of the rows of a pool with > 2 classes
+HEAT_MAP_WIDTH = 440  # pixels
+STRAY_FRACTION = 0.01
+TICK_CHARS = 16  # a class on fewer than 1% of the rows of a pool with > 2 classes
 
 
 @st.cache_data(show_spinner=False, max_entries=32)
@@ -73,8 +75,11 @@ def heat_map(matrix, names, title: str, zmin: float, zmax: float, colorscale) ->
         hovertemplate="%{y} and %{x}: %{z:.3f}<extra></extra>"))
     fig.update_layout(title=dict(text=title, font=dict(size=15)),
                       height=min(700, 260 + 36 * len(names)), margin=dict(t=40, b=10, l=10, r=10))
-    fig.update_xaxes(type="category", tickangle=-30)
-    fig.update_yaxes(type="category", autorange="reversed")
+    # long names are cut on the axes only (the hover shows them whole), so that the map
+    # keeps its width at 800 px
+    short = [plot_text(s if len(s) <= TICK_CHARS else s[:TICK_CHARS - 1] + "…") for s in names]
+    fig.update_xaxes(type="category", tickangle=-30, tickvals=labels, ticktext=short)
+    fig.update_yaxes(type="category", autorange="reversed", tickvals=labels, ticktext=short)
     return fig
 
 
@@ -86,7 +91,7 @@ pool, label = choose_pool()
 if pool is None:
     st.stop()
 stats = cached_stats(pool, pool_key(pool))
-st.markdown(f"**{plain(label)}**")
+st.caption(f"Active pool: {plain(label)}")
 
 c1, c2, c3, c4 = st.columns(4)
 c1.metric("rows", f"{stats.n:,}")
@@ -117,12 +122,13 @@ st.caption("labelled: rows with this label; predicted (rows): rows where at leas
            "candidate predicts it; by ...: that candidate's predictions of it.")
 
 st.subheader("Candidates")
-st.dataframe(pd.DataFrame({
-    "candidate": list(stats.candidates),
-    "errors": list(stats.errors) if stats.n_labelled else [None] * stats.K,
-    "error rate": list(stats.error_rate),
-    "AUGRC (full pool)": list(stats.augrc) if stats.augrc else [None] * stats.K,
-}), hide_index=True, column_config={
+# a column appears only when it has values: no labels, no error rates; AUGRC needs all
+table = {"candidate": list(stats.candidates)}
+if stats.n_labelled:
+    table |= {"errors": list(stats.errors), "error rate": list(stats.error_rate)}
+if stats.augrc is not None:
+    table["AUGRC (full pool)"] = list(stats.augrc)
+st.dataframe(pd.DataFrame(table), hide_index=True, column_config={
     "error rate": st.column_config.NumberColumn(format="%.4f"),
     "AUGRC (full pool)": st.column_config.NumberColumn(format="%.5f"),
 })
@@ -137,13 +143,21 @@ else:
                "for display; lower is better).")
 
 st.subheader("How alike the candidates are")
+# two fixed widths that fit side by side in a wide layout and wrap onto two rows on a
+# narrow screen (columns would squeeze both maps to half of 800 px)
 with st.container(horizontal=True, gap="medium"):
-    with st.container(width=520):
-        st.plotly_chart(heat_map(stats.disagreement, stats.candidates,
-                                 "Disagreement: rows predicted differently", 0.0,
-                                 max(0.05, float(stats.disagreement.max())), "Blues"),
-                        width="stretch", config={"displayModeBar": False})
-    with st.container(width=520):
+    if pool.shared_prediction:
+        with st.container(width=HEAT_MAP_WIDTH):
+            st.info("Every candidate makes the same prediction on every row (a choice of "
+                    "confidence score): they never disagree, only their confidence orders "
+                    "differ.")
+    else:
+        with st.container(width=HEAT_MAP_WIDTH):
+            st.plotly_chart(heat_map(stats.disagreement, stats.candidates,
+                                     "Disagreement: rows predicted differently", 0.0,
+                                     max(0.05, float(stats.disagreement.max())), "Blues"),
+                            width="stretch", config={"displayModeBar": False})
+    with st.container(width=HEAT_MAP_WIDTH):
         st.plotly_chart(heat_map(stats.spearman, stats.candidates,
                                  "Spearman: confidence orders", -1.0, 1.0, "RdBu"),
                         width="stretch", config={"displayModeBar": False})
@@ -154,3 +168,4 @@ st.caption("Disagreement: the fraction of rows where two candidates predict diff
 
 st.subheader(f"First {min(PREVIEW_ROWS, stats.n)} rows")
 st.dataframe(preview(pool), hide_index=True)
+
