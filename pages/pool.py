@@ -1,0 +1,171 @@
+"""Pool page: what the active pool holds, before any choice is made (issue 9).
+
+Sizes, classes and their counts (a stray class is flagged), each candidate's error rate
+and full-pool AUGRC, how often two candidates disagree, how alike their confidence
+orders are, and the first rows.  The numbers come from `certlib.pool_stats`.
+"""
+
+from __future__ import annotations
+
+import math
+
+import pandas as pd
+import plotly.graph_objects as go
+import streamlit as st
+
+from certlib.pool import UNREAD
+from certlib.pool_stats import pool_stats
+from ui.common import choose_pool, plain, plot_text, pool_key
+
+PREVIEW_ROWS = 50
+HEAT_MAP_WIDTH = 440  # pixels
+STRAY_FRACTION = 0.01
+TICK_CHARS = 16  # a class on fewer than 1% of the rows of a pool with > 2 classes
+
+
+@st.cache_data(show_spinner=False, max_entries=32)
+def cached_stats(_pool, key: str):
+    return pool_stats(_pool)
+
+
+def _column(values) -> pd.Series:
+    """Values from a file for st.dataframe: integers stay integers, anything mixed is
+    shown as text (Arrow needs one type per column); None stays empty."""
+    s = pd.Series(list(values), dtype=object)
+    present = [v for v in s if v is not None]
+    if present and all(isinstance(v, int) and not isinstance(v, bool) for v in present):
+        return s.astype("Int64")
+    if present and all(isinstance(v, (int, float)) and not isinstance(v, bool)
+                       for v in present):
+        return s.astype("Float64")
+    return s.map(lambda v: None if v is None else str(v))
+
+
+def _unique(name: str, taken: set) -> str:
+    out = name
+    while out in taken:
+        out += " (extra)"
+    taken.add(out)
+    return out
+
+
+def preview(pool, rows: int = PREVIEW_ROWS) -> pd.DataFrame:
+    """The first rows: row id, label, the file's extra columns, each candidate's
+    prediction and confidence."""
+    m = min(rows, pool.n)
+    taken: set = set()
+    cols = {_unique("row id", taken): _column(pool.row_ids[:m]),
+            _unique("label", taken): _column(None if c == UNREAD else pool.classes[c]
+                                             for c in pool.labels[:m].tolist())}
+    for name, values in pool.extra.items():
+        cols[_unique(str(name), taken)] = _column(values[:m])
+    for j, name in enumerate(pool.names):
+        cols[_unique(f"{name}: prediction", taken)] = _column(
+            pool.classes[c] for c in pool.preds[j, :m].tolist())
+        cols[_unique(f"{name}: confidence", taken)] = pool.confs[j, :m]
+    return pd.DataFrame(cols)
+
+
+def heat_map(matrix, names, title: str, zmin: float, zmax: float, colorscale) -> go.Figure:
+    labels = [plot_text(s) for s in names]
+    z = [[None if math.isnan(v) else float(v) for v in row] for row in matrix]
+    fig = go.Figure(go.Heatmap(
+        z=z, x=labels, y=labels, zmin=zmin, zmax=zmax, colorscale=colorscale,
+        texttemplate="%{z:.2f}", hoverongaps=False,
+        hovertemplate="%{y} and %{x}: %{z:.3f}<extra></extra>"))
+    fig.update_layout(title=dict(text=title, font=dict(size=15)),
+                      height=min(700, 260 + 36 * len(names)), margin=dict(t=40, b=10, l=10, r=10))
+    # long names are cut on the axes only (the hover shows them whole), so that the map
+    # keeps its width at 800 px
+    short = [plot_text(s if len(s) <= TICK_CHARS else s[:TICK_CHARS - 1] + "…") for s in names]
+    fig.update_xaxes(type="category", tickangle=-30, tickvals=labels, ticktext=short)
+    fig.update_yaxes(type="category", autorange="reversed", tickvals=labels, ticktext=short)
+    return fig
+
+
+st.title("Pool")
+st.caption("What the active pool holds before you choose: its size and classes, how good and "
+           "how alike the candidates are, and its first rows.")
+
+pool, label = choose_pool()
+if pool is None:
+    st.stop()
+stats = cached_stats(pool, pool_key(pool))
+st.caption(f"Active pool: {plain(label)}")
+
+c1, c2, c3, c4 = st.columns(4)
+c1.metric("rows", f"{stats.n:,}")
+c2.metric("models", f"{stats.K:,}", help="Candidates (K)")
+c3.metric("classes", f"{len(stats.classes):,}")
+c4.metric("labelled", f"{stats.n_labelled:,}", help="Rows whose label is known")
+st.markdown("**Candidates in tie-priority order** (earlier wins a tie): "
+            + ", ".join(f"{j + 1}. {plain(s)}" for j, s in enumerate(stats.candidates))
+            + (" · one shared prediction (confidence-score choice)"
+               if pool.shared_prediction else ""))
+
+for c in stats.rare_classes(STRAY_FRACTION):
+    by = ", ".join(f"{plain(s)} ({k:,})" for s, k in zip(stats.candidates, c.per_candidate) if k)
+    st.warning(f"Class {plain(c.value)} appears on only {c.rows:,} of {stats.n:,} rows "
+               f"({100 * c.rows / stats.n:.2g}%): predicted by {by or 'no candidate'}, "
+               f"labelled on {c.labelled:,}. A stray value in the file? It counts as a class "
+               "of its own in every bound.")
+
+st.subheader("Classes")
+st.dataframe(pd.DataFrame({
+    "class": [str(c.value) for c in stats.class_counts],
+    "labelled": [c.labelled for c in stats.class_counts],
+    "predicted (rows)": [c.rows_predicted for c in stats.class_counts],
+    **{f"by {s}": [c.per_candidate[j] for c in stats.class_counts]
+       for j, s in enumerate(stats.candidates)},
+}), hide_index=True)
+st.caption("labelled: rows with this label; predicted (rows): rows where at least one "
+           "candidate predicts it; by ...: that candidate's predictions of it.")
+
+st.subheader("Candidates")
+# a column appears only when it has values: no labels, no error rates; AUGRC needs all
+table = {"candidate": list(stats.candidates)}
+if stats.n_labelled:
+    table |= {"errors": list(stats.errors), "error rate": list(stats.error_rate)}
+if stats.augrc is not None:
+    table["AUGRC (full pool)"] = list(stats.augrc)
+st.dataframe(pd.DataFrame(table), hide_index=True, column_config={
+    "error rate": st.column_config.NumberColumn(format="%.4f"),
+    "AUGRC (full pool)": st.column_config.NumberColumn(format="%.5f"),
+})
+if stats.n_labelled == 0:
+    st.caption("No row has a label yet: error rates and AUGRC appear as labels arrive "
+               "(page Label).")
+elif not stats.fully_labelled:
+    st.caption(f"Error rates on the {stats.n_labelled:,} labelled rows. The full-pool AUGRC "
+               f"needs every label; {stats.n - stats.n_labelled:,} rows have none.")
+else:
+    st.caption(f"Error rates and AUGRC on all {stats.n:,} rows (AUGRC: exact value, rounded "
+               "for display; lower is better).")
+
+st.subheader("How alike the candidates are")
+# two fixed widths that fit side by side in a wide layout and wrap onto two rows on a
+# narrow screen (columns would squeeze both maps to half of 800 px)
+with st.container(horizontal=True, gap="medium"):
+    if pool.shared_prediction:
+        with st.container(width=HEAT_MAP_WIDTH):
+            st.info("Every candidate makes the same prediction on every row (a choice of "
+                    "confidence score): they never disagree, only their confidence orders "
+                    "differ.")
+    else:
+        with st.container(width=HEAT_MAP_WIDTH):
+            st.plotly_chart(heat_map(stats.disagreement, stats.candidates,
+                                     "Disagreement: rows predicted differently", 0.0,
+                                     max(0.05, float(stats.disagreement.max())), "Blues"),
+                            width="stretch", config={"displayModeBar": False})
+    with st.container(width=HEAT_MAP_WIDTH):
+        st.plotly_chart(heat_map(stats.spearman, stats.candidates,
+                                 "Spearman: confidence orders", -1.0, 1.0, "RdBu"),
+                        width="stretch", config={"displayModeBar": False})
+st.caption("Disagreement: the fraction of rows where two candidates predict different classes. "
+           "Spearman: the rank correlation of their confidences (ties share their mean rank); "
+           "1 means the same acceptance order. A candidate with one constant confidence has no "
+           "order: its cells are empty.")
+
+st.subheader(f"First {min(PREVIEW_ROWS, stats.n)} rows")
+st.dataframe(preview(pool), hide_index=True)
+

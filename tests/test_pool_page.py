@@ -1,0 +1,103 @@
+"""The Pool page (issue 9) runs on the shipped samples and shows `pool_stats`'s numbers
+(Streamlit's AppTest: no browser)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+st_testing = pytest.importorskip("streamlit.testing.v1")
+AppTest = st_testing.AppTest
+
+import certlib  # noqa: E402
+from certlib.pool_stats import pool_stats  # noqa: E402
+from certlib.saved_pools import SavedPools  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+PAGE = str(ROOT / "pages" / "pool.py")
+SAMPLES = {"sample:demo": "demo_binary.csv", "sample:digits": "digits_probs.csv",
+           "sample:unlabelled": "demo_unlabelled.csv"}
+
+
+def _run(ref: str) -> AppTest:
+    at = AppTest.from_file(PAGE, default_timeout=120)
+    at.session_state["pool_ref"] = ref
+    at.run()
+    assert not at.exception, at.exception
+    assert not at.error
+    return at
+
+
+def _heat_maps(at):
+    return [json.loads(e.proto.spec) for e in at.get("plotly_chart")]
+
+
+@pytest.mark.parametrize("ref", list(SAMPLES))
+def test_page_shows_the_pool_stats(ref):
+    pool = certlib.load_pool(ROOT / "sample_data" / SAMPLES[ref])
+    s = pool_stats(pool)
+    at = _run(ref)
+    metrics = {m.label: m.value for m in at.metric}
+    assert metrics == {"rows": f"{s.n:,}", "models": f"{s.K:,}",
+                       "classes": f"{len(s.classes):,}", "labelled": f"{s.n_labelled:,}"}
+    classes, candidates, rows = (d.value for d in at.dataframe)
+    assert classes["class"].tolist() == [str(c) for c in s.classes]
+    assert classes["labelled"].tolist() == [c.labelled for c in s.class_counts]
+    assert classes["predicted (rows)"].tolist() == [c.rows_predicted for c in s.class_counts]
+    assert candidates["candidate"].tolist() == list(s.candidates)
+    # a column shows only when it has values
+    assert ("error rate" in candidates) == (s.n_labelled > 0)
+    assert ("AUGRC (full pool)" in candidates) == s.fully_labelled
+    if s.n_labelled:
+        assert candidates["errors"].tolist() == list(s.errors)
+        assert candidates["error rate"].tolist() == list(s.error_rate)
+    if s.fully_labelled:
+        assert candidates["AUGRC (full pool)"].tolist() == list(s.augrc)
+    assert len(rows) == min(50, s.n)
+    assert [f"{n}: confidence" for n in s.candidates] == \
+        [c for c in rows.columns if c.endswith(": confidence")]
+    for name in pool.extra:
+        assert rows[name].tolist()[:3] == list(pool.extra[name][:3])
+    assert rows["row id"].tolist() == list(pool.row_ids[:50])
+    *dis, spear = _heat_maps(at)
+    if pool.shared_prediction:  # one shared prediction: no disagreement map, a note
+        assert not dis and any("never disagree" in i.value for i in at.info)
+    else:
+        np.testing.assert_allclose(np.array(dis[0]["data"][0]["z"], dtype=float),
+                                   s.disagreement)
+    np.testing.assert_allclose(np.array(spear["data"][0]["z"], dtype=float), s.spearman)
+    text = " ".join(m.value for m in at.markdown)
+    assert ", ".join(f"{j + 1}. {n}" for j, n in enumerate(s.candidates)) in text
+    assert not at.warning  # no stray class in the samples
+
+
+def test_unlabelled_pool_says_why_no_rates():
+    at = _run("sample:unlabelled")
+    assert any("No row has a label yet" in c.value for c in at.caption)
+
+
+def test_stray_class_is_warned_and_names_are_inert(tmp_path, monkeypatch):
+    """A 7 predicted once in a binary pool of 150 rows: one warning naming it and its
+    count.  A candidate named like a link or HTML shows as typed."""
+    monkeypatch.setenv("CERTLIB_DATA", str(tmp_path))
+    rng = np.random.default_rng(3)
+    n, evil = 150, "[x](https://e.com)<b>y</b>"
+    lines = [f"row_id,label,pred_a,conf_a,pred_{evil},conf_{evil}"]
+    for i in range(n):
+        p = 7 if i == 5 else int(rng.integers(2))
+        lines.append(f"{i},{int(rng.integers(2))},{int(rng.integers(2))},{rng.random():.3f},"
+                     f"{p},{rng.random():.3f}")
+    saved = SavedPools(tmp_path).add("stray.csv", "\n".join(lines).encode())
+    at = _run(f"upload:{saved.digest}")
+    (warning,) = at.warning
+    assert "Class 7 appears on only 1 of 150 rows" in warning.value
+    assert "https://e.com" in warning.value and "](" in warning.value  # in a code span
+    assert f"`{evil}`" in warning.value
+    text = " ".join(m.value for m in at.markdown)
+    assert f"2. `{evil}`" in text
+    for fig in _heat_maps(at):
+        assert fig["data"][0]["x"][1] == "[x](https://e.com)&lt;b&gt;y&lt;/b&gt;"
+        assert fig["layout"]["xaxis"]["ticktext"][1] == "[x](https://e.c…"  # cut on axes
