@@ -1,28 +1,40 @@
 """certlib dashboard: the frame shared by every page.
 
-Run: streamlit run app.py --server.address 127.0.0.1
+Run: streamlit run app.py --server.address 127.0.0.1   (or: bash run_app.sh)
 
 The navigation is built once here (Streamlit's multipage guidance): every page
-has a title and an icon, grouped by task.  Page files only draw.
+has a title and an icon, grouped by task in the order a user follows them: pick
+a pool, plan a budget, label, read the certificate.  The active pool is shared
+by every page (ui.common.choose_pool).  Page files only draw.
 """
 
 from __future__ import annotations
+
+from pathlib import Path
 
 import streamlit as st
 
 st.set_page_config(page_title="certlib", page_icon=":material/verified:", layout="wide")
 
-PAGES = {
-    "Model choice": [
-        st.Page("pages/home.py", title="Plan and certify", icon=":material/calculate:",
-                url_path="plan", default=True),
-        st.Page("pages/2_Label.py", title="Label", icon=":material/edit_note:",
-                url_path="Label"),
-    ],
-    "Teach": [
-        st.Page("pages/1_Teaching_figure.py", title="Figure 10: bounds as labels arrive",
-                icon=":material/school:", url_path="Teaching_figure"),
-    ],
-}
+PAGES_DIR = Path(__file__).resolve().parent / "pages"
+MODEL_CHOICE = [
+    ("pool.py", "Pool", ":material/table:", "pool"),
+    ("home.py", "Plan and certify", ":material/calculate:", "plan"),
+    ("2_Label.py", "Label", ":material/edit_note:", "Label"),
+    ("certificate.py", "Certificate", ":material/workspace_premium:", "certificate"),
+]
+TEACH = [
+    ("1_Teaching_figure.py", "Figure 10: bounds as labels arrive", ":material/school:",
+     "Teaching_figure"),
+]
 
-st.navigation(PAGES).run()
+
+def _pages(entries, default=None):
+    return [st.Page(f"pages/{f}", title=t, icon=i, url_path=u, default=(u == default))
+            for f, t, i, u in entries if (PAGES_DIR / f).exists()]
+
+
+st.navigation({
+    "Model choice": _pages(MODEL_CHOICE, default="plan"),
+    "Teach": _pages(TEACH),
+}).run()
