@@ -121,8 +121,8 @@ with st.status("Bounding the minimum certificate ...", expanded=False) as status
 
 st.header("Minimum certificate")
 size = f"{cert.lower:,}" if cert.exact else f"{cert.lower:,}–{cert.upper:,}"
-m1, m2, m3 = st.columns(3)
-m1.metric("certificate", f"{size} labels")
+m1, m2, m3 = st.columns([3, 2, 2])
+m1.metric("certificate (labels)", size)
 m2.metric("certifies", plain(cert.selected))
 m3.metric("prelabel bound", f"{pre.prelabel_bound:,}")
 notes = ["exact minimum" if cert.exact
@@ -152,23 +152,34 @@ st.caption("Random policies (their reading order depends on the seed) show min /
            f"over seeds {', '.join(map(str, cmp.seeds))}; the others read the same rows with "
            f"seeds {cmp.seeds[0]} and {cmp.seeds[1]} and are shown once.")
 
+names = [plot_text(r.policy) for r in cmp.rows]
 fig = go.Figure()
-mid = [float(r.median) for r in cmp.rows]
-fig.add_bar(
-    x=[plot_text(r.policy) for r in cmp.rows], y=mid, marker_color="#4e79a7",
-    error_y=dict(type="data", symmetric=False, array=[r.max - m for r, m in zip(cmp.rows, mid)],
-                 arrayminus=[m - r.min for r, m in zip(cmp.rows, mid)]),
-    hovertemplate="%{x}: %{y} labels<extra></extra>", name="labels read")
-fig.add_hline(y=pre.prelabel_bound, line_dash="dash", line_color="#f28e2b",
-              annotation_text=f"prelabel {pre.prelabel_bound:,}", annotation_position="top left")
+for randomised in (False, True):  # error bars only where the seed matters
+    rows = [r for r in cmp.rows if r.randomised == randomised]
+    if not rows:
+        continue
+    mid = [float(r.median) for r in rows]
+    fig.add_bar(
+        x=[plot_text(r.policy) for r in rows], y=mid, marker_color="#4e79a7", showlegend=False,
+        error_y=dict(type="data", symmetric=False, array=[r.max - m for r, m in zip(rows, mid)],
+                     arrayminus=[m - r.min for r, m in zip(rows, mid)]) if randomised else None,
+        customdata=[[r.min, r.max] for r in rows],
+        hovertemplate=("%{x}: %{y} labels (median; %{customdata[0]} to %{customdata[1]})"
+                       if randomised else "%{x}: %{y} labels") + "<extra></extra>")
+fig.add_hline(y=pre.prelabel_bound, line_dash="dash", line_color="#f28e2b")
 if cert.exact:
-    fig.add_hline(y=cert.upper, line_color="#59a14f", annotation_text=f"certificate {size}",
-                  annotation_position="top right")
+    fig.add_hline(y=cert.upper, line_color="#59a14f")
 else:
-    fig.add_hrect(y0=cert.lower, y1=cert.upper, fillcolor="#59a14f", opacity=0.3, line_width=0,
-                  annotation_text=f"certificate {size}", annotation_position="top right")
-fig.update_layout(yaxis_title="labels read", height=380, margin=dict(t=30, b=10, l=10, r=10),
-                  showlegend=False, yaxis_range=[0, pool.n])
+    fig.add_hrect(y0=cert.lower, y1=cert.upper, fillcolor="#59a14f", opacity=0.3, line_width=0)
+# the reference lines named in the legend, so no text sits on the bars
+fig.add_scatter(x=[names[0]], y=[None], mode="lines", name=f"certificate {size}",
+                line=dict(color="#59a14f"))
+fig.add_scatter(x=[names[0]], y=[None], mode="lines", name=f"prelabel bound {pre.prelabel_bound:,}",
+                line=dict(color="#f28e2b", dash="dash"))
+fig.update_layout(yaxis_title="labels read", height=400, margin=dict(t=40, b=10, l=10, r=10),
+                  barmode="overlay", yaxis_range=[0, pool.n * 1.02],
+                  xaxis=dict(categoryorder="array", categoryarray=names),
+                  legend=dict(orientation="h", yanchor="bottom", y=1.0, x=0))
 st.plotly_chart(fig, width="stretch")
 
 # ------------------------------------------------------------------ per rival
@@ -176,9 +187,9 @@ st.header("Rival by rival")
 st.dataframe(pd.DataFrame({
     "rival": [c.rival for c in rivals],
     "alone": [c.alone for c in rivals],
-    "all jointly": [f"{c.joint_lower:,}" if c.joint_exact
+    "all jointly": [c.joint_lower if c.joint_exact  # an exact number stays a number
                     else f"{c.joint_lower:,}–{c.joint_upper:,}" for c in rivals],
-    "prelabel (any labels)": ["—" if c.prelabel is None else c.prelabel for c in rivals],
+    "prelabel (any labels)": [c.prelabel for c in rivals],
 }), hide_index=True)
 st.caption(f"Labels needed to certify {plain(cert.selected)} against each rival alone, in "
            "hindsight, versus against all rivals at once. Both are right: one set must beat "
