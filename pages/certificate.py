@@ -60,13 +60,11 @@ def _witness_download(witness, name: str, key: str) -> None:
 store, projects = _projects()
 sources = {"the pool file": None}
 for p in projects:
-    sources[f"project {p.id}: {p.policy}, started {p.created_at[:16].replace('T', ' ')}"] = p
+    sources[f"project {p.id}: {p.policy}"] = p
 c1, c2 = st.columns(2)
 source = c1.selectbox("Labels from", list(sources), key="cert_source",
                       help="The pool file's label column, or a labelling project in the store "
-                           "on this pool (page Label).")
-tol = c2.number_input("AUGRC tolerance tau (0 = exact)", min_value=0.0, max_value=0.5,
-                      value=0.0, step=0.0005, format="%.4f", key="cert_tol")
+                           "on this pool (page Label; the project's number and policy).")
 project = sources[source]
 
 # ------------------------------------------------------------------ a labelling project
@@ -80,10 +78,10 @@ if project is not None:
     with st.spinner("Bounding the certificate inside the rows read ..."):
         part = certify_partial(pool.with_labels(sess.label_codes), sess.read_rows,
                                tolerance=project.tolerance)
-    st.header("What the project's rows would have needed")
-    st.caption(f"Project {project.id}: policy {plain(project.policy)}, rule {project.rule}, "
-               f"tolerance tau = {float(project.tolerance):g} (fixed when it started; the "
-               "tolerance box above applies to the pool file).")
+    st.header("The rows the project read")
+    st.caption(f"Project {project.id}, started {project.created_at[:16].replace('T', ' ')}: "
+               f"policy {plain(project.policy)}, rule {project.rule}, tolerance tau = "
+               f"{float(project.tolerance):g} (fixed when it started).")
     if part.certified:
         st.success(f"You read {part.labels_read:,} labels; {part.upper:,} of them would have "
                    f"sufficed in hindsight to certify {plain(part.selected)}; the prelabel "
@@ -100,6 +98,8 @@ if project is not None:
     st.stop()
 
 # ------------------------------------------------------------------ the pool file
+tol = c2.number_input("AUGRC tolerance tau (0 = exact)", min_value=0.0, max_value=0.5,
+                      value=0.0, step=0.0005, format="%.4f", key="cert_tol")
 if not pool.fully_labelled:
     missing = pool.n - pool.n_labelled
     st.warning(f"**{missing:,} of {pool.n:,} rows have no label** in this pool, and the minimum "
