@@ -16,7 +16,7 @@ import streamlit as st
 
 st.set_page_config(page_title="certlib", page_icon=":material/verified:", layout="wide")
 
-PAGES_DIR = Path(__file__).resolve().parent / "pages"
+PAGES_DIR = Path(__file__).resolve().parent / "views"
 MODEL_CHOICE = [
     ("pool.py", "Pool", ":material/table:", "pool"),
     ("home.py", "Plan and certify", ":material/calculate:", "plan"),
@@ -30,7 +30,7 @@ TEACH = [
 
 
 def _pages(entries, default=None):
-    return [st.Page(f"pages/{f}", title=t, icon=i, url_path=u, default=(u == default))
+    return [st.Page(f"views/{f}", title=t, icon=i, url_path=u, default=(u == default))
             for f, t, i, u in entries if (PAGES_DIR / f).exists()]
 
 

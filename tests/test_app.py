@@ -63,7 +63,7 @@ def test_unlabelled_pool_shows_the_status_of_the_known_labels():
 
 
 def test_teaching_page_renders_three_rules():
-    at = _run("pages/1_Teaching_figure.py")
+    at = _run("views/1_Teaching_figure.py")
     assert not at.exception, at.exception
     text = " ".join(m.value for m in at.markdown)
     assert "shared" in text and "separate" in text and "centered" in text

@@ -120,3 +120,16 @@ def test_upload_survives_reload_new_tab_and_restart_as_plain_text(browser, tmp_p
         page.close()
     finally:
         srv.stop()
+
+
+@pytest.mark.parametrize("path", ["/pool", "/Label", "/certificate", "/Teaching_figure"])
+def test_a_page_opened_by_its_address_keeps_the_frame(server, browser, path):
+    """A reload or a bookmark opens the page inside app.py's navigation (grouped, titled),
+    not as a bare script."""
+    page = browser.new_page(viewport={"width": 1300, "height": 900})
+    page.goto(server + path)
+    nav = page.locator("[data-testid=stSidebarNav]")
+    nav.wait_for(timeout=60_000)
+    page.get_by_text("Model choice").first.wait_for(timeout=60_000)
+    assert "Plan and certify" in nav.inner_text()
+    page.close()

@@ -1,4 +1,4 @@
-"""The Certificate page (pages/certificate.py) under Streamlit's AppTest on the shipped
+"""The Certificate page (views/certificate.py) under Streamlit's AppTest on the shipped
 samples: the numbers it shows are the library's (certify, policy_comparison, per_rival,
 certify_partial), and an unlabelled pool gets one clear message."""
 
@@ -17,7 +17,7 @@ from certlib.comparison import per_rival, policy_comparison  # noqa: E402
 from certlib.store import LabelStore  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
-PAGE = str(ROOT / "pages" / "certificate.py")
+PAGE = str(ROOT / "views" / "certificate.py")
 UNLABELLED = "Breast cancer, unlabelled (annotator)"
 
 

@@ -1,4 +1,4 @@
-"""The labelling page (pages/2_Label.py) under Streamlit's AppTest: an annotator labels
+"""The labelling page (views/2_Label.py) under Streamlit's AppTest: an annotator labels
 the unlabelled sample with the hidden truth until the exact test certifies, and the
 store holds every label (the browser test is tests/test_browser_label.py)."""
 
@@ -16,7 +16,7 @@ import certlib  # noqa: E402
 from certlib.store import LabelStore, verify_record  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
-PAGE = str(ROOT / "pages" / "2_Label.py")
+PAGE = str(ROOT / "views" / "2_Label.py")
 
 
 @pytest.fixture

@@ -17,7 +17,7 @@ from certlib.pool_stats import pool_stats  # noqa: E402
 from certlib.saved_pools import SavedPools  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
-PAGE = str(ROOT / "pages" / "pool.py")
+PAGE = str(ROOT / "views" / "pool.py")
 SAMPLES = {"sample:demo": "demo_binary.csv", "sample:digits": "digits_probs.csv",
            "sample:unlabelled": "demo_unlabelled.csv"}
 
