@@ -92,6 +92,12 @@ if pid is None:
     st.stop()
 
 
+@st.cache_data(show_spinner="Finding the smallest sufficient subset ...", max_entries=16)
+def _hindsight(_prog, store_path: str, project_id: int, last_seq: int):
+    """Keyed by the project and its newest event: the log is append-only."""
+    return _prog.hindsight()
+
+
 # ------------------------------------------------------------------ actions
 def _label(project_id, row_id, value, who, seq):
     try:
@@ -144,6 +150,13 @@ if g.final:
     box = st.success if s.certified else st.warning
     box(f"**{s.status.capitalize()} after {s.t:,} labels:** {g.text(plain)}."
         + (" You can stop labelling." if s.certified else ""))
+    if pr.rule == "shared" and s.t:
+        hs = _hindsight(prog, str(store.path), pid, prog.last_seq)
+        st.markdown(f"**Hindsight.** {hs.text()}.")
+        if hs.witness:
+            with st.expander(f"The {len(hs.witness):,} rows that would have sufficed (row ids)"):
+                st.dataframe(pd.DataFrame({"row_id": [str(r) for r in hs.witness]}),
+                             hide_index=True, width="stretch")
     st.download_button("Download the evidence record (JSON)", key="download",
                        data=json.dumps(make_record(prog), indent=2),
                        file_name=f"certlib_record_project{pid}.json", mime="application/json")

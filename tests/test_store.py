@@ -17,6 +17,7 @@ import pytest
 
 import certlib
 from certlib import Pool, Session
+from certlib.certificate import certify_partial
 from certlib.errors import CertlibError, PoolFileError
 from certlib.record import make_record, read_record
 from certlib.store import (DuplicateLabelError, LabelStore, NothingToUndoError, PoolMismatchError,
@@ -393,3 +394,32 @@ def test_store_refuses_second_label_for_same_row_spelled_differently(tmp_path):
     with pytest.raises(DuplicateLabelError):
         st.append_label(pid, 1, 0, "a", pool=p)   # same row, id spelled as int
     st.progress(pid, p)                            # must still replay
+
+
+# ------------------------------------------------------------------ hindsight
+@pytest.mark.parametrize("budget", [None, 20])
+def test_hindsight_is_certify_partial_on_the_rows_read(tmp_path, pools, budget):
+    """Progress.hindsight uses the annotator's labels: on the unlabelled pool labelled
+    with the hidden truth it equals certify_partial on the truth pool over the same rows
+    (certify_partial counts unread rows with their potential gain, whatever their label)."""
+    pool, truth = pools
+    store = LabelStore(tmp_path / "l.db")
+    pid = store.create_project(pool, "demo.csv", budget=budget)
+    s = _label_n(store, pid, pool, truth, pool.n)
+    prog = store.progress(pid, pool)
+    assert prog.guarantee.final
+    h = prog.hindsight()
+    ref = certify_partial(truth, read_rows=s.read_rows)
+    assert h.partial == ref
+    assert h.labels_read == s.t == len(s.read_rows)
+    assert h.prelabel_bound == prog.project.prelabel_bound
+    if budget is None:  # certified: a verified subset of the rows read, inside the enclosure
+        assert h.partial.certified and h.partial.lower <= h.partial.upper <= s.t
+        assert h.partial.lower >= 1
+        assert len(h.witness) == h.partial.upper
+        assert set(h.witness) <= {pool.row_ids[r] for r in s.read_rows}
+        assert f"You read {s.t:,} labels; " in h.text()
+    else:
+        # nothing read certifies: the lower bound holds for any certificate, read or not
+        assert s.status == "budget exhausted" and h.partial.upper is None and h.witness == ()
+        assert "do not certify" in h.text()
