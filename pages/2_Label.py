@@ -16,7 +16,7 @@ import streamlit as st
 
 from certlib.errors import CertlibError
 from certlib.policies import policy_names
-from certlib.record import make_record
+from certlib.record import labels_csv, make_record
 from certlib.store import LabelStore, PoolMismatchError, UnknownProjectError
 from ui.common import (cached_prelabel, choose_pool, class_shortcuts, plain, plot_text,
                        pool_key, shortcut_kwargs, undo_shortcut)
@@ -157,9 +157,16 @@ if g.final:
             with st.expander(f"The {len(hs.witness):,} rows that would have sufficed (row ids)"):
                 st.dataframe(pd.DataFrame({"row_id": [str(r) for r in hs.witness]}),
                              hide_index=True, width="stretch")
-    st.download_button("Download the evidence record (JSON)", key="download",
+    d1, d2 = st.columns(2)
+    d1.download_button("Download the evidence record (JSON)", key="download",
                        data=json.dumps(make_record(prog), indent=2),
-                       file_name=f"certlib_record_project{pid}.json", mime="application/json")
+                       file_name=f"certlib_record_project{pid}.json", mime="application/json",
+                       width="stretch")
+    d2.download_button("Download the labels (CSV)", key="download_csv", data=labels_csv(prog),
+                       file_name=f"certlib_labels_project{pid}.csv", mime="text/csv",
+                       width="stretch", help="row_id, label, annotator, time of the labels in "
+                       "force, in reading order; text that a spreadsheet would run as a "
+                       "formula starts with '.")
 else:
     left = prog.labels_left_at_least
     st.info(f"Running: {g.text(plain)}."

@@ -423,3 +423,36 @@ def test_hindsight_is_certify_partial_on_the_rows_read(tmp_path, pools, budget):
         # nothing read certifies: the lower bound holds for any certificate, read or not
         assert s.status == "budget exhausted" and h.partial.upper is None and h.witness == ()
         assert "do not certify" in h.text()
+
+
+# ------------------------------------------------------------------ labels as CSV
+def test_labels_csv_is_safe_against_formula_injection(tmp_path):
+    """OWASP CSV injection: text cells starting with = + - @ tab CR get a leading ';
+    numbers (row id -1, a label -1) stay numbers."""
+    import csv
+    import io
+
+    from certlib.record import labels_csv
+
+    text = Pool.from_arrays([["=cat", "-dog", "=cat", "-dog"], ["-dog", "-dog", "=cat", "=cat"]],
+                            [[4, 3, 2, 1], [3, 4, 1, 2]], names=["A", "B"],
+                            row_ids=[-1, 2, 3, 4])
+    nums = Pool.from_arrays([[-1, 1, 1, -1], [1, 1, -1, -1]], [[4, 3, 2, 1], [3, 4, 1, 2]],
+                            names=["A", "B"], row_ids=[-1, 2, 3, 4])
+    store = LabelStore(tmp_path / "l.db")
+    evil = '=HYPERLINK("http://x")'
+    rows = {}
+    for name, pool, labels in (("text", text, ["=cat", "-dog"]), ("nums", nums, [-1, 1])):
+        pid = store.create_project(pool, name, policy="random", budget=4)
+        store.append_label(pid, -1, labels[0], evil, pool=pool)
+        store.append_label(pid, 3, labels[1], "@ana", pool=pool)
+        store.append_label(pid, 4, labels[0], "ana", pool=pool)
+        store.undo_last(pid, "ana")  # only the labels in force, in reading order
+        rows[name] = list(csv.reader(io.StringIO(labels_csv(store.progress(pid, pool)))))
+    for got in rows.values():
+        assert got[0] == ["row_id", "label", "annotator", "time"]
+        assert [r[0] for r in got[1:]] == ["-1", "3"]  # numbers: no prefix
+        assert [r[2] for r in got[1:]] == ["'" + evil, "'@ana"]
+        assert all(r[3].endswith("Z") for r in got[1:])
+    assert [r[1] for r in rows["text"][1:]] == ["'=cat", "'-dog"]
+    assert [r[1] for r in rows["nums"][1:]] == ["-1", "1"]
