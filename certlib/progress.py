@@ -15,7 +15,7 @@ from functools import cached_property
 
 from .certificate import PartialCertificate, certify_partial
 from .errors import ParameterError
-from .events import Project, labels_in_force
+from .events import Project, labels_in_force, skipped_rows
 from .session import Session
 
 __all__ = ["Guarantee", "Hindsight", "Progress", "guarantee"]
@@ -117,12 +117,12 @@ class Progress:
         events = tuple(events)
         old = since.events if since is not None and since.project == project else None
         if old is not None and events[:len(old)] == old and all(
-                e.kind == "label" for e in events[len(old):]):
+                e.kind != "undo" for e in events[len(old):]):
             s, path, new = since.session, list(since.lower_path), events[len(old):]
         else:
             s = Session.start(pool, **project.session_kwargs())
             path, new = [s.lower()], labels_in_force(events)
-        for e in new:
+        for e in (e for e in new if e.kind == "label"):
             s = s.observe(pool.position(e.row_id), e.label)
             path.append(s.lower())
         return cls(project, events, s, tuple(path))
@@ -142,10 +142,17 @@ class Progress:
         progress passes it as ``expect_seq`` so the store refuses a click on a stale view."""
         return self.events[-1].seq if self.events else 0
 
+    @property
+    def skipped(self) -> tuple:
+        """Row ids skipped and not yet back (`certlib.events.skipped_rows`)."""
+        return skipped_rows(self.events)
+
     @cached_property
     def next_row(self) -> int | None:
-        """Row position the policy reads next, or None when the session is done."""
-        return self.session.next_row()
+        """Row position the policy reads next, passing over skipped rows while other
+        rows are left, or None when the session is done."""
+        pos = self.session.pool.position
+        return self.session.next_row(skip=[pos(r) for r in self.skipped])
 
     @property
     def labels_left_at_least(self) -> int:

@@ -19,7 +19,7 @@ from certlib.policies import policy_names
 from certlib.record import labels_csv, make_record
 from certlib.store import LabelStore, PoolMismatchError, UnknownProjectError
 from ui.common import (cached_prelabel, choose_pool, class_shortcuts, plain, plot_text,
-                       pool_key, shortcut_kwargs, undo_shortcut)
+                       pool_key, shortcut_kwargs, skip_shortcut, undo_shortcut)
 
 st.title("Label the pool, one row at a time")
 st.caption("The policy chooses each row; the exact stopping test (paper Theorem 1) says when "
@@ -113,6 +113,20 @@ def _undo(project_id, who, seq):
         st.session_state["label_flash"] = str(exc)
 
 
+def _skip(project_id, row_id, who, seq):
+    try:
+        store.skip_row(project_id, row_id, who, pool=pool, expect_seq=seq)
+    except CertlibError as exc:
+        st.session_state["label_flash"] = str(exc)
+
+
+def _unskip(project_id, who, seq):
+    try:
+        store.unskip_all(project_id, who, expect_seq=seq)
+    except CertlibError as exc:
+        st.session_state["label_flash"] = str(exc)
+
+
 try:
     # the previous run's replay is extended when the log only grew by labels
     prog = store.resume(pid, pool, since=st.session_state.get("label_progress"))
@@ -192,15 +206,31 @@ if not g.final:
     }), hide_index=True, width="stretch")
     if not who:
         st.warning("Enter your name in the sidebar to label: it goes into the evidence record.")
+    skey = skip_shortcut(keys)
     st.markdown("**Label this row** (keyboard: "
                 + ", ".join(f"`{k}` = {plain(c)}" for k, c in zip(keys, pool.classes) if k)
-                + f", `{undo_shortcut(keys)}` = undo)")
-    cols = st.columns(len(pool.classes) + 1)
+                + (f", `{skey}` = skip" if skey else "") + f", `{undo_shortcut(keys)}` = undo)")
+    cols = st.columns(len(pool.classes) + 2)
     for i, (cls, key) in enumerate(zip(pool.classes, keys)):
         cols[i].button(f"class {plain(cls)}", key=f"cls_{i}", type="primary", disabled=not who,
                        on_click=_label, args=(pid, rid, cls, who, prog.last_seq),
                        width="stretch", **shortcut_kwargs(key))
+    back = rid in prog.skipped  # only skipped rows are left: the policy returns to them
+    cols[-2].button("Skip", key="skip", disabled=not who or back, on_click=_skip,
+                    args=(pid, rid, who, prog.last_seq), width="stretch",
+                    help="Pass over this row for now: the policy moves on to its next choice. "
+                         "Recorded in the log; changes no bound.", **shortcut_kwargs(skey))
     undo_col = cols[-1]
+    if prog.skipped:
+        n_skip = len(prog.skipped)
+        sk1, sk2 = st.columns([3, 1])
+        sk1.caption(f"{n_skip:,} skipped row(s) (row_id "
+                     + ", ".join(plain(r) for r in prog.skipped[:10])
+                     + (", ..." if n_skip > 10 else "") + ")."
+                     + (" Only skipped rows are left, so this is one of them." if back else
+                        " They come back when you revisit them or when nothing else is left."))
+        sk2.button("Revisit skipped rows", key="unskip", disabled=not who, on_click=_unskip,
+                   args=(pid, who, prog.last_seq), width="stretch")
 else:
     undo_col = st.columns(4)[0]
 undo_col.button("Undo last label", key="undo", disabled=s.t == 0, on_click=_undo,

@@ -158,3 +158,23 @@ def test_url_with_unknown_project_or_another_pool_is_refused(store_path):
     assert any(f"project {pid} ('teaching_k4.csv')" in w.value and "Choose that pool" in w.value
                for w in at.warning), [w.value for w in at.warning]
     assert not at.get("metric")
+
+
+def test_skip_moves_on_and_revisit_brings_the_row_back(store_path, pools):
+    pool, truth = pools
+    at = _start()
+    first = _next_row_id(at)
+    at.button(key="skip").click().run()
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    second = _next_row_id(at)
+    assert second not in (None, first)
+    assert any("1 skipped row(s)" in c.value for c in at.caption)
+    at.button(key=f"cls_{_truth_of(truth, second)}").click().run()
+    store = LabelStore(store_path)
+    (project,) = store.projects()
+    assert [e.kind for e in store.events(project.id)] == ["skip", "label"]
+    at.button(key="unskip").click().run()
+    assert not at.exception and not at.error
+    assert _next_row_id(at) == first
+    assert [e.kind for e in store.events(project.id)] == ["skip", "label", "unskip"]
+    assert verify_record(store.export_record(project.id, pool), pool).ok

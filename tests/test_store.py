@@ -20,9 +20,9 @@ from certlib import Pool, Session
 from certlib.certificate import certify_partial
 from certlib.errors import CertlibError, PoolFileError
 from certlib.record import make_record, read_record
-from certlib.store import (DuplicateLabelError, LabelStore, NothingToUndoError, PoolMismatchError,
-                           StaleStateError, UnknownProjectError, default_store_path,
-                           verify_record)
+from certlib.store import (DuplicateLabelError, LabelStore, NothingSkippedError,
+                           NothingToUndoError, PoolMismatchError, StaleStateError,
+                           UnknownProjectError, default_store_path, verify_record)
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -44,7 +44,7 @@ def _label_n(store, pid, pool, truth, n, who="ana"):
         p = store.progress(pid, pool)
         if p.session.done:
             break
-        r = p.session.next_row()
+        r = p.next_row  # the policy passes over skipped rows
         store.append_label(pid, pool.row_ids[r], _truth(truth, r), who, pool=pool,
                            expect_seq=p.last_seq)
     return store.session(pid, pool)
@@ -80,7 +80,7 @@ def test_schema_wal_and_foreign_keys(tmp_path, pools):
     LabelStore(tmp_path / "l.db")
     con = sqlite3.connect(tmp_path / "l.db")
     assert con.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
-    assert con.execute("SELECT version FROM schema_version").fetchall() == [(1,)]
+    assert con.execute("SELECT version FROM schema_version").fetchall() == [(2,)]
     con.execute("PRAGMA foreign_keys=ON")
     with pytest.raises(sqlite3.IntegrityError):
         con.execute("INSERT INTO events VALUES (7, 1, 'label', '1', '0', 'x', 't', NULL)")
@@ -456,3 +456,99 @@ def test_labels_csv_is_safe_against_formula_injection(tmp_path):
         assert all(r[3].endswith("Z") for r in got[1:])
     assert [r[1] for r in rows["text"][1:]] == ["'=cat", "'-dog"]
     assert [r[1] for r in rows["nums"][1:]] == ["-1", "1"]
+
+
+# ------------------------------------------------------------------ skips
+def test_skip_is_an_event_that_moves_the_policy_on_and_changes_no_bound(tmp_path, pools):
+    pool, truth = pools
+    path = tmp_path / "l.db"
+    store = LabelStore(path)
+    pid = store.create_project(pool, "demo.csv")
+    _label_n(store, pid, pool, truth, 5)
+    before = store.progress(pid, pool)
+    first = before.next_row
+    ev = store.skip_row(pid, pool.row_ids[first], "ana", pool=pool, expect_seq=before.last_seq)
+    assert (ev.kind, ev.row_id, ev.label) == ("skip", pool.row_ids[first], None)
+    after = LabelStore(path).progress(pid, pool)  # stored: survives a new store object
+    assert [e.kind for e in after.events][-1] == "skip"
+    assert after.skipped == (pool.row_ids[first],)
+    assert after.next_row != first and after.next_row is not None
+    assert not after.session.is_read(after.next_row)
+    _same_state(after.session, before.session)  # the bounds and the session do not move
+    # extending an earlier view by a skip gives the same state as a full replay
+    assert store.progress(pid, pool, since=before).next_row == after.next_row
+    with pytest.raises(CertlibError, match="already skipped"):
+        store.skip_row(pid, pool.row_ids[first], "ana", pool=pool)
+    with pytest.raises(DuplicateLabelError):
+        store.skip_row(pid, store.labels(pid)[0].row_id, "ana", pool=pool)
+    # labelling goes on past the skipped row; the record verifies with the skip in its log
+    s = _label_n(store, pid, pool, truth, pool.n)
+    assert s.certified and not s.is_read(first)
+    rec = store.export_record(pid, pool)
+    assert "skip" in [e["kind"] for e in rec["events"]]
+    assert verify_record(rec, pool).ok
+    # the labels are what a fresh session reads in the same order (skips leave no trace)
+    _same_state(s, Session.from_history(pool, s.history, policy="adaptive-pair-sum"))
+
+
+def test_unskip_brings_skipped_rows_back(tmp_path, pools):
+    pool, truth = pools
+    store = LabelStore(tmp_path / "l.db")
+    pid = store.create_project(pool, "demo.csv")
+    with pytest.raises(NothingSkippedError):
+        store.unskip_all(pid, "ana")
+    first = store.progress(pid, pool).next_row
+    store.skip_row(pid, pool.row_ids[first], "ana", pool=pool)
+    second = store.progress(pid, pool).next_row
+    store.skip_row(pid, pool.row_ids[second], "ana", pool=pool)
+    assert store.progress(pid, pool).skipped == (pool.row_ids[first], pool.row_ids[second])
+    store.unskip_all(pid, "ana")
+    p = store.progress(pid, pool)
+    assert p.skipped == () and p.next_row == first
+    assert [e.kind for e in p.events] == ["skip", "skip", "unskip"]
+
+
+def test_skipped_rows_return_when_nothing_else_is_left():
+    pool = Pool.from_arrays([[0, 0, 1, 0], [0, 1, 0, 1]], [[4, 3, 2, 1], [3, 4, 1, 2]],
+                            names=["A", "B"])
+    s = Session.start(pool, policy="static-range")
+    order = [s.next_row()]
+    while len(order) < pool.n:
+        order.append(s.next_row(skip=order))
+    assert sorted(order) == list(range(pool.n))  # each skip moves on to a new row
+    assert s.next_row(skip=order) == order[0]  # all skipped: the policy's own choice
+
+
+def test_version_1_store_is_migrated_with_its_events(tmp_path, pools):
+    import certlib.store as store_mod
+
+    pool, truth = pools
+    path = tmp_path / "old.db"
+    con = sqlite3.connect(path, isolation_level=None)
+    con.executescript(store_mod._SCHEMA.replace(", 'skip', 'unskip'", ""))
+    con.execute("INSERT INTO schema_version VALUES (1)")
+    con.close()
+    with pytest.raises(sqlite3.IntegrityError):  # the old table refuses a skip
+        con = sqlite3.connect(path)
+        con.execute("INSERT INTO events VALUES (1, 1, 'skip', '1', NULL, 'a', 't', NULL)")
+    con.close()
+    # fill it in version-1 form: write labels through a store, then mark the file as v1
+    store = LabelStore(path)  # migrates the (empty) v1 file
+    pid = store.create_project(pool, "demo.csv")
+    _label_n(store, pid, pool, truth, 3)
+    events = store.events(pid)
+    con = sqlite3.connect(path, isolation_level=None)
+    con.executescript("DROP TRIGGER events_no_update; DROP TRIGGER events_no_delete; "
+                      "ALTER TABLE events RENAME TO e2;"
+                      + store_mod._EVENTS_TABLE.replace(", 'skip', 'unskip'", "")
+                      + "INSERT INTO events SELECT * FROM e2; DROP TABLE e2; "
+                      + store_mod._TRIGGERS + "UPDATE schema_version SET version = 1;")
+    con.close()
+    store = LabelStore(path)
+    assert store.events(pid) == events
+    store.skip_row(pid, pool.row_ids[store.progress(pid, pool).next_row], "ana", pool=pool)
+    con = sqlite3.connect(path)
+    assert con.execute("SELECT version FROM schema_version").fetchall() == [(2,)]
+    with pytest.raises(sqlite3.IntegrityError, match="append-only"):
+        con.execute("DELETE FROM events")
+    con.close()

@@ -218,6 +218,11 @@ def undo_shortcut(class_keys) -> str:
     return "U" if "U" not in class_keys else "Backspace"
 
 
+def skip_shortcut(class_keys) -> str | None:
+    """``S`` unless a class took it (then the Skip button has no key)."""
+    return "S" if "S" not in class_keys else None
+
+
 def shortcut_kwargs(key) -> dict:
     """``{"shortcut": key}`` for `st.button` (Streamlit >= 1.52), nothing when no key is left."""
     return {} if key is None else {"shortcut": key}
