@@ -19,7 +19,8 @@ from certlib.policies import policy_names
 from certlib.record import labels_csv, make_record
 from certlib.store import LabelStore, PoolMismatchError, UnknownProjectError
 from ui.common import (cached_prelabel, choose_pool, class_shortcuts, plain, plot_text,
-                       pool_key, shortcut_kwargs, skip_shortcut, undo_shortcut)
+                       pool_folder, pool_key, shortcut_kwargs, skip_shortcut, split_extra,
+                       undo_shortcut)
 
 st.title("Label the pool, one row at a time")
 st.caption("The policy chooses each row; the exact stopping test (paper Theorem 1) says when "
@@ -195,10 +196,16 @@ if not g.final:
     rid = pool.row_ids[r]
     st.subheader(f"Next row: row_id {plain(rid)}")
     left_col, right_col = st.columns(2)
-    if pool.extra:
-        left_col.dataframe(pd.DataFrame({"column": list(pool.extra),
-                                         "value": [str(v[r]) for v in pool.extra.values()]}),
+    nums, images, texts = split_extra(pool, r, pool_folder())
+    if nums:
+        left_col.dataframe(pd.DataFrame({"column": list(nums),
+                                         "value": [f"{v:,.6g}" for v in nums.values()]}),
                            hide_index=True, width="stretch")
+    for name, text in texts.items():  # st.text: never read as Markdown or HTML
+        left_col.text(f"{name}: {text}")
+    for name, path in images.items():
+        left_col.text(f"{name}:")
+        left_col.image(str(path), width=320)
     right_col.dataframe(pd.DataFrame({
         "candidate": list(pool.names),
         "prediction": [str(pool.classes[c]) for c in pool.preds[:, r]],

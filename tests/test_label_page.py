@@ -178,3 +178,27 @@ def test_skip_moves_on_and_revisit_brings_the_row_back(store_path, pools):
     assert _next_row_id(at) == first
     assert [e.kind for e in store.events(project.id)] == ["skip", "label", "unskip"]
     assert verify_record(store.export_record(project.id, pool), pool).ok
+
+
+def test_extra_columns_by_type_and_images_only_inside_the_pool_folder(tmp_path):
+    from ui.common import image_in_folder, split_extra
+
+    folder = tmp_path / "pool"
+    (folder / "img").mkdir(parents=True)
+    (folder / "img" / "a.png").write_bytes(b"\x89PNG")
+    (tmp_path / "outside.png").write_bytes(b"\x89PNG")
+    (folder / "link.png").symlink_to(tmp_path / "outside.png")
+    assert image_in_folder("img/a.png", folder) == (folder / "img" / "a.png").resolve()
+    assert image_in_folder(" img/A.png ".replace("A", "a"), folder) is not None
+    for bad in ("../outside.png", "img/../../outside.png", str(tmp_path / "outside.png"),
+                "http://example.com/a.png", "file:img/a.png", "C:\\pool\\a.png",
+                "img\\..\\..\\outside.png", "link.png", "img/missing.png", "img/a.txt", 3):
+        assert image_in_folder(bad, folder) is None, bad
+    pool = certlib.Pool.from_arrays(
+        [[0, 1], [1, 0]], [[2, 1], [1, 2]], names=["A", "B"],
+        extra={"size": [1.5, 2], "note": ["**bold** [x](http://x)", None],
+               "picture": ["img/a.png", "../outside.png"]})
+    assert split_extra(pool, 0, folder) == (
+        {"size": 1.5}, {"picture": (folder / "img" / "a.png").resolve()},
+        {"note": "**bold** [x](http://x)"})
+    assert split_extra(pool, 1, folder) == ({"size": 2}, {}, {"picture": "../outside.png"})
