@@ -152,11 +152,12 @@ if "label_flash" in st.session_state:
     st.error(plain(st.session_state.pop("label_flash")))
 
 # ------------------------------------------------------------------ progress
-c1, c2, c3, c4 = st.columns(4)
-c1.metric("labels read", f"{s.t:,} of {pool.n:,}")
-c2.metric("prelabel bound", f"{pr.prelabel_bound:,} labels")
-c3.metric("budget", "none" if pr.budget is None else f"{pr.budget:,} labels")
-c4.metric("status", s.status)
+metrics = st.container(horizontal=True, gap="large")  # wraps on a narrow window
+metrics.metric("labels read", f"{s.t:,} of {pool.n:,}", width="content")
+metrics.metric("prelabel bound", f"{pr.prelabel_bound:,} labels", width="content")
+metrics.metric("budget", "none" if pr.budget is None else f"{pr.budget:,} labels",
+               width="content")
+metrics.metric("status", s.status, width="content")
 st.caption(f"Project {pr.id} on {plain(pr.pool_name)}: policy {pr.policy}, rule {pr.rule}, "
            f"tolerance {float(pr.tolerance):g}, seed {pr.seed}; candidates in tie priority "
            f"order: {', '.join(plain(c) for c in pr.candidates)}.")
@@ -170,18 +171,17 @@ if g.final:
         st.markdown(f"**Hindsight.** {hs.text()}.")
         if hs.witness:
             with st.expander(f"The {len(hs.witness):,} rows that would have sufficed (row ids)"):
-                st.dataframe(pd.DataFrame({"row_id": [str(r) for r in hs.witness]}),
-                             hide_index=True, width="stretch")
-    d1, d2 = st.columns(2)
-    d1.download_button("Download the evidence record (JSON)", key="download",
-                       data=json.dumps(make_record(prog), indent=2),
-                       file_name=f"certlib_record_project{pid}.json", mime="application/json",
-                       width="stretch")
-    d2.download_button("Download the labels (CSV)", key="download_csv", data=labels_csv(prog),
-                       file_name=f"certlib_labels_project{pid}.csv", mime="text/csv",
-                       width="stretch", help="row_id, label, annotator, time of the labels in "
-                       "force, in reading order; text that a spreadsheet would run as a "
-                       "formula starts with '.")
+                st.text(", ".join(str(r) for r in hs.witness))
+    downloads = st.container(horizontal=True)
+    downloads.download_button("Download the evidence record (JSON)", key="download",
+                              data=json.dumps(make_record(prog), indent=2),
+                              file_name=f"certlib_record_project{pid}.json",
+                              mime="application/json")
+    downloads.download_button("Download the labels (CSV)", key="download_csv",
+                              data=labels_csv(prog), file_name=f"certlib_labels_project{pid}.csv",
+                              mime="text/csv", help="row_id, label, annotator, time of the labels "
+                              "in force, in reading order; text that a spreadsheet would run as "
+                              "a formula starts with '.")
 else:
     left = prog.labels_left_at_least
     st.info(f"Running: {g.text(plain)}."
@@ -217,32 +217,30 @@ if not g.final:
     st.markdown("**Label this row** (keyboard: "
                 + ", ".join(f"`{k}` = {plain(c)}" for k, c in zip(keys, pool.classes) if k)
                 + (f", `{skey}` = skip" if skey else "") + f", `{undo_shortcut(keys)}` = undo)")
-    cols = st.columns(len(pool.classes) + 2)
+    actions = st.container(horizontal=True)  # wraps on a narrow window
     for i, (cls, key) in enumerate(zip(pool.classes, keys)):
-        cols[i].button(f"class {plain(cls)}", key=f"cls_{i}", type="primary", disabled=not who,
+        actions.button(f"class {plain(cls)}", key=f"cls_{i}", type="primary", disabled=not who,
                        on_click=_label, args=(pid, rid, cls, who, prog.last_seq),
-                       width="stretch", **shortcut_kwargs(key))
+                       **shortcut_kwargs(key))
     back = rid in prog.skipped  # only skipped rows are left: the policy returns to them
-    cols[-2].button("Skip", key="skip", disabled=not who or back, on_click=_skip,
-                    args=(pid, rid, who, prog.last_seq), width="stretch",
-                    help="Pass over this row for now: the policy moves on to its next choice. "
-                         "Recorded in the log; changes no bound.", **shortcut_kwargs(skey))
-    undo_col = cols[-1]
+    actions.button("Skip", key="skip", disabled=not who or back, on_click=_skip,
+                   args=(pid, rid, who, prog.last_seq),
+                   help="Pass over this row for now: the policy moves on to its next choice. "
+                        "Recorded in the log; changes no bound.", **shortcut_kwargs(skey))
+    undo_col = actions  # the undo button joins the row of actions
     if prog.skipped:
         n_skip = len(prog.skipped)
-        sk1, sk2 = st.columns([3, 1])
-        sk1.caption(f"{n_skip:,} skipped row(s) (row_id "
-                     + ", ".join(plain(r) for r in prog.skipped[:10])
-                     + (", ..." if n_skip > 10 else "") + ")."
-                     + (" Only skipped rows are left, so this is one of them." if back else
-                        " They come back when you revisit them or when nothing else is left."))
-        sk2.button("Revisit skipped rows", key="unskip", disabled=not who, on_click=_unskip,
-                   args=(pid, who, prog.last_seq), width="stretch")
+        st.caption(f"{n_skip:,} skipped row(s) (row_id "
+                   + ", ".join(plain(r) for r in prog.skipped[:10])
+                   + (", ..." if n_skip > 10 else "") + ")."
+                   + (" Only skipped rows are left, so this is one of them." if back else
+                      " They come back when you revisit them or when nothing else is left."))
+        st.button("Revisit skipped rows", key="unskip", disabled=not who, on_click=_unskip,
+                  args=(pid, who, prog.last_seq))
 else:
-    undo_col = st.columns(4)[0]
+    undo_col = st.container()
 undo_col.button("Undo last label", key="undo", disabled=s.t == 0, on_click=_undo,
-                args=(pid, who, prog.last_seq), width="stretch",
-                **shortcut_kwargs(undo_shortcut(keys)))
+                args=(pid, who, prog.last_seq), **shortcut_kwargs(undo_shortcut(keys)))
 
 # ------------------------------------------------------------------ bounds
 best = s.best_guess
