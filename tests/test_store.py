@@ -552,3 +552,17 @@ def test_version_1_store_is_migrated_with_its_events(tmp_path, pools):
     with pytest.raises(sqlite3.IntegrityError, match="append-only"):
         con.execute("DELETE FROM events")
     con.close()
+
+
+def test_hindsight_within_a_tolerance_and_only_for_the_shared_rule(tmp_path, pools):
+    pool, truth = pools
+    store = LabelStore(tmp_path / "l.db")
+    pid = store.create_project(pool, "demo.csv", tolerance=0.01)
+    s = _label_n(store, pid, pool, truth, pool.n)
+    h = store.progress(pid, pool).hindsight()
+    assert h.partial == certify_partial(truth, read_rows=s.read_rows, tolerance=0.01)
+    assert h.partial.certified and h.partial.lower <= h.partial.upper <= s.t
+    other = store.create_project(pool, "demo.csv", rule="separate", budget=3)
+    _label_n(store, other, pool, truth, 3)
+    with pytest.raises(CertlibError, match="rule 'shared'"):
+        store.progress(other, pool).hindsight()
