@@ -92,8 +92,8 @@ class Hindsight:
                     f"them suffices; any certificate needs at least {h.lower:,} labels; the "
                     f"prelabel bound was {self.prelabel_bound:,}")
         size = (f"{h.upper:,} of them would have sufficed in hindsight (exact)" if h.exact else
-                f"between {h.lower:,} and {h.upper:,} of them would have sufficed in hindsight "
-                f"(enclosure [{h.lower:,}, {h.upper:,}])")
+                f"{h.upper:,} of them would have sufficed in hindsight and no fewer than "
+                f"{h.lower:,} could have (enclosure [{h.lower:,}, {h.upper:,}])")
         return f"You read {t:,} labels; {size}; the prelabel bound was {self.prelabel_bound:,}"
 
 
