@@ -4,6 +4,7 @@ log, with the bounds path the labelling page draws.
 
     p = Progress.replay(project, events, pool)    # pure: no file, no clock
     p.guarantee.text(), p.session.next_row(), p.rival_bounds()
+    p.hindsight()     # after the run: how many of the labels read would have sufficed
 """
 
 from __future__ import annotations
@@ -12,10 +13,12 @@ from dataclasses import dataclass
 from fractions import Fraction
 from functools import cached_property
 
-from .events import Project, labels_in_force
+from .certificate import PartialCertificate, certify_partial
+from .errors import ParameterError
+from .events import Project, labels_in_force, skipped_rows
 from .session import Session
 
-__all__ = ["Guarantee", "Progress", "guarantee"]
+__all__ = ["Guarantee", "Hindsight", "Progress", "guarantee"]
 
 
 @dataclass(frozen=True)
@@ -63,6 +66,38 @@ def guarantee(session: Session) -> Guarantee:
 
 
 @dataclass(frozen=True)
+class Hindsight:
+    """After a run: the smallest subset of the rows read that would have sufficed
+    (SPEC section 7, last paragraph), from the annotator's labels.
+
+    ``partial`` is `certify_partial` on the pool labelled with the labels in force,
+    over the rows read: ``lower <= C <= upper`` where C is the size of the smallest
+    sufficient subset (``upper`` None when the rows read certify nothing, e.g. a spent
+    budget: then no subset of them suffices and ``lower`` bounds any certificate)."""
+
+    labels_read: int
+    prelabel_bound: int
+    partial: PartialCertificate
+
+    @property
+    def witness(self) -> tuple:
+        """Row ids of a sufficient subset of size ``partial.upper`` (empty if none)."""
+        return self.partial.witness
+
+    def text(self) -> str:
+        """One sentence for a person (numbers only, nothing from a file)."""
+        h, t = self.partial, self.labels_read
+        if h.upper is None:
+            return (f"You read {t:,} labels; they do not certify a candidate, so no subset of "
+                    f"them suffices; any certificate needs at least {h.lower:,} labels; the "
+                    f"prelabel bound was {self.prelabel_bound:,}")
+        size = (f"{h.upper:,} of them would have sufficed in hindsight (exact)" if h.exact else
+                f"{h.upper:,} of them would have sufficed in hindsight and no fewer than "
+                f"{h.lower:,} could have (enclosure [{h.lower:,}, {h.upper:,}])")
+        return f"You read {t:,} labels; {size}; the prelabel bound was {self.prelabel_bound:,}"
+
+
+@dataclass(frozen=True)
 class Progress:
     """A project replayed: its settings, the log, the session and the bounds path."""
 
@@ -82,12 +117,12 @@ class Progress:
         events = tuple(events)
         old = since.events if since is not None and since.project == project else None
         if old is not None and events[:len(old)] == old and all(
-                e.kind == "label" for e in events[len(old):]):
+                e.kind != "undo" for e in events[len(old):]):
             s, path, new = since.session, list(since.lower_path), events[len(old):]
         else:
             s = Session.start(pool, **project.session_kwargs())
             path, new = [s.lower()], labels_in_force(events)
-        for e in new:
+        for e in (e for e in new if e.kind == "label"):
             s = s.observe(pool.position(e.row_id), e.label)
             path.append(s.lower())
         return cls(project, events, s, tuple(path))
@@ -107,15 +142,36 @@ class Progress:
         progress passes it as ``expect_seq`` so the store refuses a click on a stale view."""
         return self.events[-1].seq if self.events else 0
 
+    @property
+    def skipped(self) -> tuple:
+        """Row ids skipped and not yet back (`certlib.events.skipped_rows`)."""
+        return skipped_rows(self.events)
+
     @cached_property
     def next_row(self) -> int | None:
-        """Row position the policy reads next, or None when the session is done."""
-        return self.session.next_row()
+        """Row position the policy reads next, passing over skipped rows while other
+        rows are left, or None when the session is done."""
+        pos = self.session.pool.position
+        return self.session.next_row(skip=[pos(r) for r in self.skipped])
 
     @property
     def labels_left_at_least(self) -> int:
         """More labels any policy needs before it can certify (from the prelabel bound)."""
         return max(0, self.project.prelabel_bound - self.session.t)
+
+    def hindsight(self, **limits) -> Hindsight:
+        """The hindsight enclosure of the smallest sufficient subset of the rows read,
+        under the labels the annotators gave (not the pool file's labels).  ``limits``:
+        ``work_limit`` / ``time_limit`` of `certify_partial`.  Only for the shared rule
+        (the rule of `certify_partial`)."""
+        s = self.session
+        if s.rule != "shared":
+            raise ParameterError(f"hindsight needs rule 'shared'; project {self.project.id} "
+                                 f"uses rule {s.rule!r}")
+        labelled = s.pool.with_labels(s.label_codes)  # the annotators' labels only
+        part = certify_partial(labelled, read_rows=s.read_rows,
+                               tolerance=self.project.tolerance, **limits)
+        return Hindsight(s.t, self.project.prelabel_bound, part)
 
     def rival_bounds(self, k: int | None = None) -> dict:
         """For candidate k (default the best guess): {rival name: (lower list, upper list)} of

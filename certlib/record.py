@@ -4,6 +4,7 @@ pool.
 
     record = make_record(store.progress(pid, pool))   # JSON-ready dict
     verify_record(read_record("record.json"), pool).ok
+    labels_csv(store.progress(pid, pool))             # the labels in force, spreadsheet-safe
 
 The record holds the pool hash (taken before the first label), candidates in priority
 order, objective, tolerance, budget, policy, rule and seed, every label in force in
@@ -14,6 +15,8 @@ replays the labels on the pool and lists every mismatch.
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 from fractions import Fraction
 from pathlib import Path
@@ -30,7 +33,8 @@ from .session import Session
 from .verification import Verification
 from .weights import exact_fraction
 
-__all__ = ["RECORD_FORMAT", "RECORD_VERSION", "make_record", "read_record", "verify_record"]
+__all__ = ["RECORD_FORMAT", "RECORD_VERSION", "labels_csv", "make_record", "read_record",
+           "spreadsheet_safe", "verify_record"]
 
 RECORD_FORMAT = "certlib-labelling-record"
 RECORD_VERSION = 1
@@ -78,6 +82,35 @@ def make_record(progress: Progress) -> dict:
                    "scale": int(s.pool.scale)},
         "exported_at": utc_now(),
     }
+
+
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
+def spreadsheet_safe(value):
+    """A CSV cell a spreadsheet will not run as a formula (OWASP "CSV injection"): text
+    starting with ``= + - @``, a tab or a carriage return gets a leading ``'``.  Numbers
+    stay numbers (a label -1 is the number -1), so only text is ever prefixed.
+
+    >>> print(spreadsheet_safe('=HYPERLINK("http://x")'))
+    '=HYPERLINK("http://x")
+    >>> spreadsheet_safe(-1), spreadsheet_safe("-1"), spreadsheet_safe("ana")
+    (-1, "'-1", 'ana')
+    """
+    if isinstance(value, str) and value.startswith(_FORMULA_START):
+        return "'" + value
+    return value
+
+
+def labels_csv(progress: Progress) -> str:
+    """The labels in force, in reading order, as CSV text: ``row_id, label, annotator,
+    time`` (UTC, ISO 8601), every text cell made `spreadsheet_safe`."""
+    out = io.StringIO()
+    w = csv.writer(out, lineterminator="\n")
+    w.writerow(["row_id", "label", "annotator", "time"])
+    for e in progress.labels:
+        w.writerow([spreadsheet_safe(v) for v in (e.row_id, e.label, e.annotator, e.at)])
+    return out.getvalue()
 
 
 def read_record(path) -> dict:

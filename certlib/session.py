@@ -192,10 +192,19 @@ class Session:
         return -self.lower().T
 
     # ------------------------------------------------------------ actions
-    def next_row(self) -> int | None:
-        """The policy's next row position, or None when the session is done."""
+    def next_row(self, skip=()) -> int | None:
+        """The policy's next row position, or None when the session is done.
+
+        ``skip``: unread row positions to pass over for now (rows an annotator skipped):
+        the policy chooses as if they were read, and among every unread row when only
+        skipped rows are left.  Skipping changes no bound and no policy state."""
         if self.done:
             return None
+        if len(skip):
+            passed = np.zeros(self.pool.n, dtype=bool)
+            passed[np.asarray(skip, dtype=np.int64)] = True
+            if (self.unread_mask() & ~passed).any():
+                return self.policy.choose(self._pstate, _Passing(self, passed))
         return self.policy.choose(self._pstate, self)
 
     def observe(self, row: int, label) -> Session:
@@ -225,3 +234,21 @@ class Session:
     def observe_id(self, row_id, label) -> Session:
         """`observe` by row id instead of position."""
         return self.observe(self.pool.position(row_id), label)
+
+
+class _Passing:
+    """A session as a policy sees it with some unread rows passed over (seen as read)."""
+
+    __slots__ = ("_session", "_passed")
+
+    def __init__(self, session: Session, passed: np.ndarray):
+        self._session, self._passed = session, passed
+
+    def __getattr__(self, name):
+        return getattr(self._session, name)
+
+    def is_read(self, row: int) -> bool:
+        return self._session.is_read(row) or bool(self._passed[row])
+
+    def unread_mask(self) -> np.ndarray:
+        return self._session.unread_mask() & ~self._passed

@@ -10,6 +10,15 @@ appends an ``undo`` event that cancels the newest label still in force, so the
 full history survives in the file.  The values (`Project`, `Event`) live in
 `certlib.events`.
 
+Skips are events too: `skip_row` appends a ``skip`` event for a row the annotator
+cannot label now, and the policy passes over it while other unread rows are left
+(`Session.next_row(skip=...)`); `unskip_all` appends an ``unskip`` event that makes
+every skipped row available again, and a skipped row also comes back by itself when
+only skipped rows are left.  A skip never touches the labels, so it changes no bound,
+no certificate and no evidence-record verdict (the record keeps it in its event log).
+Stores of schema version 1 (labels and undos only) are migrated on opening: the
+events are copied unchanged into a table that also admits the two new kinds.
+
 The state of a labelling session is never stored, only derived:
 ``store.resume(project_id, pool)`` replays the labels in force through
 `certlib.Session` (a pure state transition, STYLE rule 6; `certlib.progress`),
@@ -19,6 +28,8 @@ so a page reload or a server restart resumes exactly where the annotator stopped
     pid = store.open_project(pool, "demo.csv", policy="adaptive-pair-sum")
     s = store.session(pid, pool)
     store.append_label(pid, pool.row_ids[s.next_row()], 1, "ana", pool=pool)
+    store.skip_row(pid, row_id, "ana", pool=pool)     # pass over a row for now
+    store.unskip_all(pid, "ana")                      # every skipped row back
     record = store.export_record(pid, pool)       # JSON-ready dict (certlib.record)
     verify_record(record, pool).ok                # recomputed from the labels
 
@@ -38,7 +49,7 @@ from pathlib import Path
 
 from ._values import fraction_text, python_scalar
 from .errors import CertlibError
-from .events import Event, Project, labels_in_force, utc_now
+from .events import Event, Project, labels_in_force, skipped_rows, utc_now
 from .policies import get_policy, policy_names
 from .pool import pool_hash
 from .prelabel import prelabel_bound
@@ -53,6 +64,7 @@ __all__ = [
     "SCHEMA_VERSION",
     "DuplicateLabelError",
     "Event",
+    "NothingSkippedError",
     "LabelStore",
     "NothingToUndoError",
     "PoolMismatchError",
@@ -64,7 +76,7 @@ __all__ = [
     "verify_record",
 ]
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2  # 2: skip and unskip events
 ENV_VAR = "CERTLIB_STORE"
 DEFAULT_FILE = "certlib_labels.db"
 
@@ -94,6 +106,10 @@ class NothingToUndoError(StoreError):
     """Undo with no label in force."""
 
 
+class NothingSkippedError(StoreError):
+    """Unskip with no row skipped."""
+
+
 def default_store_path() -> Path:
     """``$CERTLIB_STORE`` if set, else ``./certlib_labels.db``."""
     return Path(os.environ.get(ENV_VAR) or DEFAULT_FILE)
@@ -121,7 +137,7 @@ CREATE TABLE IF NOT EXISTS projects (
 CREATE TABLE IF NOT EXISTS events (
     project_id INTEGER NOT NULL REFERENCES projects(id),
     seq        INTEGER NOT NULL CHECK (seq >= 1),
-    kind       TEXT NOT NULL CHECK (kind IN ('label', 'undo')),
+    kind       TEXT NOT NULL CHECK (kind IN ('label', 'undo', 'skip', 'unskip')),
     row_id     TEXT,                -- JSON scalar
     label      TEXT,                -- JSON scalar
     annotator  TEXT NOT NULL,
@@ -135,6 +151,24 @@ BEGIN SELECT RAISE(ABORT, 'events are append-only'); END;
 CREATE TRIGGER IF NOT EXISTS events_no_delete BEFORE DELETE ON events
 BEGIN SELECT RAISE(ABORT, 'events are append-only'); END;
 """
+_EVENTS_TABLE = _SCHEMA[_SCHEMA.index("CREATE TABLE IF NOT EXISTS events"):
+                        _SCHEMA.index("CREATE INDEX")]
+_TRIGGERS = _SCHEMA[_SCHEMA.index("CREATE TRIGGER"):]
+
+
+def _migrate_1_to_2(con) -> None:
+    """Version 1 admitted only label and undo events (a CHECK constraint SQLite cannot
+    alter): copy every event unchanged into a version-2 table, inside the caller's
+    transaction, so the history is the same row for row."""
+    con.execute("DROP TRIGGER IF EXISTS events_no_update")
+    con.execute("DROP TRIGGER IF EXISTS events_no_delete")
+    con.execute("ALTER TABLE events RENAME TO events_v1")
+    con.execute(_EVENTS_TABLE)
+    con.execute("INSERT INTO events SELECT * FROM events_v1")
+    con.execute("DROP TABLE events_v1")
+    for trigger in _TRIGGERS.split("END;")[:-1]:
+        con.execute(trigger + "END;")
+    con.execute("UPDATE schema_version SET version = 2")
 
 
 class LabelStore:
@@ -152,6 +186,8 @@ class LabelStore:
                 rows = con.execute("SELECT version FROM schema_version").fetchall()
                 if not rows:
                     con.execute("INSERT INTO schema_version VALUES (?)", (SCHEMA_VERSION,))
+                elif rows[0][0] == 1:
+                    _migrate_1_to_2(con)
                 elif rows[0][0] != SCHEMA_VERSION:
                     con.execute("ROLLBACK")
                     raise StoreError(
@@ -276,7 +312,7 @@ class LabelStore:
 
     # ------------------------------------------------------------- events
     def events(self, project_id: int) -> tuple:
-        """Every event of a project, labels and undos, in sequence order."""
+        """Every event of a project (labels, undos, skips, unskips) in sequence order."""
         with self._connect() as con:
             self._get(con, project_id)
             return self._events_of(con, project_id)
@@ -342,12 +378,53 @@ class LabelStore:
                          ev.annotator, ev.at, target.seq))
         return ev
 
+    def skip_row(self, project_id: int, row_id, annotator: str, *, pool,
+                 expect_seq: int | None = None) -> Event:
+        """Pass over an unread row for now by appending a ``skip`` event (no bound
+        changes).  Refuses a row with a label in force or already skipped."""
+        annotator = str(annotator).strip()
+        if not annotator:
+            raise StoreError("annotator must be a non-empty name; it goes into the evidence record")
+        with self._write() as con:
+            project = self._get(con, project_id)
+            self._check_pool(project, pool)
+            row_id = python_scalar(pool.row_ids[pool.position(python_scalar(row_id))])
+            events = self._events_of(con, project_id)
+            self._check_seq(events, expect_seq)
+            if any(e.row_id == row_id for e in labels_in_force(events)):
+                raise DuplicateLabelError(f"row_id {row_id!r} already has a label in force; "
+                                          "only an unread row can be skipped")
+            if row_id in skipped_rows(events):
+                raise StoreError(f"row_id {row_id!r} is already skipped")
+            return self._append(con, project_id, events, "skip", row_id, annotator)
+
+    def unskip_all(self, project_id: int, annotator: str = "", *,
+                   expect_seq: int | None = None) -> Event:
+        """Make every skipped row available again by appending an ``unskip`` event."""
+        with self._write() as con:
+            self._get(con, project_id)
+            events = self._events_of(con, project_id)
+            self._check_seq(events, expect_seq)
+            if not skipped_rows(events):
+                raise NothingSkippedError(f"project {project_id} has no skipped row")
+            return self._append(con, project_id, events, "unskip", None,
+                                str(annotator).strip())
+
+    @staticmethod
+    def _append(con, project_id, events, kind, row_id, annotator) -> Event:
+        seq = (events[-1].seq if events else 0) + 1
+        ev = Event(seq, kind, row_id, None, annotator, utc_now())
+        con.execute("INSERT INTO events VALUES (?, ?, ?, ?, NULL, ?, ?, NULL)",
+                    (project_id, seq, kind, None if row_id is None else json.dumps(row_id),
+                     annotator, ev.at))
+        return ev
+
     # ------------------------------------------------------------ replay
     def progress(self, project_id: int, pool, since: Progress | None = None) -> Progress:
         """The project replayed from its events (`Progress.replay`): its settings and log
         are read in one transaction, and ``pool`` must be the pool it was started on
         (PoolMismatchError).  ``since``, an earlier Progress of this project, is extended
-        when the log only grew by labels."""
+        when the log grew by anything but an undo."""
         with self._connect() as con:
             project = self._get(con, project_id)
             events = self._events_of(con, project_id)

@@ -75,7 +75,10 @@ def test_label_until_certified(store_path, pools):
     assert clicks == rep.labels_read
     assert any("Certified after" in s.value and rep.selected in s.value for s in at.success)
     assert f"{rep.labels_read:,} of {pool.n:,}" in [m.value for m in at.metric]
-    assert at.get("download_button")  # the evidence record is offered
+    assert len(at.get("download_button")) == 2  # the evidence record and the labels CSV
+    hs = [m.value for m in at.markdown if m.value.startswith("**Hindsight.**")]
+    assert hs and f"You read {rep.labels_read:,} labels; " in hs[0]
+    assert "would have sufficed in hindsight" in hs[0]
 
     store = LabelStore(store_path)
     (project,) = store.projects()
@@ -155,3 +158,47 @@ def test_url_with_unknown_project_or_another_pool_is_refused(store_path):
     assert any(f"project {pid} ('teaching_k4.csv')" in w.value and "Choose that pool" in w.value
                for w in at.warning), [w.value for w in at.warning]
     assert not at.get("metric")
+
+
+def test_skip_moves_on_and_revisit_brings_the_row_back(store_path, pools):
+    pool, truth = pools
+    at = _start()
+    first = _next_row_id(at)
+    at.button(key="skip").click().run()
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    second = _next_row_id(at)
+    assert second not in (None, first)
+    assert any("1 skipped row(s)" in c.value for c in at.caption)
+    at.button(key=f"cls_{_truth_of(truth, second)}").click().run()
+    store = LabelStore(store_path)
+    (project,) = store.projects()
+    assert [e.kind for e in store.events(project.id)] == ["skip", "label"]
+    at.button(key="unskip").click().run()
+    assert not at.exception and not at.error
+    assert _next_row_id(at) == first
+    assert [e.kind for e in store.events(project.id)] == ["skip", "label", "unskip"]
+    assert verify_record(store.export_record(project.id, pool), pool).ok
+
+
+def test_extra_columns_by_type_and_images_only_inside_the_pool_folder(tmp_path):
+    from ui.common import image_in_folder, split_extra
+
+    folder = tmp_path / "pool"
+    (folder / "img").mkdir(parents=True)
+    (folder / "img" / "a.png").write_bytes(b"\x89PNG")
+    (tmp_path / "outside.png").write_bytes(b"\x89PNG")
+    (folder / "link.png").symlink_to(tmp_path / "outside.png")
+    assert image_in_folder("img/a.png", folder) == (folder / "img" / "a.png").resolve()
+    assert image_in_folder(" img/A.png ".replace("A", "a"), folder) is not None
+    for bad in ("../outside.png", "img/../../outside.png", str(tmp_path / "outside.png"),
+                "http://example.com/a.png", "file:img/a.png", "C:\\pool\\a.png",
+                "img\\..\\..\\outside.png", "link.png", "img/missing.png", "img/a.txt", 3):
+        assert image_in_folder(bad, folder) is None, bad
+    pool = certlib.Pool.from_arrays(
+        [[0, 1], [1, 0]], [[2, 1], [1, 2]], names=["A", "B"],
+        extra={"size": [1.5, 2], "note": ["**bold** [x](http://x)", None],
+               "picture": ["img/a.png", "../outside.png"]})
+    assert split_extra(pool, 0, folder) == (
+        {"size": 1.5}, {"picture": (folder / "img" / "a.png").resolve()},
+        {"note": "**bold** [x](http://x)"})
+    assert split_extra(pool, 1, folder) == ({"size": 2}, {}, {"picture": "../outside.png"})

@@ -17,11 +17,12 @@ import pytest
 
 import certlib
 from certlib import Pool, Session
+from certlib.certificate import certify_partial
 from certlib.errors import CertlibError, PoolFileError
 from certlib.record import make_record, read_record
-from certlib.store import (DuplicateLabelError, LabelStore, NothingToUndoError, PoolMismatchError,
-                           StaleStateError, UnknownProjectError, default_store_path,
-                           verify_record)
+from certlib.store import (DuplicateLabelError, LabelStore, NothingSkippedError,
+                           NothingToUndoError, PoolMismatchError, StaleStateError,
+                           UnknownProjectError, default_store_path, verify_record)
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -43,7 +44,7 @@ def _label_n(store, pid, pool, truth, n, who="ana"):
         p = store.progress(pid, pool)
         if p.session.done:
             break
-        r = p.session.next_row()
+        r = p.next_row  # the policy passes over skipped rows
         store.append_label(pid, pool.row_ids[r], _truth(truth, r), who, pool=pool,
                            expect_seq=p.last_seq)
     return store.session(pid, pool)
@@ -79,7 +80,7 @@ def test_schema_wal_and_foreign_keys(tmp_path, pools):
     LabelStore(tmp_path / "l.db")
     con = sqlite3.connect(tmp_path / "l.db")
     assert con.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
-    assert con.execute("SELECT version FROM schema_version").fetchall() == [(1,)]
+    assert con.execute("SELECT version FROM schema_version").fetchall() == [(2,)]
     con.execute("PRAGMA foreign_keys=ON")
     with pytest.raises(sqlite3.IntegrityError):
         con.execute("INSERT INTO events VALUES (7, 1, 'label', '1', '0', 'x', 't', NULL)")
@@ -393,3 +394,175 @@ def test_store_refuses_second_label_for_same_row_spelled_differently(tmp_path):
     with pytest.raises(DuplicateLabelError):
         st.append_label(pid, 1, 0, "a", pool=p)   # same row, id spelled as int
     st.progress(pid, p)                            # must still replay
+
+
+# ------------------------------------------------------------------ hindsight
+@pytest.mark.parametrize("budget", [None, 20])
+def test_hindsight_is_certify_partial_on_the_rows_read(tmp_path, pools, budget):
+    """Progress.hindsight uses the annotator's labels: on the unlabelled pool labelled
+    with the hidden truth it equals certify_partial on the truth pool over the same rows
+    (certify_partial counts unread rows with their potential gain, whatever their label)."""
+    pool, truth = pools
+    store = LabelStore(tmp_path / "l.db")
+    pid = store.create_project(pool, "demo.csv", budget=budget)
+    s = _label_n(store, pid, pool, truth, pool.n)
+    prog = store.progress(pid, pool)
+    assert prog.guarantee.final
+    h = prog.hindsight()
+    ref = certify_partial(truth, read_rows=s.read_rows)
+    assert h.partial == ref
+    assert h.labels_read == s.t == len(s.read_rows)
+    assert h.prelabel_bound == prog.project.prelabel_bound
+    if budget is None:  # certified: a verified subset of the rows read, inside the enclosure
+        assert h.partial.certified and h.partial.lower <= h.partial.upper <= s.t
+        assert h.partial.lower >= 1
+        assert len(h.witness) == h.partial.upper
+        assert set(h.witness) <= {pool.row_ids[r] for r in s.read_rows}
+        assert f"You read {s.t:,} labels; " in h.text()
+    else:
+        # nothing read certifies: the lower bound holds for any certificate, read or not
+        assert s.status == "budget exhausted" and h.partial.upper is None and h.witness == ()
+        assert "do not certify" in h.text()
+
+
+# ------------------------------------------------------------------ labels as CSV
+def test_labels_csv_is_safe_against_formula_injection(tmp_path):
+    """OWASP CSV injection: text cells starting with = + - @ tab CR get a leading ';
+    numbers (row id -1, a label -1) stay numbers."""
+    import csv
+    import io
+
+    from certlib.record import labels_csv
+
+    text = Pool.from_arrays([["=cat", "-dog", "=cat", "-dog"], ["-dog", "-dog", "=cat", "=cat"]],
+                            [[4, 3, 2, 1], [3, 4, 1, 2]], names=["A", "B"],
+                            row_ids=[-1, 2, 3, 4])
+    nums = Pool.from_arrays([[-1, 1, 1, -1], [1, 1, -1, -1]], [[4, 3, 2, 1], [3, 4, 1, 2]],
+                            names=["A", "B"], row_ids=[-1, 2, 3, 4])
+    store = LabelStore(tmp_path / "l.db")
+    evil = '=HYPERLINK("http://x")'
+    rows = {}
+    for name, pool, labels in (("text", text, ["=cat", "-dog"]), ("nums", nums, [-1, 1])):
+        pid = store.create_project(pool, name, policy="random", budget=4)
+        store.append_label(pid, -1, labels[0], evil, pool=pool)
+        store.append_label(pid, 3, labels[1], "@ana", pool=pool)
+        store.append_label(pid, 4, labels[0], "ana", pool=pool)
+        store.undo_last(pid, "ana")  # only the labels in force, in reading order
+        rows[name] = list(csv.reader(io.StringIO(labels_csv(store.progress(pid, pool)))))
+    for got in rows.values():
+        assert got[0] == ["row_id", "label", "annotator", "time"]
+        assert [r[0] for r in got[1:]] == ["-1", "3"]  # numbers: no prefix
+        assert [r[2] for r in got[1:]] == ["'" + evil, "'@ana"]
+        assert all(r[3].endswith("Z") for r in got[1:])
+    assert [r[1] for r in rows["text"][1:]] == ["'=cat", "'-dog"]
+    assert [r[1] for r in rows["nums"][1:]] == ["-1", "1"]
+
+
+# ------------------------------------------------------------------ skips
+def test_skip_is_an_event_that_moves_the_policy_on_and_changes_no_bound(tmp_path, pools):
+    pool, truth = pools
+    path = tmp_path / "l.db"
+    store = LabelStore(path)
+    pid = store.create_project(pool, "demo.csv")
+    _label_n(store, pid, pool, truth, 5)
+    before = store.progress(pid, pool)
+    first = before.next_row
+    ev = store.skip_row(pid, pool.row_ids[first], "ana", pool=pool, expect_seq=before.last_seq)
+    assert (ev.kind, ev.row_id, ev.label) == ("skip", pool.row_ids[first], None)
+    after = LabelStore(path).progress(pid, pool)  # stored: survives a new store object
+    assert [e.kind for e in after.events][-1] == "skip"
+    assert after.skipped == (pool.row_ids[first],)
+    assert after.next_row != first and after.next_row is not None
+    assert not after.session.is_read(after.next_row)
+    _same_state(after.session, before.session)  # the bounds and the session do not move
+    # extending an earlier view by a skip gives the same state as a full replay
+    assert store.progress(pid, pool, since=before).next_row == after.next_row
+    with pytest.raises(CertlibError, match="already skipped"):
+        store.skip_row(pid, pool.row_ids[first], "ana", pool=pool)
+    with pytest.raises(DuplicateLabelError):
+        store.skip_row(pid, store.labels(pid)[0].row_id, "ana", pool=pool)
+    # labelling goes on past the skipped row; the record verifies with the skip in its log
+    s = _label_n(store, pid, pool, truth, pool.n)
+    assert s.certified and not s.is_read(first)
+    rec = store.export_record(pid, pool)
+    assert "skip" in [e["kind"] for e in rec["events"]]
+    assert verify_record(rec, pool).ok
+    # the labels are what a fresh session reads in the same order (skips leave no trace)
+    _same_state(s, Session.from_history(pool, s.history, policy="adaptive-pair-sum"))
+
+
+def test_unskip_brings_skipped_rows_back(tmp_path, pools):
+    pool, truth = pools
+    store = LabelStore(tmp_path / "l.db")
+    pid = store.create_project(pool, "demo.csv")
+    with pytest.raises(NothingSkippedError):
+        store.unskip_all(pid, "ana")
+    first = store.progress(pid, pool).next_row
+    store.skip_row(pid, pool.row_ids[first], "ana", pool=pool)
+    second = store.progress(pid, pool).next_row
+    store.skip_row(pid, pool.row_ids[second], "ana", pool=pool)
+    assert store.progress(pid, pool).skipped == (pool.row_ids[first], pool.row_ids[second])
+    store.unskip_all(pid, "ana")
+    p = store.progress(pid, pool)
+    assert p.skipped == () and p.next_row == first
+    assert [e.kind for e in p.events] == ["skip", "skip", "unskip"]
+
+
+def test_skipped_rows_return_when_nothing_else_is_left():
+    pool = Pool.from_arrays([[0, 0, 1, 0], [0, 1, 0, 1]], [[4, 3, 2, 1], [3, 4, 1, 2]],
+                            names=["A", "B"])
+    s = Session.start(pool, policy="static-range")
+    order = [s.next_row()]
+    while len(order) < pool.n:
+        order.append(s.next_row(skip=order))
+    assert sorted(order) == list(range(pool.n))  # each skip moves on to a new row
+    assert s.next_row(skip=order) == order[0]  # all skipped: the policy's own choice
+
+
+def test_version_1_store_is_migrated_with_its_events(tmp_path, pools):
+    import certlib.store as store_mod
+
+    pool, truth = pools
+    path = tmp_path / "old.db"
+    con = sqlite3.connect(path, isolation_level=None)
+    con.executescript(store_mod._SCHEMA.replace(", 'skip', 'unskip'", ""))
+    con.execute("INSERT INTO schema_version VALUES (1)")
+    con.close()
+    with pytest.raises(sqlite3.IntegrityError):  # the old table refuses a skip
+        con = sqlite3.connect(path)
+        con.execute("INSERT INTO events VALUES (1, 1, 'skip', '1', NULL, 'a', 't', NULL)")
+    con.close()
+    # fill it in version-1 form: write labels through a store, then mark the file as v1
+    store = LabelStore(path)  # migrates the (empty) v1 file
+    pid = store.create_project(pool, "demo.csv")
+    _label_n(store, pid, pool, truth, 3)
+    events = store.events(pid)
+    con = sqlite3.connect(path, isolation_level=None)
+    con.executescript("DROP TRIGGER events_no_update; DROP TRIGGER events_no_delete; "
+                      "ALTER TABLE events RENAME TO e2;"
+                      + store_mod._EVENTS_TABLE.replace(", 'skip', 'unskip'", "")
+                      + "INSERT INTO events SELECT * FROM e2; DROP TABLE e2; "
+                      + store_mod._TRIGGERS + "UPDATE schema_version SET version = 1;")
+    con.close()
+    store = LabelStore(path)
+    assert store.events(pid) == events
+    store.skip_row(pid, pool.row_ids[store.progress(pid, pool).next_row], "ana", pool=pool)
+    con = sqlite3.connect(path)
+    assert con.execute("SELECT version FROM schema_version").fetchall() == [(2,)]
+    with pytest.raises(sqlite3.IntegrityError, match="append-only"):
+        con.execute("DELETE FROM events")
+    con.close()
+
+
+def test_hindsight_within_a_tolerance_and_only_for_the_shared_rule(tmp_path, pools):
+    pool, truth = pools
+    store = LabelStore(tmp_path / "l.db")
+    pid = store.create_project(pool, "demo.csv", tolerance=0.01)
+    s = _label_n(store, pid, pool, truth, pool.n)
+    h = store.progress(pid, pool).hindsight()
+    assert h.partial == certify_partial(truth, read_rows=s.read_rows, tolerance=0.01)
+    assert h.partial.certified and h.partial.lower <= h.partial.upper <= s.t
+    other = store.create_project(pool, "demo.csv", rule="separate", budget=3)
+    _label_n(store, other, pool, truth, 3)
+    with pytest.raises(CertlibError, match="rule 'shared'"):
+        store.progress(other, pool).hindsight()

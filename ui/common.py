@@ -10,8 +10,9 @@ the library's one message next to the uploader and the previous pool stays activ
 from __future__ import annotations
 
 import html
+import numbers
 import re
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 import numpy as np
 import streamlit as st
@@ -156,6 +157,55 @@ def choose_pool(default: str = "demo"):
         return None, None
 
 
+def pool_folder() -> Path:
+    """The folder of the active pool's file: sample_data for a sample, the saved-pools
+    folder for an upload (so an upload's image paths usually name nothing)."""
+    kind, key = (pool_ref() or "sample:demo").split(":", 1)
+    if kind == "sample" and key in SAMPLES:
+        return SAMPLES[key][1].parent
+    return SavedPools().folder
+
+
+IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".gif", ".webp")
+
+
+def image_in_folder(value, folder) -> Path | None:
+    """The image file a cell names, only when it is a relative path that stays inside
+    ``folder`` once resolved (no ``..``, no absolute path, no URL or drive, no symlink
+    out) and the file exists; else None (the page then shows the text).  Nothing
+    outside the folder is ever read or fetched."""
+    if not isinstance(value, str):
+        return None
+    text = value.strip()
+    if not text.lower().endswith(IMAGE_SUFFIXES) or ":" in text or "\\" in text:
+        return None  # a URL (scheme:), a Windows drive or separator
+    rel = PurePosixPath(text)
+    if rel.is_absolute() or ".." in rel.parts:
+        return None
+    base = Path(folder).resolve()
+    full = (base / rel).resolve()
+    if not full.is_relative_to(base) or not full.is_file():
+        return None
+    return full
+
+
+def split_extra(pool, row: int, folder) -> tuple:
+    """The extra columns of one row by type: (numbers {name: value}, images {name: path},
+    texts {name: text}); empty cells are left out."""
+    nums, images, texts = {}, {}, {}
+    for name, col in pool.extra.items():
+        v = col[row]
+        if v is None or (isinstance(v, float) and v != v):
+            continue
+        if isinstance(v, numbers.Number) and not isinstance(v, bool):
+            nums[name] = v
+        elif (img := image_in_folder(v, folder)) is not None:
+            images[name] = img
+        else:
+            texts[name] = str(v)
+    return nums, images, texts
+
+
 def pool_key(pool) -> str:
     """Cache key of a pool: its label-free hash plus its labels."""
     import hashlib
@@ -216,6 +266,11 @@ def class_shortcuts(classes) -> list:
 
 def undo_shortcut(class_keys) -> str:
     return "U" if "U" not in class_keys else "Backspace"
+
+
+def skip_shortcut(class_keys) -> str | None:
+    """``S`` unless a class took it (then the Skip button has no key)."""
+    return "S" if "S" not in class_keys else None
 
 
 def shortcut_kwargs(key) -> dict:

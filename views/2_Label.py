@@ -16,10 +16,11 @@ import streamlit as st
 
 from certlib.errors import CertlibError
 from certlib.policies import policy_names
-from certlib.record import make_record
+from certlib.record import labels_csv, make_record
 from certlib.store import LabelStore, PoolMismatchError, UnknownProjectError
 from ui.common import (cached_prelabel, choose_pool, class_shortcuts, plain, plot_text,
-                       pool_key, shortcut_kwargs, undo_shortcut)
+                       pool_folder, pool_key, shortcut_kwargs, skip_shortcut, split_extra,
+                       undo_shortcut)
 
 st.title("Label the pool, one row at a time")
 st.caption("The policy chooses each row; the exact stopping test (paper Theorem 1) says when "
@@ -92,6 +93,12 @@ if pid is None:
     st.stop()
 
 
+@st.cache_data(show_spinner="Finding the smallest sufficient subset ...", max_entries=16)
+def _hindsight(_prog, store_path: str, project_id: int, last_seq: int):
+    """Keyed by the project and its newest event: the log is append-only."""
+    return _prog.hindsight()
+
+
 # ------------------------------------------------------------------ actions
 def _label(project_id, row_id, value, who, seq):
     try:
@@ -103,6 +110,20 @@ def _label(project_id, row_id, value, who, seq):
 def _undo(project_id, who, seq):
     try:
         store.undo_last(project_id, who, expect_seq=seq)
+    except CertlibError as exc:
+        st.session_state["label_flash"] = str(exc)
+
+
+def _skip(project_id, row_id, who, seq):
+    try:
+        store.skip_row(project_id, row_id, who, pool=pool, expect_seq=seq)
+    except CertlibError as exc:
+        st.session_state["label_flash"] = str(exc)
+
+
+def _unskip(project_id, who, seq):
+    try:
+        store.unskip_all(project_id, who, expect_seq=seq)
     except CertlibError as exc:
         st.session_state["label_flash"] = str(exc)
 
@@ -131,11 +152,12 @@ if "label_flash" in st.session_state:
     st.error(plain(st.session_state.pop("label_flash")))
 
 # ------------------------------------------------------------------ progress
-c1, c2, c3, c4 = st.columns(4)
-c1.metric("labels read", f"{s.t:,} of {pool.n:,}")
-c2.metric("prelabel bound", f"{pr.prelabel_bound:,} labels")
-c3.metric("budget", "none" if pr.budget is None else f"{pr.budget:,} labels")
-c4.metric("status", s.status)
+metrics = st.container(horizontal=True, gap="large")  # wraps on a narrow window
+metrics.metric("labels read", f"{s.t:,} of {pool.n:,}", width="content")
+metrics.metric("prelabel bound", f"{pr.prelabel_bound:,} labels", width="content")
+metrics.metric("budget", "none" if pr.budget is None else f"{pr.budget:,} labels",
+               width="content")
+metrics.metric("status", s.status, width="content")
 st.caption(f"Project {pr.id} on {plain(pr.pool_name)}: policy {pr.policy}, rule {pr.rule}, "
            f"tolerance {float(pr.tolerance):g}, seed {pr.seed}; candidates in tie priority "
            f"order: {', '.join(plain(c) for c in pr.candidates)}.")
@@ -144,9 +166,22 @@ if g.final:
     box = st.success if s.certified else st.warning
     box(f"**{s.status.capitalize()} after {s.t:,} labels:** {g.text(plain)}."
         + (" You can stop labelling." if s.certified else ""))
-    st.download_button("Download the evidence record (JSON)", key="download",
-                       data=json.dumps(make_record(prog), indent=2),
-                       file_name=f"certlib_record_project{pid}.json", mime="application/json")
+    if pr.rule == "shared" and s.t:
+        hs = _hindsight(prog, str(store.path), pid, prog.last_seq)
+        st.markdown(f"**Hindsight.** {hs.text()}.")
+        if hs.witness:
+            with st.expander(f"The {len(hs.witness):,} rows that would have sufficed (row ids)"):
+                st.text(", ".join(str(r) for r in hs.witness))
+    downloads = st.container(horizontal=True)
+    downloads.download_button("Download the evidence record (JSON)", key="download",
+                              data=json.dumps(make_record(prog), indent=2),
+                              file_name=f"certlib_record_project{pid}.json",
+                              mime="application/json")
+    downloads.download_button("Download the labels (CSV)", key="download_csv",
+                              data=labels_csv(prog), file_name=f"certlib_labels_project{pid}.csv",
+                              mime="text/csv", help="row_id, label, annotator, time of the labels "
+                              "in force, in reading order; text that a spreadsheet would run as "
+                              "a formula starts with '.")
 else:
     left = prog.labels_left_at_least
     st.info(f"Running: {g.text(plain)}."
@@ -161,10 +196,16 @@ if not g.final:
     rid = pool.row_ids[r]
     st.subheader(f"Next row: row_id {plain(rid)}")
     left_col, right_col = st.columns(2)
-    if pool.extra:
-        left_col.dataframe(pd.DataFrame({"column": list(pool.extra),
-                                         "value": [str(v[r]) for v in pool.extra.values()]}),
+    nums, images, texts = split_extra(pool, r, pool_folder())
+    if nums:
+        left_col.dataframe(pd.DataFrame({"column": list(nums),
+                                         "value": [f"{v:,.6g}" for v in nums.values()]}),
                            hide_index=True, width="stretch")
+    for name, text in texts.items():  # st.text: never read as Markdown or HTML
+        left_col.text(f"{name}: {text}")
+    for name, path in images.items():
+        left_col.text(f"{name}:")
+        left_col.image(str(path), width=320)
     right_col.dataframe(pd.DataFrame({
         "candidate": list(pool.names),
         "prediction": [str(pool.classes[c]) for c in pool.preds[:, r]],
@@ -172,20 +213,34 @@ if not g.final:
     }), hide_index=True, width="stretch")
     if not who:
         st.warning("Enter your name in the sidebar to label: it goes into the evidence record.")
+    skey = skip_shortcut(keys)
     st.markdown("**Label this row** (keyboard: "
                 + ", ".join(f"`{k}` = {plain(c)}" for k, c in zip(keys, pool.classes) if k)
-                + f", `{undo_shortcut(keys)}` = undo)")
-    cols = st.columns(len(pool.classes) + 1)
+                + (f", `{skey}` = skip" if skey else "") + f", `{undo_shortcut(keys)}` = undo)")
+    actions = st.container(horizontal=True)  # wraps on a narrow window
     for i, (cls, key) in enumerate(zip(pool.classes, keys)):
-        cols[i].button(f"class {plain(cls)}", key=f"cls_{i}", type="primary", disabled=not who,
+        actions.button(f"class {plain(cls)}", key=f"cls_{i}", type="primary", disabled=not who,
                        on_click=_label, args=(pid, rid, cls, who, prog.last_seq),
-                       width="stretch", **shortcut_kwargs(key))
-    undo_col = cols[-1]
+                       **shortcut_kwargs(key))
+    back = rid in prog.skipped  # only skipped rows are left: the policy returns to them
+    actions.button("Skip", key="skip", disabled=not who or back, on_click=_skip,
+                   args=(pid, rid, who, prog.last_seq),
+                   help="Pass over this row for now: the policy moves on to its next choice. "
+                        "Recorded in the log; changes no bound.", **shortcut_kwargs(skey))
+    undo_col = actions  # the undo button joins the row of actions
+    if prog.skipped:
+        n_skip = len(prog.skipped)
+        st.caption(f"{n_skip:,} skipped row(s) (row_id "
+                   + ", ".join(plain(r) for r in prog.skipped[:10])
+                   + (", ..." if n_skip > 10 else "") + ")."
+                   + (" Only skipped rows are left, so this is one of them." if back else
+                      " They come back when you revisit them or when nothing else is left."))
+        st.button("Revisit skipped rows", key="unskip", disabled=not who, on_click=_unskip,
+                  args=(pid, who, prog.last_seq))
 else:
-    undo_col = st.columns(4)[0]
+    undo_col = st.container()
 undo_col.button("Undo last label", key="undo", disabled=s.t == 0, on_click=_undo,
-                args=(pid, who, prog.last_seq), width="stretch",
-                **shortcut_kwargs(undo_shortcut(keys)))
+                args=(pid, who, prog.last_seq), **shortcut_kwargs(undo_shortcut(keys)))
 
 # ------------------------------------------------------------------ bounds
 best = s.best_guess
