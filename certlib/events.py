@@ -1,6 +1,6 @@
 """The values of the append-only labelling log (SPEC section 12): a project's fixed
-settings, one event, which labels an event history leaves in force and which rows it
-leaves skipped.
+settings, one event, which labels an event history leaves in force, which rows it
+leaves skipped and which budget it leaves in force.
 
 `certlib.store` keeps these in an SQLite file; `certlib.progress` replays them and
 `certlib.record` writes them into the evidence record.  Nothing here touches a file.
@@ -12,12 +12,14 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from fractions import Fraction
 
-__all__ = ["EVENT_KINDS", "Event", "Project", "labels_in_force", "skipped_rows", "utc_now"]
+__all__ = ["EVENT_KINDS", "Event", "Project", "budget_in_force", "labels_in_force",
+           "skipped_rows", "utc_now"]
 
 # label: a row's label; undo: cancels the newest label in force; skip: the annotator passes
 # over a row for now; unskip: every skipped row is available again.  Skips never touch
-# the labels, so they never change a bound.
-EVENT_KINDS = ("label", "undo", "skip", "unskip")
+# the labels, so they never change a bound.  budget: the project's budget is extended
+# (issue 9), the new budget in the event's ``label`` field (None = no budget).
+EVENT_KINDS = ("label", "undo", "skip", "unskip", "budget")
 
 
 def utc_now() -> str:
@@ -27,7 +29,8 @@ def utc_now() -> str:
 
 @dataclass(frozen=True)
 class Project:
-    """Settings fixed when labelling starts (SPEC section 12)."""
+    """Settings fixed when labelling starts (SPEC section 12).  ``budget`` is the budget
+    at start; ``budget`` events may extend it later (`budget_in_force`)."""
 
     id: int
     pool_hash: str
@@ -44,15 +47,18 @@ class Project:
     prelabel_bound: int
     created_at: str
 
-    def session_kwargs(self) -> dict:
+    def session_kwargs(self, events=()) -> dict:
+        """Keyword arguments of `Session.start`, with the budget left in force by
+        ``events`` (the start budget when there are none)."""
         return {"policy": self.policy, "rule": self.rule, "tolerance": self.tolerance,
-                "seed": self.seed, "budget": self.budget}
+                "seed": self.seed, "budget": budget_in_force(self.budget, events)}
 
 
 @dataclass(frozen=True)
 class Event:
     """One row of the append-only log: a label, an undo of label ``undoes``, a skip of
-    a row (``label`` None) or an unskip of every skipped row (``row_id`` None)."""
+    a row (``label`` None), an unskip of every skipped row (``row_id`` None) or a budget
+    extension (``row_id`` None, ``label`` the new budget, None for no budget)."""
 
     seq: int
     kind: str  # one of EVENT_KINDS
@@ -104,3 +110,19 @@ def skipped_rows(events) -> tuple:
         elif e.kind == "unskip":
             out.clear()
     return tuple(out)
+
+
+def budget_in_force(start_budget, events):
+    """The project's start budget overridden by its last ``budget`` event.
+
+    >>> log = [Event(1, "label", 7, 1, "ana", "t1"), Event(2, "budget", None, 60, "ana", "t2")]
+    >>> budget_in_force(3, log), budget_in_force(3, log[:1])
+    (60, 3)
+    >>> budget_in_force(3, log + [Event(3, "budget", None, None, "bob", "t3")]) is None
+    True
+    """
+    budget = start_budget
+    for e in events:
+        if e.kind == "budget":
+            budget = e.label
+    return budget

@@ -109,18 +109,21 @@ class Progress:
     @classmethod
     def replay(cls, project: Project, events, pool, since: Progress | None = None) -> Progress:
         """Replay the labels in force through a fresh Session (pure transitions, STYLE
-        rule 6).  The caller vouches that ``pool`` is the project's pool.
+        rule 6), under the budget in force: the start budget overridden by the last
+        ``budget`` event (`certlib.events.budget_in_force`), so a session whose budget
+        was exhausted runs on after an extension.  The caller vouches that ``pool`` is
+        the project's pool.
 
         ``since``, an earlier Progress of the same project, is extended label by label
-        when the log only grew by labels since then (a page's next click), instead of
-        replaying from the start; the result is the same state either way."""
+        when the log only grew by labels (or skips) since then (a page's next click),
+        instead of replaying from the start; the result is the same state either way."""
         events = tuple(events)
         old = since.events if since is not None and since.project == project else None
         if old is not None and events[:len(old)] == old and all(
-                e.kind != "undo" for e in events[len(old):]):
+                e.kind not in ("undo", "budget") for e in events[len(old):]):
             s, path, new = since.session, list(since.lower_path), events[len(old):]
         else:
-            s = Session.start(pool, **project.session_kwargs())
+            s = Session.start(pool, **project.session_kwargs(events))
             path, new = [s.lower()], labels_in_force(events)
         for e in (e for e in new if e.kind == "label"):
             s = s.observe(pool.position(e.row_id), e.label)
@@ -130,6 +133,11 @@ class Progress:
     @property
     def guarantee(self) -> Guarantee:
         return guarantee(self.session)
+
+    @property
+    def budget(self) -> int | None:
+        """The budget in force: the start budget or the last extension (None = none)."""
+        return self.session.budget
 
     @property
     def labels(self) -> tuple:

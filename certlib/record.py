@@ -8,7 +8,8 @@ pool.
 
 The record holds the pool hash (taken before the first label), candidates in priority
 order, objective, tolerance, budget, policy, rule and seed, every label in force in
-order with time and annotator (plus the full event log), the exact L/H bounds at stop,
+order with time and annotator (plus the full event log, budget extensions included, and
+the budget in force at the end), the exact L/H bounds at stop,
 the selected candidate with its guarantee, and the prelabel bound.  `verify_record`
 replays the labels on the pool and lists every mismatch.
 """
@@ -25,7 +26,7 @@ import numpy as np
 
 from ._values import fraction_text, python_scalar
 from .errors import CertlibError, PoolFileError
-from .events import Event, labels_in_force, utc_now
+from .events import Event, budget_in_force, labels_in_force, utc_now
 from .pool import pool_hash
 from .prelabel import prelabel_bound
 from .progress import Progress, guarantee
@@ -62,7 +63,8 @@ def make_record(progress: Progress) -> dict:
         "classes": list(pr.classes),
         "objective": pr.objective,
         "tolerance": fraction_text(pr.tolerance),
-        "budget": pr.budget,
+        "budget": pr.budget,  # at start; the log's budget events extend it
+        "budget_in_force": progress.budget,
         "policy": pr.policy,
         "seed": pr.seed,
         "rule": pr.rule,
@@ -134,8 +136,10 @@ def verify_record(record: dict, pool) -> Verification:
     """Recompute the verdict of an evidence record from its labels and the pool.
 
     Checks the pool hash and settings, that the label list is what the event log
-    leaves in force, the prelabel bound, and every reported outcome (labels read,
-    status, selected candidate, guarantee, exact L/H bounds).  Labels that the pool
+    leaves in force, the budget in force (the start budget extended by the log's
+    ``budget`` events, under which the labels are replayed), the prelabel bound, and
+    every reported outcome (labels read, status, selected candidate, guarantee, exact
+    L/H bounds).  Labels that the pool
     file itself holds must agree with the record.  Never raises on a bad record:
     every problem is a mismatch.  ``recomputed`` holds ``labels_read``, ``status`` and
     ``selected`` when the labels could be replayed."""
@@ -156,21 +160,25 @@ def verify_record(record: dict, pool) -> Verification:
     if bad:
         return Verification(bad)
     try:
+        events = [Event(e["seq"], e["kind"], e["row_id"], e["label"], e["annotator"], e["at"],
+                        e.get("undoes")) for e in record["events"]]
+    except (KeyError, TypeError) as exc:
+        bad.append(f"event log unreadable: {exc!r}")
+        events = []
+    # the start budget extended by the log's budget events (a record written before
+    # budget events existed has none, and no "budget_in_force")
+    budget = budget_in_force(record["budget"], events)
+    cmp("budget in force", record.get("budget_in_force", record["budget"]), budget)
+    try:
         tol = exact_fraction(Fraction(str(record["tolerance"])))
         s = Session.start(pool, policy=record["policy"], rule=record["rule"], tolerance=tol,
-                          seed=record["seed"], budget=record["budget"])
+                          seed=record["seed"], budget=budget)
     except (CertlibError, ValueError, TypeError, ZeroDivisionError) as exc:
         bad.append(f"settings cannot be replayed: {exc}")
         return Verification(bad)
     cmp("prelabel bound", record["prelabel_bound"],
         prelabel_bound(pool, tolerance=tol).prelabel_bound)
 
-    try:
-        events = [Event(e["seq"], e["kind"], e["row_id"], e["label"], e["annotator"], e["at"],
-                        e.get("undoes")) for e in record["events"]]
-    except (KeyError, TypeError) as exc:
-        bad.append(f"event log unreadable: {exc!r}")
-        events = []
     seqs = [e.seq for e in events]
     if seqs != sorted(set(seqs)):
         bad.append("event sequence numbers are not strictly increasing")

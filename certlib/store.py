@@ -16,8 +16,13 @@ cannot label now, and the policy passes over it while other unread rows are left
 every skipped row available again, and a skipped row also comes back by itself when
 only skipped rows are left.  A skip never touches the labels, so it changes no bound,
 no certificate and no evidence-record verdict (the record keeps it in its event log).
-Stores of schema version 1 (labels and undos only) are migrated on opening: the
-events are copied unchanged into a table that also admits the two new kinds.
+
+A project's budget is fixed at start but may be *extended* (issue 9): `extend_budget`
+appends a ``budget`` event with the new budget (or None, no budget), and the replay uses
+the start budget overridden by the last such event, so a session whose budget ran out
+continues with the same labels instead of a new project starting at 0.
+Stores of schema version 1 (labels and undos only) or 2 (no budget events) are migrated
+on opening: the events are copied unchanged into a table that also admits the new kinds.
 
 The state of a labelling session is never stored, only derived:
 ``store.resume(project_id, pool)`` replays the labels in force through
@@ -30,6 +35,7 @@ so a page reload or a server restart resumes exactly where the annotator stopped
     store.append_label(pid, pool.row_ids[s.next_row()], 1, "ana", pool=pool)
     store.skip_row(pid, row_id, "ana", pool=pool)     # pass over a row for now
     store.unskip_all(pid, "ana")                      # every skipped row back
+    store.extend_budget(pid, 200, "ana")              # more labels for the same project
     record = store.export_record(pid, pool)       # JSON-ready dict (certlib.record)
     verify_record(record, pool).ok                # recomputed from the labels
 
@@ -49,7 +55,7 @@ from pathlib import Path
 
 from ._values import fraction_text, python_scalar
 from .errors import CertlibError
-from .events import Event, Project, labels_in_force, skipped_rows, utc_now
+from .events import Event, Project, budget_in_force, labels_in_force, skipped_rows, utc_now
 from .policies import get_policy, policy_names
 from .pool import pool_hash
 from .prelabel import prelabel_bound
@@ -76,7 +82,7 @@ __all__ = [
     "verify_record",
 ]
 
-SCHEMA_VERSION = 2  # 2: skip and unskip events
+SCHEMA_VERSION = 3  # 2: skip and unskip events; 3: budget events
 ENV_VAR = "CERTLIB_STORE"
 DEFAULT_FILE = "certlib_labels.db"
 
@@ -137,9 +143,9 @@ CREATE TABLE IF NOT EXISTS projects (
 CREATE TABLE IF NOT EXISTS events (
     project_id INTEGER NOT NULL REFERENCES projects(id),
     seq        INTEGER NOT NULL CHECK (seq >= 1),
-    kind       TEXT NOT NULL CHECK (kind IN ('label', 'undo', 'skip', 'unskip')),
+    kind       TEXT NOT NULL CHECK (kind IN ('label', 'undo', 'skip', 'unskip', 'budget')),
     row_id     TEXT,                -- JSON scalar
-    label      TEXT,                -- JSON scalar
+    label      TEXT,                -- JSON scalar; of a budget event: the new budget
     annotator  TEXT NOT NULL,
     at         TEXT NOT NULL,
     undoes     INTEGER,
@@ -156,19 +162,19 @@ _EVENTS_TABLE = _SCHEMA[_SCHEMA.index("CREATE TABLE IF NOT EXISTS events"):
 _TRIGGERS = _SCHEMA[_SCHEMA.index("CREATE TRIGGER"):]
 
 
-def _migrate_1_to_2(con) -> None:
-    """Version 1 admitted only label and undo events (a CHECK constraint SQLite cannot
-    alter): copy every event unchanged into a version-2 table, inside the caller's
-    transaction, so the history is the same row for row."""
+def _migrate(con, version: int) -> None:
+    """Version 1 admitted only label and undo events, version 2 no budget events (a CHECK
+    constraint SQLite cannot alter): copy every event unchanged into a current table,
+    inside the caller's transaction, so the history is the same row for row."""
     con.execute("DROP TRIGGER IF EXISTS events_no_update")
     con.execute("DROP TRIGGER IF EXISTS events_no_delete")
-    con.execute("ALTER TABLE events RENAME TO events_v1")
+    con.execute(f"ALTER TABLE events RENAME TO events_v{version}")
     con.execute(_EVENTS_TABLE)
-    con.execute("INSERT INTO events SELECT * FROM events_v1")
-    con.execute("DROP TABLE events_v1")
+    con.execute(f"INSERT INTO events SELECT * FROM events_v{version}")
+    con.execute(f"DROP TABLE events_v{version}")
     for trigger in _TRIGGERS.split("END;")[:-1]:
         con.execute(trigger + "END;")
-    con.execute("UPDATE schema_version SET version = 2")
+    con.execute(f"UPDATE schema_version SET version = {SCHEMA_VERSION}")
 
 
 class LabelStore:
@@ -186,8 +192,8 @@ class LabelStore:
                 rows = con.execute("SELECT version FROM schema_version").fetchall()
                 if not rows:
                     con.execute("INSERT INTO schema_version VALUES (?)", (SCHEMA_VERSION,))
-                elif rows[0][0] == 1:
-                    _migrate_1_to_2(con)
+                elif rows[0][0] in (1, 2):
+                    _migrate(con, rows[0][0])
                 elif rows[0][0] != SCHEMA_VERSION:
                     con.execute("ROLLBACK")
                     raise StoreError(
@@ -312,7 +318,8 @@ class LabelStore:
 
     # ------------------------------------------------------------- events
     def events(self, project_id: int) -> tuple:
-        """Every event of a project (labels, undos, skips, unskips) in sequence order."""
+        """Every event of a project (labels, undos, skips, unskips, budgets) in sequence
+        order."""
         with self._connect() as con:
             self._get(con, project_id)
             return self._events_of(con, project_id)
@@ -410,13 +417,50 @@ class LabelStore:
             return self._append(con, project_id, events, "unskip", None,
                                 str(annotator).strip())
 
+    def extend_budget(self, project_id: int, new_budget: int | None, annotator: str, *,
+                      expect_seq: int | None = None) -> Event:
+        """Extend the project's budget by appending a ``budget`` event (issue 9): the
+        replay uses the new budget from then on, so a session whose budget ran out
+        continues with the same labels.  ``new_budget`` is a whole number of labels or
+        None for no budget.
+
+        Extension only: refuses a budget below the labels in force or not above the
+        budget in force (a budget is never lowered; with no budget there is nothing to
+        extend), a non-integer, an unknown project and a stale view (``expect_seq``, as
+        in `append_label`)."""
+        annotator = str(annotator).strip()
+        if not annotator:
+            raise StoreError("annotator must be a non-empty name; it goes into the evidence record")
+        value = python_scalar(new_budget)
+        if value is not None and (isinstance(value, bool) or not isinstance(value, int)):
+            raise StoreError(f"new_budget must be a whole number of labels or None (no "
+                             f"budget); got {new_budget!r}")
+        with self._write() as con:
+            project = self._get(con, project_id)
+            events = self._events_of(con, project_id)
+            self._check_seq(events, expect_seq)
+            current = budget_in_force(project.budget, events)
+            read = len(labels_in_force(events))
+            if current is None:
+                raise StoreError(f"project {project_id} has no budget, so new_budget "
+                                 f"{value!r} cannot extend it")
+            if value is not None and value < read:
+                raise StoreError(f"new_budget {value!r} is below the {read:,} labels already "
+                                 f"in force in project {project_id}")
+            if value is not None and value <= current:
+                raise StoreError(f"new_budget {value!r} does not extend the budget in force "
+                                 f"({current:,} labels) of project {project_id}; a budget "
+                                 "can only be raised or removed")
+            return self._append(con, project_id, events, "budget", None, annotator, value)
+
     @staticmethod
-    def _append(con, project_id, events, kind, row_id, annotator) -> Event:
+    def _append(con, project_id, events, kind, row_id, annotator, value=None) -> Event:
+        """Append a skip, unskip or budget event (``value``: the new budget)."""
         seq = (events[-1].seq if events else 0) + 1
-        ev = Event(seq, kind, row_id, None, annotator, utc_now())
-        con.execute("INSERT INTO events VALUES (?, ?, ?, ?, NULL, ?, ?, NULL)",
+        ev = Event(seq, kind, row_id, value, annotator, utc_now())
+        con.execute("INSERT INTO events VALUES (?, ?, ?, ?, ?, ?, ?, NULL)",
                     (project_id, seq, kind, None if row_id is None else json.dumps(row_id),
-                     annotator, ev.at))
+                     json.dumps(value) if kind == "budget" else None, annotator, ev.at))
         return ev
 
     # ------------------------------------------------------------ replay

@@ -22,7 +22,7 @@ from certlib.errors import CertlibError, PoolFileError
 from certlib.record import make_record, read_record
 from certlib.store import (DuplicateLabelError, LabelStore, NothingSkippedError,
                            NothingToUndoError, PoolMismatchError, StaleStateError,
-                           UnknownProjectError, default_store_path, verify_record)
+                           StoreError, UnknownProjectError, default_store_path, verify_record)
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -80,7 +80,7 @@ def test_schema_wal_and_foreign_keys(tmp_path, pools):
     LabelStore(tmp_path / "l.db")
     con = sqlite3.connect(tmp_path / "l.db")
     assert con.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
-    assert con.execute("SELECT version FROM schema_version").fetchall() == [(2,)]
+    assert con.execute("SELECT version FROM schema_version").fetchall() == [(3,)]
     con.execute("PRAGMA foreign_keys=ON")
     with pytest.raises(sqlite3.IntegrityError):
         con.execute("INSERT INTO events VALUES (7, 1, 'label', '1', '0', 'x', 't', NULL)")
@@ -519,39 +519,138 @@ def test_skipped_rows_return_when_nothing_else_is_left():
     assert s.next_row(skip=order) == order[0]  # all skipped: the policy's own choice
 
 
-def test_version_1_store_is_migrated_with_its_events(tmp_path, pools):
+# the kinds a store of each old schema version admits (SQL text of its CHECK)
+_OLD_KINDS = {1: ", 'skip', 'unskip', 'budget'", 2: ", 'budget'"}
+
+
+@pytest.mark.parametrize("version", [1, 2])
+def test_old_store_is_migrated_with_its_events(tmp_path, pools, version):
     import certlib.store as store_mod
 
     pool, truth = pools
+    new_kinds = _OLD_KINDS[version]
     path = tmp_path / "old.db"
     con = sqlite3.connect(path, isolation_level=None)
-    con.executescript(store_mod._SCHEMA.replace(", 'skip', 'unskip'", ""))
-    con.execute("INSERT INTO schema_version VALUES (1)")
+    con.executescript(store_mod._SCHEMA.replace(new_kinds, ""))
+    con.execute(f"INSERT INTO schema_version VALUES ({version})")
     con.close()
-    with pytest.raises(sqlite3.IntegrityError):  # the old table refuses a skip
+    with pytest.raises(sqlite3.IntegrityError):  # the old table refuses a budget event
         con = sqlite3.connect(path)
-        con.execute("INSERT INTO events VALUES (1, 1, 'skip', '1', NULL, 'a', 't', NULL)")
+        con.execute("INSERT INTO events VALUES (1, 1, 'budget', NULL, '9', 'a', 't', NULL)")
     con.close()
-    # fill it in version-1 form: write labels through a store, then mark the file as v1
-    store = LabelStore(path)  # migrates the (empty) v1 file
-    pid = store.create_project(pool, "demo.csv")
+    # fill it in old form: write events through a store, then mark the file as old
+    store = LabelStore(path)  # migrates the (empty) old file
+    pid = store.create_project(pool, "demo.csv", budget=5)
     _label_n(store, pid, pool, truth, 3)
+    if version == 2:
+        store.skip_row(pid, pool.row_ids[store.progress(pid, pool).next_row], "ana", pool=pool)
     events = store.events(pid)
     con = sqlite3.connect(path, isolation_level=None)
     con.executescript("DROP TRIGGER events_no_update; DROP TRIGGER events_no_delete; "
                       "ALTER TABLE events RENAME TO e2;"
-                      + store_mod._EVENTS_TABLE.replace(", 'skip', 'unskip'", "")
+                      + store_mod._EVENTS_TABLE.replace(new_kinds, "")
                       + "INSERT INTO events SELECT * FROM e2; DROP TABLE e2; "
-                      + store_mod._TRIGGERS + "UPDATE schema_version SET version = 1;")
+                      + store_mod._TRIGGERS + f"UPDATE schema_version SET version = {version};")
     con.close()
     store = LabelStore(path)
     assert store.events(pid) == events
     store.skip_row(pid, pool.row_ids[store.progress(pid, pool).next_row], "ana", pool=pool)
+    store.extend_budget(pid, 8, "ana")
+    assert store.progress(pid, pool).budget == 8
     con = sqlite3.connect(path)
-    assert con.execute("SELECT version FROM schema_version").fetchall() == [(2,)]
+    assert con.execute("SELECT version FROM schema_version").fetchall() == [(3,)]
     with pytest.raises(sqlite3.IntegrityError, match="append-only"):
         con.execute("DELETE FROM events")
     con.close()
+
+
+def test_extended_budget_is_an_event_that_survives_resume(tmp_path, pools):
+    pool, truth = pools
+    path = tmp_path / "l.db"
+    store = LabelStore(path)
+    pid = store.open_project(pool, "demo.csv", budget=10)
+    s = _label_n(store, pid, pool, truth, 50)
+    assert s.status == "budget exhausted" and store.progress(pid, pool).next_row is None
+    last = store.progress(pid, pool).last_seq
+    ev = store.extend_budget(pid, 20, " bob ", expect_seq=last)
+    assert (ev.kind, ev.row_id, ev.label, ev.annotator, ev.seq) == ("budget", None, 20, "bob",
+                                                                    last + 1)
+    assert ev.at.endswith("Z")
+    again = LabelStore(path)  # a reopened store replays the extension
+    assert again.events(pid)[-1] == ev
+    p = again.progress(pid, pool)
+    assert p.budget == 20 and p.project.budget == 10  # the start setting stays as it was
+    assert p.session.status == "running" and p.labels == store.labels(pid)
+    assert again.find_project(pool, budget=10) == pid  # found by its start settings
+    s = _label_n(again, pid, pool, truth, 50)
+    assert s.t == 20 and s.status == "budget exhausted"
+    again.extend_budget(pid, None, "ana")  # remove the budget
+    assert again.progress(pid, pool).budget is None
+    _same_state(again.session(pid, pool),
+                Session.from_history(pool, again.session(pid, pool).history,
+                                     policy="adaptive-pair-sum"))
+
+
+def test_exhausted_session_continues_and_certifies_like_an_unlimited_replay(tmp_path, pools):
+    pool, truth = pools
+    rep = certlib.replay(truth, policy="adaptive-pair-sum")
+    assert rep.certified and rep.labels_read > 60  # so the budget of 60 runs out first
+    store = LabelStore(tmp_path / "l.db")
+    pid = store.open_project(pool, "demo.csv", budget=60)
+    _label_n(store, pid, pool, truth, pool.n)
+    before = store.progress(pid, pool)
+    assert before.session.status == "budget exhausted"
+    # the incremental replay (a page's next run) picks up the extension too
+    store.extend_budget(pid, 200, "ana", expect_seq=before.last_seq)
+    after = store.progress(pid, pool, since=before)
+    assert after.budget == 200 and after.guarantee.kind == "running"
+    _same_state(after.session, store.progress(pid, pool).session)
+    s = _label_n(store, pid, pool, truth, pool.n)
+    assert s.certified and s.best_guess == rep.selected
+    assert [e.row_id for e in store.labels(pid)] == list(rep.order)
+    rec = store.export_record(pid, pool)
+    assert rec["budget"] == 60 and rec["budget_in_force"] == 200
+    assert [e["kind"] for e in rec["events"]].count("budget") == 1
+    assert rec["guarantee"]["kind"] == "exact" and rec["labels_read"] == rep.labels_read
+    v = verify_record(copy.deepcopy(rec), truth)
+    assert v.ok, v.mismatches
+    assert v.recomputed["status"] == "certified"
+    # without its budget event the labels past 60 cannot be replayed to this verdict
+    cut = copy.deepcopy(rec)
+    cut["events"] = [e for e in cut["events"] if e["kind"] != "budget"]
+    bad = verify_record(cut, truth)
+    assert not bad.ok and any("budget in force" in m for m in bad.mismatches)
+
+
+def test_extend_budget_refusals_name_the_value(tmp_path, pools):
+    pool, truth = pools
+    store = LabelStore(tmp_path / "l.db")
+    pid = store.open_project(pool, "demo.csv", budget=10)
+    _label_n(store, pid, pool, truth, 4)
+    with pytest.raises(StoreError, match="new_budget 9 does not extend the budget in force "
+                                         r"\(10 labels\)"):
+        store.extend_budget(pid, 9, "ana")
+    with pytest.raises(StoreError, match="new_budget 10 does not extend"):
+        store.extend_budget(pid, 10, "ana")
+    with pytest.raises(StoreError, match="new_budget 3 is below the 4 labels already in force"):
+        store.extend_budget(pid, 3, "ana")
+    for bad in (12.5, "20", True):
+        with pytest.raises(StoreError, match=f"new_budget must be a whole number of labels or "
+                                             f"None \\(no budget\\); got {bad!r}"):
+            store.extend_budget(pid, bad, "ana")
+    with pytest.raises(StoreError, match="annotator must be a non-empty name"):
+        store.extend_budget(pid, 20, "  ")
+    with pytest.raises(UnknownProjectError, match="project_id 99"):
+        store.extend_budget(99, 20, "ana")
+    with pytest.raises(StaleStateError, match="changed since this view"):
+        store.extend_budget(pid, 20, "ana", expect_seq=1)
+    store.extend_budget(pid, np.int64(20), "ana")  # a number input's integer type is fine
+    store.extend_budget(pid, None, "ana")
+    with pytest.raises(StoreError, match="has no budget, so new_budget 30 cannot extend it"):
+        store.extend_budget(pid, 30, "ana")
+    assert [e.kind for e in store.events(pid)][-2:] == ["budget", "budget"]
+    assert [e.label for e in store.events(pid)][-2:] == [20, None]
+    assert verify_record(store.export_record(pid, pool), pool).ok
 
 
 def test_hindsight_within_a_tolerance_and_only_for_the_shared_rule(tmp_path, pools):
