@@ -133,6 +133,53 @@ def test_budget_exhausted_is_reported(store_path, pools):
     assert at.get("download_button")
 
 
+def test_extend_an_exhausted_budget_and_certify(store_path, pools):
+    pool, truth = pools
+    rep = certlib.replay(truth, policy="adaptive-pair-sum")
+    assert rep.labels_read > 60
+    at = _start(label_budget=60)
+    while (rid := _next_row_id(at)) is not None:
+        at.button(key=f"cls_{_truth_of(truth, rid)}").click().run()
+    assert any("Budget exhausted after 60 labels" in w.value and "Extend budget" in w.value
+               for w in at.warning), [w.value for w in at.warning]
+    at.number_input(key="extend_budget_to_61").set_value(200)
+    at.button(key="extend_budget").click().run()
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    assert "200 labels" in [m.value for m in at.metric]
+    assert any("budget 200 labels (extended from 60)" in m.value for m in at.sidebar.markdown)
+    clicks = 60
+    while (rid := _next_row_id(at)) is not None:  # the same project goes on
+        at.button(key=f"cls_{_truth_of(truth, rid)}").click().run()
+        assert not at.exception and not at.error, [e.value for e in at.error]
+        clicks += 1
+        assert clicks <= pool.n
+    assert clicks == rep.labels_read
+    assert any("Certified after" in s.value and rep.selected in s.value for s in at.success)
+
+    store = LabelStore(store_path)
+    (project,) = store.projects()  # no new project was opened
+    assert [lab.row_id for lab in store.labels(project.id)] == list(rep.order)
+    budget_events = [e for e in store.events(project.id) if e.kind == "budget"]
+    assert [(e.label, e.annotator) for e in budget_events] == [(200, "ana")]
+    rec = store.export_record(project.id, pool)
+    assert rec["budget"] == 60 and rec["budget_in_force"] == 200
+    assert verify_record(json.loads(json.dumps(rec)), truth).ok
+
+
+def test_remove_the_budget(store_path, pools):
+    pool, truth = pools
+    at = _start(label_budget=3)
+    for _ in range(3):
+        at.button(key=f"cls_{_truth_of(truth, _next_row_id(at))}").click().run()
+    assert _next_row_id(at) is None
+    at.checkbox(key="remove_budget").check().run()
+    at.button(key="extend_budget").click().run()
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    assert "none" in [m.value for m in at.metric]
+    assert _next_row_id(at) is not None
+    assert not [n for n in at.number_input if n.key.startswith("extend_budget_to_")]
+
+
 def test_label_buttons_need_an_annotator(store_path):
     at = _start(annotator="")
     assert any("Enter your name" in w.value for w in at.warning)

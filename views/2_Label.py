@@ -128,6 +128,15 @@ def _unskip(project_id, who, seq):
         st.session_state["label_flash"] = str(exc)
 
 
+def _extend(project_id, value_key, who, seq):
+    """The new budget, or None when "Remove the budget" is ticked (issue 9)."""
+    value = None if st.session_state.get("remove_budget") else st.session_state[value_key]
+    try:
+        store.extend_budget(project_id, value, who, expect_seq=seq)
+    except CertlibError as exc:
+        st.session_state["label_flash"] = str(exc)
+
+
 try:
     # the previous run's replay is extended when the log only grew by labels
     prog = store.resume(pid, pool, since=st.session_state.get("label_progress"))
@@ -144,10 +153,23 @@ except CertlibError as exc:
 st.session_state["label_progress"] = prog
 pid = prog.project.id
 s, g, pr = prog.session, prog.guarantee, prog.project
-sb.markdown(f"**Project {pr.id}** (settings fixed when it started)  \n"
+budget_text = "none" if prog.budget is None else f"{prog.budget:,} labels"
+sb.markdown(f"**Project {pr.id}** (settings fixed when it started; the budget can grow)  \n"
             f"policy {pr.policy}, rule {pr.rule}  \n"
             f"tolerance {float(pr.tolerance):g}, seed {pr.seed}  \n"
-            f"budget {'none' if pr.budget is None else f'{pr.budget:,} labels'}")
+            f"budget {budget_text}"
+            + ("" if prog.budget == pr.budget else
+               f" (extended from {'none' if pr.budget is None else f'{pr.budget:,}'})"))
+who = annotator.strip()
+if prog.budget is not None:  # a budget can be raised or removed, never lowered
+    low = max(prog.budget, s.t) + 1
+    drop = sb.checkbox("Remove the budget", key="remove_budget")
+    extend_key = f"extend_budget_to_{low}"  # a new key once the minimum moves
+    sb.number_input("Extend budget to (labels)", min_value=low, value=low, step=1,
+                    key=extend_key, disabled=drop)
+    sb.button("Extend budget", key="extend_budget", disabled=not who, on_click=_extend,
+              args=(pid, extend_key, who, prog.last_seq),
+              help="Recorded as an event: the project keeps its labels and goes on.")
 if "label_flash" in st.session_state:
     st.error(plain(st.session_state.pop("label_flash")))
 
@@ -155,8 +177,7 @@ if "label_flash" in st.session_state:
 metrics = st.container(horizontal=True, gap="large")  # wraps on a narrow window
 metrics.metric("labels read", f"{s.t:,} of {pool.n:,}", width="content")
 metrics.metric("prelabel bound", f"{pr.prelabel_bound:,} labels", width="content")
-metrics.metric("budget", "none" if pr.budget is None else f"{pr.budget:,} labels",
-               width="content")
+metrics.metric("budget", budget_text, width="content")
 metrics.metric("status", s.status, width="content")
 st.caption(f"Project {pr.id} on {plain(pr.pool_name)}: policy {pr.policy}, rule {pr.rule}, "
            f"tolerance {float(pr.tolerance):g}, seed {pr.seed}; candidates in tie priority "
@@ -165,7 +186,9 @@ st.caption(f"Project {pr.id} on {plain(pr.pool_name)}: policy {pr.policy}, rule 
 if g.final:
     box = st.success if s.certified else st.warning
     box(f"**{s.status.capitalize()} after {s.t:,} labels:** {g.text(plain)}."
-        + (" You can stop labelling." if s.certified else ""))
+        + (" You can stop labelling." if s.certified else "")
+        + (" To read more labels in this project, **Extend budget** in the sidebar."
+           if s.budget_exhausted and not s.certified else ""))
     if pr.rule == "shared" and s.t:
         hs = _hindsight(prog, str(store.path), pid, prog.last_seq)
         st.markdown(f"**Hindsight.** {hs.text()}.")
@@ -190,7 +213,6 @@ else:
 
 # ------------------------------------------------------------------ next row
 keys = class_shortcuts(pool.classes)
-who = annotator.strip()
 if not g.final:
     r = prog.next_row
     rid = pool.row_ids[r]
