@@ -132,9 +132,11 @@ def _chart(t: int):
         fig.add_scatter(y=hi, mode="lines", name=f"{plot_text(rival)}: upper",
                         line={"color": color, "dash": "dot"})
     fig.add_hline(y=0, line_color="gray")
-    fig.add_vline(x=t, line_color="#333", line_width=1, annotation_text=f"step {t}",
-                  annotation_position="top left")
-    fig.update_layout(height=360, margin={"t": 30, "b": 10}, xaxis_title="labels read",
+    fig.add_vline(x=t, line_color="#333", line_width=1)
+    fig.add_annotation(x=t, y=1, yref="paper", yanchor="bottom", showarrow=False,
+                       text=f"step {t}", xanchor="right" if 2 * t > T else "left")
+    # above the plot area (never over a line), on the inner side (never clipped)
+    fig.update_layout(height=360, margin={"t": 40, "b": 10}, xaxis_title="labels read",
                       yaxis_title=f"AUGRC(rival) − AUGRC({plot_text(pool.names[k])})",
                       xaxis={"range": [0, max(T, 1)]},
                       yaxis={"range": [min(lows) - pad, max(highs) + pad]},
@@ -176,11 +178,6 @@ def panel() -> None:
 
     box = st.success if trace.certified_at(t) else st.info
     box(_status_text(t))
-    metrics = st.container(horizontal=True, gap="large")
-    metrics.metric("labels read", f"{t:,} of {T:,}", width="content")
-    metrics.metric("best guess", plain(trace.best_guess[t]), width="content")
-    metrics.metric("status", trace.status[t], width="content")
-    metrics.metric("worst-case gap", f"{float(trace.excess[t]):.4g}", width="content")
 
     st.plotly_chart(_chart(t), width="stretch", key="rp_chart")
     st.caption(f"Exact bounds of each rival's AUGRC minus {plain(pool.names[k])}'s over every "
