@@ -6,11 +6,16 @@ certified (tau = 0) at the first prefix where every rival's bound clears the
 tie rule; the figure marks those points, the hindsight minimum certificate and
 the prelabel bound.  Bounds are exact integers; floats appear only in the
 ``*_objective`` arrays meant for plotting.
+
+`replay_trace` keeps every step of a policy's replay (issue 9, the dashboard's replay
+mode): the exact K x K bounds, best guess and status after each label, so a page can
+draw any step without recomputing.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from fractions import Fraction
 
 import numpy as np
 
@@ -18,8 +23,10 @@ from .bounds import thresholds
 from .pair_terms import gain_terms, initial_lower, row_blocks
 from .policies import PolicyContext, get_policy
 from .replay import replay
+from .session import Session
 
-__all__ = ["BoundPath", "TeachingFigure", "bound_path", "teaching_figure"]
+__all__ = ["BoundPath", "ReplayTrace", "TeachingFigure", "bound_path", "replay_trace",
+           "teaching_figure"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -113,3 +120,84 @@ def teaching_figure(pool, policy: str = "static-range", seed: int = 0,
     return TeachingFigure(pool.n, pool.names[pool.winner()], pol.name,
                           tuple(order.tolist()), paths, prelabel_bound(pool).prelabel_bound,
                           cert_lo, cert_hi)
+
+
+@dataclass(frozen=True, eq=False)
+class ReplayTrace:
+    """Every step of a policy's replay on a fully labelled pool (`certlib.replay` with the
+    states kept).  Step t is the state after the first t labels of ``order``, t = 0..T.
+
+    ``bounds[t]`` is the exact K x K matrix of the session after t labels (`Session.L`,
+    in the rule's units: divide by ``unit`` for `Session.lower`); read-only."""
+
+    policy: str
+    rule: str
+    tolerance: Fraction
+    seed: int
+    budget: int | None
+    candidates: tuple
+    n: int
+    order: tuple  # row ids read, in order (== replay(...).order)
+    rows: tuple  # the same rows as positions
+    bounds: tuple  # bounds[t]: (K, K) int64, rule units
+    best_guess: tuple  # best_guess[t]: candidate name (Session.best_guess)
+    status: tuple  # status[t]: Session.status ("running", "certified", ...)
+    excess: tuple  # excess[t]: worst-case objective gap of best_guess[t] (Fraction)
+    unit: int
+    scale: int
+
+    @property
+    def T(self) -> int:
+        """Labels read at the end of the replay."""
+        return len(self.order)
+
+    @property
+    def certified(self) -> bool:
+        return self.status[-1].startswith("certified")
+
+    @property
+    def selected(self) -> str:
+        """The final answer, as `ReplayResult.selected`."""
+        return self.best_guess[-1]
+
+    def certified_at(self, t: int) -> bool:
+        return self.status[t].startswith("certified")
+
+    def lower(self, t: int) -> np.ndarray:
+        """Exact lower bounds of r_j - r_k after t labels, as `Session.lower`."""
+        L = self.bounds[t]
+        return L // self.unit if self.unit == 1 else L / self.unit
+
+    def upper(self, t: int) -> np.ndarray:
+        """H[j, k] = -L[k, j] after t labels, as `Session.upper`."""
+        return -self.lower(t).T
+
+    def rival_bounds(self, k: int, t: int | None = None) -> dict:
+        """Against candidate k: {rival name: (lower list, upper list)} of the objective
+        difference obj_j - obj_k after 0, 1, ..., t labels (default T); floats, for plots
+        (as `Progress.rival_bounds`)."""
+        t = self.T if t is None else int(t)
+        stack = np.stack(self.bounds[: t + 1]).astype(float) / (self.unit * self.scale)
+        return {name: (stack[:, j, k].tolist(), (-stack[:, k, j]).tolist())
+                for j, name in enumerate(self.candidates) if j != k}
+
+
+def replay_trace(pool, policy="static-range", rule: str = "shared", tolerance=0.0,
+                 seed: int = 0, budget: int | None = None) -> ReplayTrace:
+    """The replay of ``policy`` (`certlib.replay`, same order and answer) with the state
+    after every label: a Session stepped with the pool's labels along the replay's order.
+    Needs every label (raises `LabelError` naming the first unlabelled row)."""
+    r = replay(pool, policy, rule, tolerance, seed, budget)
+    s = Session.start(pool, policy, rule, tolerance, seed, budget)
+    rows = tuple(pool.position(x) for x in r.order)
+    states = [s]
+    for row in rows:
+        s = s.observe(row, pool.classes[pool.labels[row]])
+        states.append(s)
+    return ReplayTrace(
+        policy=r.policy, rule=rule, tolerance=r.tolerance, seed=int(seed), budget=r.budget,
+        candidates=pool.names, n=pool.n, order=r.order, rows=rows,
+        bounds=tuple(x.L for x in states), best_guess=tuple(x.best_guess for x in states),
+        status=tuple(x.status for x in states), excess=tuple(x.excess for x in states),
+        unit=s.th.unit, scale=pool.scale,
+    )
