@@ -74,7 +74,8 @@ def main() -> int:
             browser = p.chromium.launch(executable_path="/usr/bin/chromium",
                                         args=CHROMIUM_ARGS)
             page = browser.new_page(viewport={"width": 1400, "height": 900})
-            pages = [("pool", "pool"), ("plan", "plan"), ("certificate", "certificate"),
+            pages = [("pool", "pool"), ("plan", "plan"), ("replay", "replay"),
+                     ("certificate", "certificate"),
                      ("Teaching_figure", "figure10")]
             for path, name in pages:
                 page.goto(f"{url}/{path}?pool=sample:demo")

@@ -122,7 +122,8 @@ def test_upload_survives_reload_new_tab_and_restart_as_plain_text(browser, tmp_p
         srv.stop()
 
 
-@pytest.mark.parametrize("path", ["/pool", "/Label", "/certificate", "/Teaching_figure"])
+@pytest.mark.parametrize("path", ["/pool", "/replay", "/Label", "/certificate",
+                                  "/Teaching_figure"])
 def test_a_page_opened_by_its_address_keeps_the_frame(server, browser, path):
     """A reload or a bookmark opens the page inside app.py's navigation (grouped, titled),
     not as a bare script."""
