@@ -125,11 +125,12 @@ def _chart(t: int):
     lows = [v for lo, _ in full.values() for v in lo]
     highs = [v for _, hi in full.values() for v in hi]
     pad = 0.05 * (max(highs) - min(lows) or 1.0)
+    mode = "lines+markers" if t < 2 else "lines"  # one point is no line: show it
     for i, (rival, (lo, hi)) in enumerate(trace.rival_bounds(k, t).items()):
         color = palette[i % len(palette)]
-        fig.add_scatter(y=lo, mode="lines", name=f"{plot_text(rival)}: lower",
+        fig.add_scatter(y=lo, mode=mode, name=f"{plot_text(rival)}: lower",
                         line={"color": color})
-        fig.add_scatter(y=hi, mode="lines", name=f"{plot_text(rival)}: upper",
+        fig.add_scatter(y=hi, mode=mode, name=f"{plot_text(rival)}: upper",
                         line={"color": color, "dash": "dot"})
     fig.add_hline(y=0, line_color="gray")
     fig.add_vline(x=t, line_color="#333", line_width=1)
