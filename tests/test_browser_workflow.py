@@ -155,7 +155,7 @@ def test_upload_label_to_certified_download_and_certificate(browser, tmp_path):
         _wait_count(page, n, 0)
         _wait_text(page, "Project 1 on blind_demo.csv")
 
-        labelled, presses, t = [], 0, 0
+        labelled, presses, t, lost = [], 0, 0, []
         while not _certified(page):
             assert t < n, "labelled every row without a certificate"
             if t == 20:  # a reload keeps the count
@@ -183,6 +183,7 @@ def test_upload_label_to_certified_download_and_certificate(browser, tmp_path):
                     if _count(page, n) == t + 1:
                         break
                     # still the same row and count: the press was lost
+                    lost.append((t, rid, page.locator("[data-testid=stAlert]").all_inner_texts()))
                     assert _count(page, n) == t, f"count {_count(page, n)} after {t} labels"
                     assert _next_row_id(page) == rid
             else:
@@ -227,6 +228,8 @@ def test_upload_label_to_certified_download_and_certificate(browser, tmp_path):
         _wait_text(page, "The rows the project read", timeout=120_000)
         assert _hindsight_number(page) == label_hindsight
         assert "Traceback" not in page.inner_text("body")
+        print(f"{t} labels, {presses} key presses, {label_hindsight} would have sufficed; "
+              f"presses lost (t, row_id, alerts): {lost}")
         page.close()
     finally:
         srv.stop()
