@@ -334,7 +334,8 @@ class LabelStore:
         if expect_seq is not None and expect_seq != last:
             raise StaleStateError(
                 f"the project changed since this view was drawn (expected last event "
-                f"{expect_seq}, the store has {last}); nothing was saved, reload to continue")
+                f"{expect_seq}, the store has {last}); nothing was saved: check the row now "
+                "shown and answer again")
 
     def append_label(self, project_id: int, row_id, label, annotator: str, *, pool,
                      expect_seq: int | None = None) -> Event:
