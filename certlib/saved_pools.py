@@ -28,15 +28,18 @@ import hashlib
 import json
 import os
 import tempfile
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 
-from .errors import PoolFileError
+from ._values import file_class_key
+from .errors import CertlibError, ParameterError, PoolFileError
 
 ENV_VAR = "CERTLIB_DATA"
 DEFAULT_FOLDER = "certlib_data"
 SUFFIXES = (".csv", ".tsv", ".parquet", ".pq")
+SETTINGS_FILE = "class_settings.json"
+MAX_NAME_CHARS = 40
 
 
 def default_data_dir() -> Path:
@@ -57,6 +60,19 @@ class SavedPool:
     name: str
     path: Path
     uploaded: str
+
+
+@dataclass(frozen=True)
+class ClassSettings:
+    """A pool's declared class set (None: inferred from the file) and display names
+    ({class value: name}; class values as the file reader keys them, `file_class_key`)."""
+
+    declared: tuple | None = None
+    names: dict = field(default_factory=dict)
+
+    def label(self, cls) -> str:
+        """The display name of ``cls``, or the class itself as text."""
+        return self.names.get(file_class_key(cls), str(cls))
 
 
 def _display_name(name: str) -> str:
@@ -156,3 +172,77 @@ class SavedPools:
                 continue  # a stray or broken note is not a pool
         out.sort(key=lambda s: (s.uploaded, s.digest), reverse=True)
         return out[:limit]
+
+    # ------------------------------------------------------------ class settings
+    def _settings_path(self) -> Path:
+        return self.folder / SETTINGS_FILE
+
+    def _all_settings(self) -> dict:
+        try:
+            data = json.loads(self._settings_path().read_text())
+        except (OSError, ValueError):
+            return {}
+        return data if isinstance(data, dict) else {}
+
+    def class_settings(self, ref: str) -> ClassSettings:
+        """The class settings of the pool ``ref`` ("sample:demo", "upload:<sha256>");
+        empty settings when none were saved (or the saved ones no longer validate)."""
+        entry = self._all_settings().get(str(ref))
+        if not isinstance(entry, dict):
+            return ClassSettings()
+        try:
+            declared, names = _check_settings(entry.get("declared"),
+                                              dict(entry.get("names") or {}), None)
+        except (CertlibError, TypeError, ValueError):
+            return ClassSettings()
+        return ClassSettings(declared, names)
+
+    def save_class_settings(self, ref: str, declared, names: dict,
+                            found=None) -> ClassSettings:
+        """Save the declared class set (None or empty: infer from the file) and display
+        names of the pool ``ref``.  A name must be non-empty text of at most 40
+        characters, for a class of the declared set (or of ``found``, the classes the
+        file holds, when none is declared); `ParameterError` otherwise, nothing written."""
+        if not isinstance(ref, str) or not ref:
+            raise ParameterError(f"a pool reference is needed; got {ref!r}")
+        declared, names = _check_settings(declared, names, found)
+        data = self._all_settings()
+        if declared is None and not names:
+            data.pop(ref, None)
+        else:
+            data[ref] = {"declared": None if declared is None else list(declared),
+                         "names": [[k, v] for k, v in names.items()]}
+        self.folder.mkdir(parents=True, exist_ok=True)
+        _atomic_write(self._settings_path(), json.dumps(data, indent=1).encode())
+        return ClassSettings(declared, names)
+
+
+def _check_settings(declared, names, found) -> tuple:
+    """(declared as a tuple of class keys or None, {class key: stripped name})."""
+    if declared is not None:
+        if isinstance(declared, (str, bytes)) or not hasattr(declared, "__iter__"):
+            raise ParameterError(f"the declared classes must be a list; got {declared!r}")
+        declared = tuple(file_class_key(c) for c in declared) or None
+    if declared is not None:
+        if len(declared) < 2:
+            raise ParameterError(f"a declared class set needs at least two classes; "
+                                 f"got {list(declared)}")
+        if len(set(declared)) != len(declared):
+            raise ParameterError(f"the declared class set repeats a class: {list(declared)}")
+    allowed = declared if declared is not None else (
+        None if found is None else tuple(file_class_key(c) for c in found))
+    pairs = names.items() if isinstance(names, dict) else names
+    out = {}
+    for cls, name in pairs:
+        key = file_class_key(cls)
+        if not isinstance(name, str) or not name.strip():
+            raise ParameterError(f"the display name of class {key!r} must be non-empty text")
+        name = name.strip()
+        if len(name) > MAX_NAME_CHARS:
+            raise ParameterError(f"the display name of class {key!r} has {len(name)} "
+                                 f"characters; at most {MAX_NAME_CHARS} are allowed")
+        if allowed is not None and key not in allowed:
+            raise ParameterError(f"a display name is given for class {key!r}, which is not "
+                                 f"in the class set {list(allowed)}")
+        out[key] = name
+    return declared, out

@@ -79,3 +79,44 @@ def test_saved_pool_equals_the_file_loaded_directly(tmp_path):
     a, b = certlib.load_pool(src), SavedPools(tmp_path / "d").load(saved.digest)
     assert certlib.pool_hash(a) == certlib.pool_hash(b)
     assert np.array_equal(a.labels, b.labels)
+
+
+def test_class_settings_round_trip_and_are_per_pool(tmp_path):
+    from certlib.saved_pools import ClassSettings
+
+    folder = SavedPools(tmp_path)
+    assert folder.class_settings("sample:demo") == ClassSettings(None, {})
+    folder.save_class_settings("sample:demo", [0, 1], {0: " malignant ", "1": "benign"})
+    again = SavedPools(tmp_path).class_settings("sample:demo")  # a restart
+    assert again.declared == (0, 1)
+    assert again.names == {0: "malignant", 1: "benign"}
+    assert again.label(0) == "malignant" and again.label(1.0) == "benign"
+    assert again.label(7) == "7"
+    assert SavedPools(tmp_path).class_settings("sample:digits") == ClassSettings(None, {})
+    # names only (inferred set), checked against the classes found
+    folder.save_class_settings("upload:" + "a" * 64, None, {"cat": "Cat"}, found=["cat", "dog"])
+    assert folder.class_settings("upload:" + "a" * 64).names == {"cat": "Cat"}
+    assert folder.class_settings("upload:" + "a" * 64).declared is None
+    # clearing both forgets the pool
+    folder.save_class_settings("sample:demo", None, {})
+    assert folder.class_settings("sample:demo") == ClassSettings(None, {})
+    assert folder.recent() == []  # the settings file is not a pool
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".tmp-")]
+
+
+@pytest.mark.parametrize("declared,names,found,needle", [
+    ([0, 1], {2: "x"}, None, "not in the class set"),
+    (None, {"bird": "x"}, ["cat", "dog"], "not in the class set"),
+    ([0, 1], {0: "  "}, None, "non-empty"),
+    ([0, 1], {0: 5}, None, "non-empty"),
+    ([0, 1], {0: "x" * 41}, None, "at most 40"),
+    ([0, 0, 1], {}, None, "repeats"),
+    ([0, "0"], {}, None, "repeats"),
+    ([0], {}, None, "at least two"),
+])
+def test_bad_class_settings_are_refused_and_nothing_is_written(tmp_path, declared, names,
+                                                                found, needle):
+    folder = SavedPools(tmp_path)
+    with pytest.raises(CertlibError, match=needle):
+        folder.save_class_settings("sample:demo", declared, names, found=found)
+    assert not (tmp_path / "class_settings.json").exists()
