@@ -70,6 +70,10 @@ class ClassSettings:
     declared: tuple | None = None
     names: dict = field(default_factory=dict)
 
+    def name(self, cls) -> str | None:
+        """The display name of ``cls``; None when it has none."""
+        return self.names.get(file_class_key(cls))
+
     def label(self, cls) -> str:
         """The display name of ``cls``, or the class itself as text."""
         return self.names.get(file_class_key(cls), str(cls))

@@ -101,3 +101,71 @@ def test_stray_class_is_warned_and_names_are_inert(tmp_path, monkeypatch):
     for fig in _heat_maps(at):
         assert fig["data"][0]["x"][1] == "[x](https://e.com)&lt;b&gt;y&lt;/b&gt;"
         assert fig["layout"]["xaxis"]["ticktext"][1] == "[x](https://e.c…"  # cut on axes
+
+
+def _names_tag(ref):
+    return ref.replace(":", "_")
+
+
+def test_declared_names_reach_the_label_page(tmp_path, monkeypatch):
+    """Display names declared on the Pool page label the Label page's buttons; the
+    keyboard keys stay the class values."""
+    monkeypatch.setenv("CERTLIB_DATA", str(tmp_path / "data"))
+    monkeypatch.setenv("CERTLIB_STORE", str(tmp_path / "labels.db"))
+    at = _run("sample:demo")
+    assert any("Classes found in the file:** 0, 1" in m.value for m in at.markdown)
+    tag = _names_tag("sample:demo")
+    at.text_input(key=f"class_name_{tag}_0").set_value("malignant")
+    at.text_input(key=f"class_name_{tag}_1").set_value("benign")
+    at.button(key=f"FormSubmitter:class_set_{tag}-Save").click().run()
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    assert SavedPools(tmp_path / "data").class_settings("sample:demo").names == \
+        {0: "malignant", 1: "benign"}
+    assert at.text_input(key=f"class_name_{tag}_0").value == "malignant"
+
+    label = AppTest.from_file(str(ROOT / "views" / "2_Label.py"), default_timeout=120)
+    label.session_state["pool_ref"] = "sample:demo"
+    label.run()
+    label.text_input(key="annotator").set_value("ana")
+    label.button(key="start").click().run()
+    assert not label.exception, label.exception
+    assert [label.button(key=f"cls_{i}").label for i in range(2)] == ["malignant", "benign"]
+    assert [label.button(key=f"cls_{i}").proto.shortcut for i in range(2)] == ["0", "1"]
+
+
+def test_declared_set_turns_a_stray_class_into_one_error(tmp_path, monkeypatch):
+    """A declared set {0, 1} on a pool with a stray 7: one error naming the column and
+    row; the class form stays, and clearing the set loads the pool again."""
+    monkeypatch.setenv("CERTLIB_DATA", str(tmp_path))
+    data = (b"row_id,label,pred_a,conf_a,pred_b,conf_b\n"
+            b"1,0,0,.9,1,.8\n2,1,7,.7,1,.6\n3,1,1,.5,0,.4\n")
+    saved = SavedPools(tmp_path).add("stray.csv", data)
+    ref = f"upload:{saved.digest}"
+    SavedPools(tmp_path).save_class_settings(ref, ["0", "1"], {0: "no"})
+    at = AppTest.from_file(PAGE, default_timeout=120)
+    at.session_state["pool_ref"] = ref
+    at.run()
+    assert not at.exception, at.exception
+    (error,) = at.error
+    assert "pred_a" in error.value and "row_id 2" in error.value and "7" in error.value
+    assert not at.metric
+    assert any("Classes found in the file:** 0, 1, 7" in m.value for m in at.markdown)
+    tag = _names_tag(ref)
+    box = at.text_input(key=f"declared_{tag}")
+    assert box.value == "0, 1"
+    box.set_value("")
+    at.button(key=f"FormSubmitter:class_set_{tag}-Save").click().run()
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    assert SavedPools(tmp_path).class_settings(ref).declared is None
+    assert {m.label: m.value for m in at.metric}["classes"] == "3"
+
+
+def test_a_bad_class_set_is_refused_with_the_librarys_message(tmp_path, monkeypatch):
+    monkeypatch.setenv("CERTLIB_DATA", str(tmp_path))
+    at = _run("sample:demo")
+    tag = _names_tag("sample:demo")
+    at.text_input(key=f"declared_{tag}").set_value("0, 0, 1")
+    at.button(key=f"FormSubmitter:class_set_{tag}-Save").click().run()
+    (error,) = at.error
+    assert "repeats" in error.value
+    assert SavedPools(tmp_path).class_settings("sample:demo").declared is None

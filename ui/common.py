@@ -62,13 +62,36 @@ def plot_text(text) -> str:
 
 
 @st.cache_data(show_spinner=False)
-def _load_sample(path: str, mtime: float):
-    return certlib.load_pool(path)
+def _load_sample(path: str, mtime: float, declared: tuple | None = None):
+    return certlib.load_pool(path, classes=declared)
 
 
 @st.cache_data(show_spinner=False, max_entries=16)
-def _load_saved(folder: str, digest: str, mtime: float):
-    return SavedPools(folder).load(digest, max_bytes=MAX_UPLOAD_BYTES)
+def _load_saved(folder: str, digest: str, mtime: float, declared: tuple | None = None):
+    return SavedPools(folder).load(digest, max_bytes=MAX_UPLOAD_BYTES, classes=declared)
+
+
+def load_ref(ref: str, declared: tuple | None = None):
+    """(pool, label) of a pool reference, read with the declared class set (None: the
+    classes are inferred); raises the library's `CertlibError`."""
+    kind, key = ref.split(":", 1)
+    if kind == "sample":
+        label, path = SAMPLES[key]
+        return _load_sample(str(path), path.stat().st_mtime, declared), label
+    folder = SavedPools()
+    s = folder.get(key)
+    return _load_saved(str(folder.folder), key, s.path.stat().st_mtime, declared), s.name
+
+
+def class_settings():
+    """The active pool's `ClassSettings` (declared class set and display names)."""
+    return SavedPools().class_settings(pool_ref() or "sample:demo")
+
+
+def class_label(cls) -> str:
+    """The display name of a class of the active pool, or the class itself as text
+    (from a file or a user: pass it through `plain` for Markdown)."""
+    return class_settings().label(cls)
 
 
 def _options(saved) -> dict:
@@ -145,15 +168,18 @@ def choose_pool(default: str = "demo"):
     if st.session_state.get("_upload_error"):
         st.sidebar.error(st.session_state["_upload_error"])
 
-    kind, key = ref.split(":", 1)
+    declared = folder.class_settings(ref).declared
     try:
-        if kind == "sample":
-            _, path = SAMPLES[key]
-            return _load_sample(str(path), path.stat().st_mtime), SAMPLES[key][0]
-        s = folder.get(key)
-        return _load_saved(str(folder.folder), key, s.path.stat().st_mtime), s.name
+        return load_ref(ref, declared)
     except CertlibError as exc:
-        st.error(f"Could not load the pool: {plain(exc)}")
+        if declared is None:
+            st.error(f"Could not load the pool: {plain(exc)}")
+            return None, None
+        # the file holds a class outside the declared set: one message by the picker;
+        # the Pool page's class form can change or clear the declaration
+        st.sidebar.error(f"The pool does not fit its declared classes "
+                         f"{', '.join(plain(c) for c in declared)}: {plain(exc)}")
+        st.info("Change or clear the declared class set on the Pool page.")
         return None, None
 
 

@@ -18,9 +18,9 @@ from certlib.errors import CertlibError
 from certlib.policies import policy_names
 from certlib.record import labels_csv, make_record
 from certlib.store import LabelStore, PoolMismatchError, UnknownProjectError
-from ui.common import (cached_prelabel, choose_pool, class_shortcuts, plain, plot_text,
-                       pool_folder, pool_key, shortcut_kwargs, skip_shortcut, split_extra,
-                       undo_shortcut)
+from ui.common import (cached_prelabel, choose_pool, class_settings, class_shortcuts, plain,
+                       plot_text, pool_folder, pool_key, shortcut_kwargs, skip_shortcut,
+                       split_extra, undo_shortcut)
 
 st.title("Label the pool, one row at a time")
 st.caption("The policy chooses each row; the exact stopping test (paper Theorem 1) says when "
@@ -240,8 +240,11 @@ if not g.final:
                 + ", ".join(f"`{k}` = {plain(c)}" for k, c in zip(keys, pool.classes) if k)
                 + (f", `{skey}` = skip" if skey else "") + f", `{undo_shortcut(keys)}` = undo)")
     actions = st.container(horizontal=True)  # wraps on a narrow window
+    display = class_settings()
     for i, (cls, key) in enumerate(zip(pool.classes, keys)):
-        actions.button(f"class {plain(cls)}", key=f"cls_{i}", type="primary", disabled=not who,
+        shown = display.name(cls)
+        actions.button(plain(shown) if shown else f"class {plain(cls)}", key=f"cls_{i}",
+                       type="primary", disabled=not who,
                        on_click=_label, args=(pid, rid, cls, who, prog.last_seq),
                        **shortcut_kwargs(key))
     back = rid in prog.skipped  # only skipped rows are left: the policy returns to them

@@ -13,9 +13,12 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
+from certlib.errors import CertlibError
 from certlib.pool import UNREAD
 from certlib.pool_stats import pool_stats
-from ui.common import choose_pool, plain, plot_text, pool_key
+from certlib.saved_pools import SavedPools
+from ui.common import (choose_pool, class_settings, load_ref, plain, plot_text, pool_key,
+                       pool_ref)
 
 PREVIEW_ROWS = 50
 HEAT_MAP_WIDTH = 440  # pixels
@@ -83,12 +86,51 @@ def heat_map(matrix, names, title: str, zmin: float, zmax: float, colorscale) ->
     return fig
 
 
+def class_form(found) -> None:
+    """Form "Class set": the classes found, the declared set (empty = infer) and a
+    display name per class; Save writes the settings and reruns."""
+    ref = pool_ref()
+    settings = class_settings()
+    st.subheader("Class set")
+    st.markdown("**Classes found in the file:** "
+                + (", ".join(plain(c) for c in found) if found else "(could not be read)"))
+    shown = list(settings.declared) if settings.declared is not None else list(found)
+    tag = ref.replace(":", "_")
+    with st.form(f"class_set_{tag}"):
+        text = st.text_input(
+            "Declared class set (comma-separated; empty = the classes found)",
+            value=", ".join(str(c) for c in settings.declared or ()), key=f"declared_{tag}",
+            help="A prediction or label outside a declared set is an error naming its column "
+            "and row, instead of a class of its own.")
+        names = {}
+        for i, c in enumerate(shown):
+            names[c] = st.text_input(f"Display name of class {plain(c)}",
+                                     value=settings.name(c) or "", max_chars=40,
+                                     key=f"class_name_{tag}_{i}")
+        saved = st.form_submit_button("Save")
+    if saved:
+        declared = [v.strip() for v in text.split(",") if v.strip()] or None
+        try:
+            SavedPools().save_class_settings(
+                ref, declared, {c: n for c, n in names.items() if n.strip()}, found=found)
+        except CertlibError as exc:
+            st.error(f"Class set not saved: {plain(exc)}")
+        else:
+            st.rerun()
+
+
 st.title("Pool")
 st.caption("What the active pool holds before you choose: its size and classes, how good and "
            "how alike the candidates are, and its first rows.")
 
 pool, label = choose_pool()
 if pool is None:
+    if pool_ref() and class_settings().declared is not None:
+        try:  # the file does not fit its declared set: offer to change or clear it
+            found = list(load_ref(pool_ref())[0].classes)
+        except CertlibError:
+            found = []
+        class_form(found)
     st.stop()
 stats = cached_stats(pool, pool_key(pool))
 st.caption(f"Active pool: {plain(label)}")
@@ -120,6 +162,7 @@ st.dataframe(pd.DataFrame({
 }), hide_index=True)
 st.caption("labelled: rows with this label; predicted (rows): rows where at least one "
            "candidate predicts it; by ...: that candidate's predictions of it.")
+class_form(list(pool.classes))
 
 st.subheader("Candidates")
 # a column appears only when it has values: no labels, no error rates; AUGRC needs all
