@@ -173,7 +173,11 @@ def reduced_cost_fixing(dual: Dual, U: int):
     without row i with t_i < 0 has size >= v - t_i / 2^s (weak duality).  When that
     exceeds U - 1 the row is fixed.  All integers, no tolerance."""
     room = ((U - 1) << dual.s) - dual.num
-    room = max(min(room, 1 << 62), -(1 << 62))  # |t_i| < 2^62 by the choice of s
+    if getattr(dual.dots, "dtype", None) == np.int64:
+        # int64 path: |t_i| < 2^62 by the choice of s, so capping room keeps every
+        # comparison and keeps room inside int64.  The Python-int path (s = 52) has no
+        # such bound on t_i and compares unbounded integers: no cap there.
+        room = max(min(room, 1 << 62), -(1 << 62))
     t = (1 << dual.s) - dual.dots
     out = (t > 0) & (t > room)
     into = (t < 0) & (-t > room)

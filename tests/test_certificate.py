@@ -681,3 +681,63 @@ def test_certify_partial_lower_bound_valid_with_tolerance():
     assert certify(p, tolerance=tau).upper == 0
     pc = certify_partial(p, tolerance=tau)
     assert pc.lower == 0
+
+
+def _covers_up_to(G, D, size):
+    n = G.shape[1]
+    for k in range(size + 1):
+        for S in itertools.combinations(range(n), k):
+            if (G[:, list(S)].sum(axis=1) >= D).all():
+                yield set(S)
+
+
+def test_fixing_is_valid_for_any_multiplier_on_the_python_int_path():
+    """Regression (adversarial review): on the Python-int path of exact_dual (s = 52) the
+    reduced costs are unbounded, and capping the room at 2^62 fixed column 0 and 2 *in*
+    for lam = (1e6, 0), so fix_columns claimed no cover of size 1 while {2} is one.
+    Fixings must hold for every cover of size <= U - 1, whatever the multipliers."""
+    from certlib.covering_exact import fix_columns
+
+    G, D = np.array([[1, 0, 1], [0, 1, 1]]), np.array([1, 1])
+    res = fix_columns(G, D, exact_dual(G, D, [1e6, 0.0]), 2)
+    assert res is not None
+    out, into = res
+    assert not into[0] and not out[2]
+    rng = np.random.default_rng(7)
+    checked = 0
+    for _ in range(400):
+        J, n = int(rng.integers(1, 4)), int(rng.integers(2, 9))
+        G = rng.integers(0, 5, size=(J, n))
+        D = rng.integers(1, 8, size=J)
+        if (G.sum(axis=1) < D).any():
+            continue
+        lam = rng.uniform(0, 1, size=J) * 10.0 ** rng.integers(0, 8)
+        U = int(rng.integers(1, n + 1))
+        res = fix_columns(G, D, exact_dual(G, D, lam), U)
+        covers = list(_covers_up_to(G, D, U - 1))
+        if res is None:
+            assert not covers, (G.tolist(), D.tolist(), lam.tolist(), U)
+            continue
+        out, into = res
+        for S in covers:
+            assert not (set(np.flatnonzero(out)) & S), (G.tolist(), D.tolist(), lam, U, S)
+            assert set(np.flatnonzero(into)) <= S, (G.tolist(), D.tolist(), lam, U, S)
+        checked += 1
+    assert checked > 100
+
+
+def test_enclosure_stays_exact_with_a_badly_scaled_dual_hint(monkeypatch):
+    """Solver output is a hint: a feasible but badly scaled dual must not give a false
+    exact minimum (it gave lower = upper = 2, exact, for a true minimum of 1)."""
+    import certlib.covering as cov
+
+    real = cov.lp_relaxation
+
+    def scaled(G, D):
+        x, lam, v = real(G, D)
+        return x, lam * 1e6, v
+
+    monkeypatch.setattr(cov, "lp_relaxation", scaled)
+    G, D = np.array([[1, 0, 1, 1], [0, 1, 1, 0]]), np.array([1, 1])
+    e = cov.cover_enclosure(G, D)
+    assert e.lower <= 1 <= e.upper and (not e.exact or e.lower == 1)
