@@ -108,24 +108,8 @@ def test_store_keeps_only_registered_names(tmp_path, monkeypatch):
 
 # ------------------------------------------------- policies installed by other packages
 PLUGIN = '''
-import numpy as np
-from certlib.policies import Policy
-
-
-class Reverse(Policy):
-    name = "reverse"
-
-    def static_order(self, ctx):
-        return np.arange(ctx.pool.n)[::-1].copy()
-
-    def start(self, ctx):
-        return self.static_order(ctx)
-
-    def choose(self, state, view):
-        return next(int(i) for i in state if not view.is_read(int(i)))
-
-    def update(self, state, view, row, label):
-        return state
+# a third-party module: its policy is the one defined in this test file
+from test_policy_registry import ReverseOrder as Reverse
 
 
 def make_reverse():

@@ -100,30 +100,11 @@ def _hindsight(_prog, store_path: str, project_id: int, last_seq: int):
 
 
 # ------------------------------------------------------------------ actions
-def _label(project_id, row_id, value, who, seq):
+def _act(action, *args, **kwargs):
+    """A button's store call: a refused one (stale view, duplicate, ...) becomes the
+    message shown at the next run, not an exception in a callback."""
     try:
-        store.append_label(project_id, row_id, value, who, pool=pool, expect_seq=seq)
-    except CertlibError as exc:
-        st.session_state["label_flash"] = str(exc)
-
-
-def _undo(project_id, who, seq):
-    try:
-        store.undo_last(project_id, who, expect_seq=seq)
-    except CertlibError as exc:
-        st.session_state["label_flash"] = str(exc)
-
-
-def _skip(project_id, row_id, who, seq):
-    try:
-        store.skip_row(project_id, row_id, who, pool=pool, expect_seq=seq)
-    except CertlibError as exc:
-        st.session_state["label_flash"] = str(exc)
-
-
-def _unskip(project_id, who, seq):
-    try:
-        store.unskip_all(project_id, who, expect_seq=seq)
+        action(*args, **kwargs)
     except CertlibError as exc:
         st.session_state["label_flash"] = str(exc)
 
@@ -131,10 +112,7 @@ def _unskip(project_id, who, seq):
 def _extend(project_id, value_key, who, seq):
     """The new budget, or None when "Remove the budget" is ticked (issue 9)."""
     value = None if st.session_state.get("remove_budget") else st.session_state[value_key]
-    try:
-        store.extend_budget(project_id, value, who, expect_seq=seq)
-    except CertlibError as exc:
-        st.session_state["label_flash"] = str(exc)
+    _act(store.extend_budget, project_id, value, who, expect_seq=seq)
 
 
 try:
@@ -245,11 +223,13 @@ if not g.final:
         shown = display.name(cls)
         actions.button(plain(shown) if shown else f"class {plain(cls)}", key=f"cls_{i}",
                        type="primary", disabled=not who,
-                       on_click=_label, args=(pid, rid, cls, who, prog.last_seq),
+                       on_click=_act, args=(store.append_label, pid, rid, cls, who),
+                       kwargs={"pool": pool, "expect_seq": prog.last_seq},
                        **shortcut_kwargs(key))
     back = rid in prog.skipped  # only skipped rows are left: the policy returns to them
-    actions.button("Skip", key="skip", disabled=not who or back, on_click=_skip,
-                   args=(pid, rid, who, prog.last_seq),
+    actions.button("Skip", key="skip", disabled=not who or back, on_click=_act,
+                   args=(store.skip_row, pid, rid, who),
+                   kwargs={"pool": pool, "expect_seq": prog.last_seq},
                    help="Pass over this row for now: the policy moves on to its next choice. "
                         "Recorded in the log; changes no bound.", **shortcut_kwargs(skey))
     undo_col = actions  # the undo button joins the row of actions
@@ -260,12 +240,13 @@ if not g.final:
                    + (", ..." if n_skip > 10 else "") + ")."
                    + (" Only skipped rows are left, so this is one of them." if back else
                       " They come back when you revisit them or when nothing else is left."))
-        st.button("Revisit skipped rows", key="unskip", disabled=not who, on_click=_unskip,
-                  args=(pid, who, prog.last_seq))
+        st.button("Revisit skipped rows", key="unskip", disabled=not who, on_click=_act,
+                  args=(store.unskip_all, pid, who), kwargs={"expect_seq": prog.last_seq})
 else:
     undo_col = st.container()
-undo_col.button("Undo last label", key="undo", disabled=s.t == 0, on_click=_undo,
-                args=(pid, who, prog.last_seq), **shortcut_kwargs(undo_shortcut(keys)))
+undo_col.button("Undo last label", key="undo", disabled=s.t == 0, on_click=_act,
+                args=(store.undo_last, pid, who), kwargs={"expect_seq": prog.last_seq},
+                **shortcut_kwargs(undo_shortcut(keys)))
 
 # ------------------------------------------------------------------ bounds
 best = s.best_guess
