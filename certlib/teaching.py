@@ -38,7 +38,8 @@ from .pair_terms import initial_lower, target_terms
 from .pool import UNREAD, Pool
 
 __all__ = ["MAX_BRUTE_ROWS", "Completion", "LPSolution", "PairStep", "PairTrace",
-           "completions", "exact_lp", "figure1_pool", "figure2_pool", "figure3_checks",
+           "completions", "covering_problem", "exact_lp", "figure1_pool", "figure2_pool",
+           "figure3_checks",
            "figure3_pool", "minimum_certificates", "pair_trace", "pool_from_weights",
            "reading_order", "slice_region", "tie_zero_moment", "worst_case_pool"]
 
