@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as hst
 
-from certlib import Pool, Session, certify, prelabel_bound, replay
+from certlib import Pool, Session, certify, prelabel_bound
 from certlib.errors import CertlibError
 from certlib.teaching import (completions, exact_lp, figure1_pool, figure2_pool,
                               figure3_checks, figure3_pool, minimum_certificates, pair_trace,
@@ -211,7 +211,7 @@ def test_random_orders_default_limits():
     assert abs(r.prelabel[-1] - float(LIMITS["prelabel"])) <= 0.01
     assert 0.40 <= r.cert_upper[-1] <= 0.50
     assert 0.80 <= r.policy_read[-1] <= 1.0
-    for n, s, pb, lo, hi, read in r.runs:
+    for n, _s, pb, lo, hi, read in r.runs:
         assert pb <= lo <= hi <= read <= n
 
 
