@@ -25,8 +25,12 @@ MODEL_CHOICE = [
     ("certificate.py", "Certificate", ":material/workspace_premium:", "certificate"),
 ]
 TEACH = [
+    ("teach_figure1.py", "Figure 1: same predictions", ":material/looks_one:", "figure1"),
+    ("teach_figure2.py", "Figure 2: the test step by step", ":material/looks_two:", "figure2"),
+    ("teach_figure3.py", "Figure 3: covering every rival", ":material/looks_3:", "figure3"),
     ("1_Teaching_figure.py", "Figure 10: bounds as labels arrive", ":material/school:",
      "Teaching_figure"),
+    ("teach_theory.py", "Theory explorer", ":material/functions:", "theory"),
 ]
 
 

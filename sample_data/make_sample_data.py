@@ -26,6 +26,10 @@ What it writes (see ``README.md`` next to this file):
   scikit-learn candidates, with display columns; the second has no labels.
 * ``digits_probs.csv`` -- 10-class digits, logistic-regression probabilities
   ``prob_0..prob_9`` (shared-prediction / confidence-score choice).
+* ``figure2.csv`` / ``worst_case.csv`` -- paper Figure 2's four rows and the worst-case
+  rank example (n = 20, C(0) = 19), from ``certlib.teaching``.
+* ``digits_images.csv`` + ``digits_images/<row_id>.png`` -- the ``digits_probs`` rows
+  unlabelled, with each 8 x 8 digit as a small PNG (``image`` column).
 * ``audit_stream.csv`` -- 20,000-item update-audit stream (incumbent vs.
   candidate) for the Discern audit.
 
@@ -351,6 +355,73 @@ def make_audit_stream(out: Path) -> dict:
 
 
 # --------------------------------------------------------------------------
+# teaching examples (paper Figure 2, the worst case) and digits with images
+
+WORST_CASE_N = 20
+DIGIT_PNG_SCALE = 4  # each of the 8 x 8 pixels drawn as a 4 x 4 block: a crisp 32 x 32 PNG
+
+
+def _pool_columns(pool):
+    """Header and columns of a certlib Pool in the pred/conf format (row ids, labels)."""
+    header, cols = ["row_id", "label"], [list(pool.row_ids),
+                                         [pool.classes[c] if c >= 0 else None
+                                          for c in pool.labels.tolist()]]
+    for j, name in enumerate(pool.names):
+        header += [f"pred_{name}", f"conf_{name}"]
+        cols += [[pool.classes[c] for c in pool.preds[j].tolist()],
+                 [int(w) for w in pool.weights[j]]]  # no ties: the weight is a confidence
+    return header, cols
+
+
+def make_teaching_examples(out: Path) -> None:
+    """figure2.csv and worst_case.csv, built by certlib.teaching (one definition)."""
+    sys.path.insert(0, str(HERE.parent))
+    from certlib.teaching import figure2_pool, worst_case_pool
+
+    for name, pool in (("figure2.csv", figure2_pool()),
+                       ("worst_case.csv", worst_case_pool(WORST_CASE_N))):
+        write_csv(out / name, *_pool_columns(pool))
+
+
+def png_gray(pixels: np.ndarray) -> bytes:
+    """A minimal 8-bit grayscale PNG (zlib level 9, no metadata): deterministic bytes."""
+    import struct
+    import zlib
+
+    h, w = pixels.shape
+    raw = b"".join(b"\x00" + bytes(pixels[r].astype(np.uint8).tolist()) for r in range(h))
+
+    def chunk(tag, data):
+        return (struct.pack(">I", len(data)) + tag + data
+                + struct.pack(">I", zlib.crc32(tag + data) & 0xFFFFFFFF))
+
+    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, 8, 0, 0, 0, 0))
+            + chunk(b"IDAT", zlib.compress(raw, 9)) + chunk(b"IEND", b""))
+
+
+def make_digits_images(out: Path) -> None:
+    """digits_images.csv: the digits_probs rows unlabelled (an annotator's pool), with an
+    ``image`` column naming digits_images/<row_id>.png, the 8 x 8 digit (ink dark on
+    white, pixel values 0-16 scaled to 0-255)."""
+    d = load_digits()
+    X, y = d.data / 16.0, d.target.astype(np.int64)
+    tr, ev = split_indices(y, 0)
+    clf = LogisticRegression(C=1.0, max_iter=5000).fit(X[tr], y[tr])
+    proba = clf.predict_proba(X[ev])
+    folder = out / "digits_images"
+    folder.mkdir(parents=True, exist_ok=True)
+    paths = []
+    for i in ev:
+        img = 255 - np.round(d.images[i] * 255 / 16).astype(np.int64)
+        img = np.kron(img, np.ones((DIGIT_PNG_SCALE, DIGIT_PNG_SCALE), dtype=np.int64))
+        (folder / f"{i}.png").write_bytes(png_gray(img))
+        paths.append(f"digits_images/{i}.png")
+    header = ["row_id", "label"] + [f"prob_{c}" for c in range(10)] + ["image"]
+    cols = [ev, [None] * len(ev)] + [proba[:, c] for c in range(10)] + [paths]
+    write_csv(out / "digits_images.csv", header, cols)
+
+
+# --------------------------------------------------------------------------
 
 
 def main(argv=None) -> int:
@@ -386,6 +457,8 @@ def main(argv=None) -> int:
         shutil.copyfile(out / "panels" / TEACHING_SOURCE, out / "teaching_k4.csv")
         make_demo(out)
         make_digits_probs(out)
+        make_teaching_examples(out)
+        make_digits_images(out)
         a = make_audit_stream(out)
         print(f"audit stream: n={a['n']} disagreement={a['disagreement']:.4f} "
               f"err incumbent={a['err_incumbent']:.4f} candidate={a['err_candidate']:.4f}")

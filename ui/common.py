@@ -30,6 +30,10 @@ SAMPLES = {  # key in the URL -> (label, file)
                ROOT / "sample_data" / "digits_probs.csv"),
     "unlabelled": ("Breast cancer, unlabelled (annotator)",
                    ROOT / "sample_data" / "demo_unlabelled.csv"),
+    "figure2": ("Paper Figure 2: four rows, two candidates", ROOT / "sample_data" / "figure2.csv"),
+    "worst_case": ("Worst case: C(0) = n - 1 (n = 20)", ROOT / "sample_data" / "worst_case.csv"),
+    "digits_images": ("Digits with images, unlabelled (annotator)",
+                      ROOT / "sample_data" / "digits_images.csv"),
 }
 MAX_UPLOAD_BYTES = 200 * 1024 * 1024
 

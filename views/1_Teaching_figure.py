@@ -8,6 +8,7 @@ import streamlit as st
 from certlib.errors import CertlibError
 from certlib.bound_traces import teaching_figure
 from certlib.policies import policy_names
+from certlib.teaching import tie_zero_moment
 from ui.common import choose_pool, plain, plot_text, pool_key, pool_summary
 
 st.title("One condition, label by label (paper Figure 10)")
@@ -54,16 +55,37 @@ fig.add_vline(x=f.prelabel, line_dash="dash", line_color="#9c755f",
 if f.certificate_lower is not None:
     fig.add_vrect(x0=f.certificate_lower - 0.5, x1=f.certificate_upper + 0.5, fillcolor="#59a14f",
                   opacity=0.25, line_width=0,
-                  annotation_text=("minimum certificate " + (str(f.certificate_lower)
+                  annotation_text=("minimum certificate enclosure " + (str(f.certificate_lower)
                                    if f.certificate_lower == f.certificate_upper
                                    else f"{f.certificate_lower}-{f.certificate_upper}")),
                   annotation_position="top left")
+zero = tie_zero_moment(shared.lower, shared.stop)
+if zero is not None:
+    fig.add_scatter(x=[zero], y=[shared.lower_objective[zero]], mode="markers",
+                    marker=dict(size=14, symbol="diamond-open", color="#e15759", line_width=2),
+                    name=f"tie rule: bound 0 at {zero}, not yet certified")
+t_cursor = st.slider("Cursor: labels read", 0, f.n, value=shared.stop or f.n, key="fig_cursor",
+                     help="Moves a cursor along the reading order; the three bounds at that "
+                     "label count are shown under the chart.")
+fig.add_vline(x=t_cursor, line_color="#333333", line_width=1)
 fig.update_layout(xaxis_title="labels read", height=520,
                   yaxis_title="bound on min over rivals j of AUGRC_j − "
                               f"AUGRC_{plot_text(f.winner)}",
                   legend=dict(orientation="h", y=-0.18), margin=dict(t=30))
 st.plotly_chart(fig, width="stretch")
 
+cols = st.columns(len(f.paths))
+for col, (rule, path) in zip(cols, f.paths.items()):
+    ok = path.stop is not None and t_cursor >= path.stop
+    col.metric(f"{rule}: lower bound after {t_cursor}", f"{path.lower_objective[t_cursor]:.5f}",
+               help=f"exact: {int(path.lower[t_cursor])} / {path.unit * path.scale}")
+    col.caption(("certified" if ok else "not certified")
+                + (f" (stops at {path.stop})" if path.stop is not None else " (never stops)"))
+if zero is not None:
+    st.info(f"**Tie rule.** After {zero} labels the shared lower bound reaches 0: no rival "
+            f"can beat {plain(f.winner)} any more, but a rival listed earlier could still tie, "
+            "and ties go to the earlier candidate. So the winner is not certified until "
+            f"the bound is strictly positive against every earlier rival ({shared.stop}).")
 stops = ", ".join(f"{r} {p.stop}" for r, p in f.paths.items())
 st.markdown(
     f"**Winner {plain(f.winner)}**, n = {f.n}, {f.policy} order. The winner is certified "

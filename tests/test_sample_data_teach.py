@@ -1,0 +1,92 @@
+"""The teaching samples and the digits-with-images pool: shipped, loadable, reproducible."""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+import polars as pl
+
+from certlib import certify, load_pool
+from certlib.teaching import figure2_pool, worst_case_pool
+from ui.common import SAMPLES, image_in_folder, split_extra
+
+ROOT = Path(__file__).resolve().parents[1]
+SD = ROOT / "sample_data"
+
+
+def _gen():
+    spec = importlib.util.spec_from_file_location("msd", SD / "make_sample_data.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_teaching_samples_are_the_library_pools():
+    f2 = load_pool(SD / "figure2.csv")
+    ref = figure2_pool()
+    assert (f2.weights == ref.weights).all() and (f2.labels == ref.labels).all()
+    assert certify(f2).upper == 3
+    wc = load_pool(SD / "worst_case.csv")
+    assert (wc.weights == worst_case_pool(wc.n).weights).all()
+    assert certify(wc).upper == wc.n - 1 == 19
+    for key in ("figure2", "worst_case", "digits_images"):
+        assert key in SAMPLES and SAMPLES[key][1].is_file()
+    assert all(name in (SD / "README.md").read_text()
+               for name in ("figure2.csv", "worst_case.csv", "digits_images.csv"))
+
+
+def test_digits_images_pool_and_pngs():
+    pool = load_pool(SD / "digits_images.csv")
+    probs = pl.read_csv(SD / "digits_probs.csv")
+    assert pool.n == probs.height and pool.n_labelled == 0 and "image" in pool.extra
+    assert list(pool.row_ids) == probs["row_id"].to_list()
+    _, images, texts = split_extra(pool, 0, SD)
+    assert images["image"] == (SD / "digits_images" / f"{pool.row_ids[0]}.png").resolve()
+    assert not texts
+    for rid, cell in zip(pool.row_ids, pool.extra["image"]):
+        assert cell == f"digits_images/{rid}.png"
+        assert image_in_folder(cell, SD) is not None
+    data = (SD / "digits_images" / f"{pool.row_ids[0]}.png").read_bytes()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) < 400
+
+
+def test_png_writer_round_trips():
+    """The generator's PNG decodes (Pillow, if present) to the pixels written."""
+    import numpy as np
+    import pytest
+
+    pil = pytest.importorskip("PIL.Image")
+    import io
+
+    px = (np.arange(48).reshape(6, 8) * 5) % 256
+    img = pil.open(io.BytesIO(_gen().png_gray(px)))
+    assert img.size == (8, 6) and np.array_equal(np.asarray(img), px)
+
+
+def test_generator_deterministic_exact_parts(tmp_path):
+    """Two runs write byte-identical teaching pools and PNGs, equal to the shipped files;
+    the digits pool's exact parts (row ids, image paths, empty labels) match too (its
+    probabilities belong to scikit-learn, compared to 1e-9)."""
+    gen = _gen()
+    a, b = tmp_path / "a", tmp_path / "b"
+    for out in (a, b):
+        gen.make_teaching_examples(out)
+        gen.make_digits_images(out)
+    for name in ("figure2.csv", "worst_case.csv"):
+        assert (a / name).read_bytes() == (b / name).read_bytes() == (SD / name).read_bytes()
+    pngs = sorted(p.name for p in (a / "digits_images").iterdir())
+    assert pngs == sorted(p.name for p in (SD / "digits_images").iterdir())
+    for name in pngs:
+        assert (a / "digits_images" / name).read_bytes() == \
+            (b / "digits_images" / name).read_bytes() == \
+            (SD / "digits_images" / name).read_bytes()
+    new, shipped = pl.read_csv(a / "digits_images.csv"), pl.read_csv(SD / "digits_images.csv")
+    assert new.columns == shipped.columns
+    for col in ("row_id", "label", "image"):
+        assert new[col].to_list() == shipped[col].to_list()
+    probs = [c for c in new.columns if c.startswith("prob_")]
+    import numpy as np
+
+    assert np.allclose(new.select(probs).to_numpy(), shipped.select(probs).to_numpy(),
+                       atol=1e-9, rtol=0)

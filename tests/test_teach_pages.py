@@ -1,0 +1,142 @@
+"""The Teach pages (AppTest, no browser): every number shown is the library's."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from streamlit.testing import v1 as st_testing
+
+from certlib import certify, load_pool
+from certlib.cli import main
+from certlib.theory import LIMITS, random_orders
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _run(script: str, **query) -> st_testing.AppTest:
+    at = st_testing.AppTest.from_file(str(ROOT / "views" / script), default_timeout=120)
+    for k, v in query.items():
+        at.query_params[k] = v
+    return at.run()
+
+
+def _text(at) -> str:
+    return " ".join(m.value for m in at.markdown)
+
+
+def test_figure1_page():
+    at = _run("teach_figure1.py")
+    assert not at.exception, at.exception
+    assert any("either candidate can still win" in w.value and "(1, 0) favours B" in w.value
+               and "(0, 1) favours A" in w.value for w in at.warning)
+    assert "Accuracy ties in every completion" in _text(at)
+    at.selectbox(key="fig1_y1").set_value(0).run()
+    assert any("every completion picks A" in s.value for s in at.success)
+    at.selectbox(key="fig1_y2").set_value(1).run()
+    assert "AUGRC A = 1/8, B = 3/8; the winner is **A**" in _text(at)
+
+
+def test_figure2_page_steps_through_the_interval_sequence():
+    at = _run("teach_figure2.py")
+    assert not at.exception, at.exception
+    seen = []
+    for t in range(5):
+        text = _text(at)
+        assert f"**After {t} of 4 labels:**" in text
+        seen.append(text.split("= **")[1].split("**")[0])
+        if t == 3:  # L = 0: the tie rule holds B back
+            assert any("tie rule at L_AB = 0" in w.value for w in at.warning)
+        if t < 4:
+            at.button(key="fig2_step").click().run()
+    assert seen == ["[-6, 6]", "[-2, 6]", "[-2, 2]", "[0, 2]", "[2, 2]"]
+    assert "[-6, 6] → [-2, 6] → [-2, 2] → [0, 2] → [2, 2]" in _text(at)
+    assert any("B is certified" in s.value for s in at.success)
+    metrics = {m.label: m.value for m in at.metric}
+    assert metrics == {"prelabel bound": "2", "LP relaxation": "2.5",
+                       "minimum certificate C(y)": "3", "labels this order read": "4"}
+    assert any("Row 4 was never needed" in i.value for i in at.info)
+    at.button(key="fig2_back").click().run()
+    assert "**After 3 of 4 labels:**" in _text(at)
+    at.button(key="fig2_reset").click().run()
+    assert "**After 0 of 4 labels:**" in _text(at)
+
+
+def test_figure2_page_follows_labels_and_order():
+    """A student's change: y4 = 1 and the order 1, 2, 3, 4; the numbers are the library's."""
+    from certlib.teaching import figure2_pool, pair_trace
+
+    at = _run("teach_figure2.py")
+    at.selectbox(key="fig2_y4").set_value(1).run()
+    at.text_input(key="fig2_order").set_value("1, 2, 3, 4").run()
+    tr = pair_trace(figure2_pool((1, 0, 0, 1)), [0, 1, 2, 3])
+    for _ in range(4):
+        at.button(key="fig2_step").click().run()
+    assert " → ".join(f"[{lo}, {hi}]" for lo, hi in tr.intervals) in _text(at)
+    c = certify(figure2_pool((1, 0, 0, 1)))
+    assert {m.label: m.value for m in at.metric}["minimum certificate C(y)"] == str(c.upper)
+
+
+def test_figure2_page_bad_order():
+    at = _run("teach_figure2.py")
+    at.text_input(key="fig2_order").set_value("1, 1, 2, 3").run()
+    assert not at.exception and at.error and "Read order" in at.error[0].value
+
+
+def test_figure3_page():
+    at = _run("teach_figure3.py")
+    assert not at.exception, at.exception
+    metrics = {m.label: m.value for m in at.metric}
+    assert metrics["risks (r_A, r_B, r_C)"] == "(8, 15, 13)"
+    assert metrics["lower bounds against A"] == "(-13, -15)"
+    text = _text(at)
+    assert "supplies gains (16, 12)" in text and "supply (16, 20)" in text
+    assert "x = (3/8, 1, 0, 0) with value **11/8**" in text
+    assert "**C(y) = 2**" in text and "stops after **3 labels**" in text
+    assert "reads rows 2, 3, 1, 4" in text
+
+
+@pytest.mark.parametrize("sample,zero", [("teaching", None), ("figure2", 3)])
+def test_figure10_stops_equal_cli_replay(sample, zero, capsys):
+    """The three stopping counts shown equal `certlib replay --rule ...` on the same pool;
+    the tie-rule moment shows when it occurs (Figure 2's pool: after 3 labels)."""
+    from ui.common import SAMPLES
+
+    path = SAMPLES[sample][1]
+    at = _run("1_Teaching_figure.py", pool=f"sample:{sample}")
+    assert not at.exception, at.exception
+    text = _text(at)
+    stops = {}
+    for rule in ("shared", "centered", "separate"):
+        main(["replay", str(path), "--rule", rule, "--json"])
+        stops[rule] = json.loads(capsys.readouterr().out)["labels_read"]
+    assert f"shared {stops['shared']}, centered {stops['centered']}, " \
+           f"separate {stops['separate']}" in text
+    tie = [i.value for i in at.info if "Tie rule" in i.value]
+    if zero is None:
+        assert not tie
+    else:
+        assert tie and f"After {zero} labels" in tie[0]
+    # the cursor: at the shared stop, shared is certified and the others are not yet
+    at.slider(key="fig_cursor").set_value(stops["shared"]).run()
+    caps = [c.value for c in at.caption]
+    assert f"certified (stops at {stops['shared']})" in caps
+    c = certify(load_pool(path))
+    assert f"In hindsight {c.lower}" in _text(at)
+
+
+def test_theory_page_defaults():
+    """At the default n (10,000) the page shows the library's simulation, within the
+    stated tolerances of the limits (tests/test_teaching.py::test_random_orders_default_limits)."""
+    at = _run("teach_theory.py")
+    assert not at.exception, at.exception
+    r = random_orders(ns=(10000,), K=2, q=0.3, seeds=5, policy="adaptive-pair-sum")
+    text = _text(at)
+    assert (f"prelabel/n = **{r.prelabel[0]:.3f}** (limit {LIMITS['prelabel']})" in text)
+    assert f"C(y)/n = **{r.cert_upper[0]:.3f}**" in text
+    assert f"reads **{r.policy_read[0]:.3f}** n" in text
+    assert abs(r.prelabel[0] - 0.25) <= 0.01 and 0.40 <= r.cert_upper[0] <= 0.5
+    assert 0.80 <= r.policy_read[0] <= 1
+    assert "probability **1/4** but carries **1/2**" in text
+    assert "prelabel = **90** (= s)" in text

@@ -1,0 +1,168 @@
+"""Paper Figure 2, step by step: the exact interval [L_AB, H_AB] as labels are read."""
+
+from __future__ import annotations
+
+import plotly.graph_objects as go
+import streamlit as st
+
+from certlib import certify, prelabel_bound
+from certlib.errors import CertlibError
+from certlib.teaching import (exact_lp, figure2_pool, minimum_certificates, pair_trace,
+                              reading_order)
+
+st.title("Figure 2: the stopping test on four rows")
+st.markdown(
+    "Two candidates, **A** and **B**, four rows. The difference of their scaled risks "
+    "r_A − r_B is linear in the labels; its exact range over every completion of the "
+    "unread labels is the interval [L_AB, H_AB]. **Step** reads one row at a time in the "
+    "chosen order. Ties favour **A** (listed first). Change any label or the read order "
+    "below: every number is recomputed.")
+
+DEFAULT_LABELS = (1, 0, 0, 0)
+base = figure2_pool()
+static = reading_order(base)
+
+
+def _reset() -> None:
+    st.session_state["fig2_t"] = 0
+
+
+def _step(delta: int, last: int) -> None:
+    st.session_state["fig2_t"] = min(last, max(0, st.session_state.get("fig2_t", 0) + delta))
+
+
+st.subheader("Labels and read order")
+cols = st.columns(5)
+labels = []
+for i in range(4):
+    labels.append(cols[i].selectbox(f"y{i + 1}", [0, 1], index=DEFAULT_LABELS[i],
+                                    key=f"fig2_y{i + 1}", on_change=_reset))
+order_text = cols[4].text_input(
+    "Read order (rows)", value=", ".join(str(r + 1) for r in static), key="fig2_order",
+    on_change=_reset, help="All four rows, e.g. 3, 4, 1, 2 (the static range order: "
+    "decreasing |b_i|, ties by row index).")
+pool = figure2_pool(labels)
+try:
+    order = [int(x) - 1 for x in order_text.replace(" ", ",").split(",") if x.strip()]
+    trace = pair_trace(pool, order)
+except (ValueError, CertlibError) as exc:
+    msg = str(exc) if isinstance(exc, CertlibError) else "rows must be numbers 1 to 4"
+    st.error(f"Read order: {msg}. Write the four rows 1-4 once each, e.g. 3, 4, 1, 2.")
+    st.stop()
+if len(order) != pool.n:
+    st.error("Read order: list all four rows 1-4 once each, e.g. 3, 4, 1, 2.")
+    st.stop()
+
+T = len(trace.steps) - 1
+t = min(st.session_state.get("fig2_t", 0), T)
+st.session_state["fig2_t"] = t
+read_pos = {row: s for s, row in enumerate(trace.order, 1)}
+by_row = {s.row: s for s in trace.steps[1:]}
+st.dataframe(
+    {"row": [i + 1 for i in range(pool.n)],
+     "w_A": [int(pool.weights[0, i]) for i in range(pool.n)],
+     "w_B": [int(pool.weights[1, i]) for i in range(pool.n)],
+     "ŷ_A": [int(pool.preds[0, i]) for i in range(pool.n)],
+     "ŷ_B": [int(pool.preds[1, i]) for i in range(pool.n)],
+     "b_i": [by_row[i].b for i in range(pool.n)],
+     "y_i": labels,
+     "g_i": [by_row[i].gain for i in range(pool.n)],
+     "read": [read_pos[i] for i in range(pool.n)],
+     "read yet": ["yes" if read_pos[i] <= t else "" for i in range(pool.n)]},
+    hide_index=True)
+st.caption("b_i = a_Ai − a_Bi with a_ji = w_ji (1 − 2ŷ_ji), so r_A − r_B = c + Σ b_i y_i; "
+           "g_i = b_i y_i − min(0, b_i) is how much reading row i raises L_AB "
+           "(shown with hindsight: a policy does not know y_i before reading it).")
+
+b1, b2, b3, _ = st.columns([1, 1, 1, 4])
+b1.button("Step", key="fig2_step", on_click=_step, args=(1, T), disabled=t >= T,
+          type="primary")
+b2.button("Back", key="fig2_back", on_click=_step, args=(-1, T), disabled=t <= 0)
+b3.button("Reset", key="fig2_reset", on_click=_reset)
+
+cur = trace.steps[t]
+seq = " → ".join(f"[{s.lower}, {s.upper}]" for s in trace.steps[: t + 1])
+st.markdown(f"**After {t} of {T} labels:** [L_AB, H_AB] = **[{cur.lower}, {cur.upper}]**  \n"
+            f"Sequence so far: {seq}")
+
+span = max(max(abs(s.lower), abs(s.upper)) for s in trace.steps) + 1
+fig = go.Figure()
+for s in trace.steps[: t + 1]:
+    now = s.t == t
+    fig.add_scatter(x=[s.lower, s.upper], y=[s.t, s.t], mode="lines+markers+text",
+                    line=dict(width=10 if now else 5, color="#4e79a7" if now else "#b6c8dc"),
+                    marker=dict(size=12 if now else 8),
+                    text=[str(s.lower), str(s.upper)], textposition="top center",
+                    showlegend=False, hovertemplate=f"after {s.t} labels: [%{{x}}]")
+fig.add_vline(x=0, line_color="#e15759", line_dash="dash",
+              annotation_text="0: a tie (goes to A)", annotation_position="top")
+fig.update_layout(height=300, margin=dict(t=40, b=40, l=10, r=10),
+                  xaxis=dict(range=[-span, span], title="r_A − r_B", dtick=2),
+                  yaxis=dict(range=[T + 0.7, -0.7], title="labels read", dtick=1))
+st.plotly_chart(fig, width="stretch")
+
+if t == 0:
+    st.info(f"No label read: r_A − r_B can be anything in [{cur.lower}, {cur.upper}], so "
+            "either candidate can still win.")
+else:
+    prev = trace.steps[t - 1]
+    what = (f"raises L_AB from {prev.lower} to {cur.lower}" if cur.gain
+            else f"leaves L_AB at {cur.lower} and lowers H_AB from {prev.upper} to {cur.upper}")
+    st.markdown(f"Step {t}: read **row {cur.row + 1}**, y = {cur.label}, b = {cur.b}, "
+                f"g = {cur.gain}: it {what}.")
+if cur.selected is not None:
+    st.success(f"**{cur.selected} is certified** after {t} labels: it wins under every "
+               "completion of the unread labels (tie rule included).")
+elif cur.lower == 0:
+    st.warning(
+        "**The tie rule at L_AB = 0.** Every completion now gives r_A − r_B ≥ 0: B is never "
+        "worse than A. But a completion with r_A = r_B is still possible, and a tie goes to "
+        "A, the earlier candidate. So B is **not** certified yet: B needs L_AB > 0 "
+        "(paper eq. (5), strict for the later candidate). For A, the earlier one, 0 would "
+        "already be enough: A is certified as soon as H_AB ≤ 0.")
+elif cur.upper == 0:
+    st.success("H_AB = 0: every completion gives r_A ≤ r_B, and a tie goes to A, so 0 "
+               "already certifies A, the earlier candidate.")
+else:
+    st.caption("Not certified yet: the interval still contains completions where A wins "
+               "(≤ 0) and completions where B wins (> 0).")
+
+st.subheader("Hindsight")
+if t < T:
+    st.caption(f"Step to the end ({T - t} more) for the hindsight view: with every label "
+               "known, how many would have sufficed?")
+else:
+    try:
+        pb = prelabel_bound(pool).prelabel_bound
+        lp = exact_lp(pool)
+        cert = certify(pool)
+        mins = minimum_certificates(pool)
+    except CertlibError as exc:
+        st.error(str(exc))
+        st.stop()
+    stop = trace.certified_at
+    read = trace.order[:stop]
+    needed = {r for m in mins for r in m}
+    never = [r + 1 for r in read if r not in needed]
+    c1, c2, c3, c4 = st.columns(4)
+    c1.metric("prelabel bound", pb)
+    c2.metric("LP relaxation", f"{float(lp.value):g}",
+              help=f"exactly {lp.value.numerator}/{lp.value.denominator}")
+    c3.metric("minimum certificate C(y)", cert.upper if cert.exact else
+              f"{cert.lower}-{cert.upper}")
+    c4.metric("labels this order read", stop)
+    sets = " or ".join("{" + ", ".join(str(r + 1) for r in m) + "}" for m in mins)
+    st.markdown(
+        f"Before any label, a budget below **{pb}** is ruled out. With all labels known "
+        f"the LP relaxation is **{float(lp.value):g}** (= {lp.value}), so at least "
+        f"{-(-lp.value.numerator // lp.value.denominator)} labels; the minimum certificate "
+        f"is **C(y) = {cert.upper}**: rows {sets}. The order read **{stop}** labels to "
+        f"certify {cert.selected}.")
+    if never:
+        rows = ", ".join(str(r) for r in never)
+        st.info(f"**Row {rows} was never needed**: no minimum certificate contains it; "
+                "the policy read it because it could not know the labels in advance."
+                if len(never) == 1 else
+                f"**Rows {rows} were never needed**: no minimum certificate contains them.")
+    else:
+        st.info("Every row this order read belongs to a minimum certificate.")

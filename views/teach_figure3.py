@@ -1,0 +1,104 @@
+"""Paper Figure 3: one label set must cover every rival (the covering LP in a slice)."""
+
+from __future__ import annotations
+
+import math
+
+import plotly.graph_objects as go
+import streamlit as st
+
+from certlib import certify, prelabel_bound, replay
+from certlib.pair_terms import initial_lower
+from certlib.teaching import (covering_problem, exact_lp, figure3_pool, minimum_certificates,
+                              reading_order, slice_region)
+
+st.title("Figure 3: one label set must cover every rival")
+st.markdown(
+    "Three candidates **A**, **B**, **C** on four rows; each weight vector permutes "
+    "(7, 5, 3, 1) and ties go to A, then B, then C. The paper prints the numbers, not the "
+    "pool: this pool is the only one of its kind that reproduces every number "
+    "(`scripts/search_figure3.py`). Labels are shown for the hindsight calculation; a "
+    "policy does not know them before reading.")
+
+pool = figure3_pool()
+G, D, k = covering_problem(pool)
+risks = [int(r) for r in pool.risks()]
+L0 = initial_lower(pool, "shared")
+rivals = [j for j in range(pool.K) if j != k]
+table = {"row": list(range(1, pool.n + 1))}
+for j, name in enumerate(pool.names):
+    table[f"w_{name}"] = [int(w) for w in pool.weights[j]]
+for j, name in enumerate(pool.names):
+    table[f"ŷ_{name}"] = [int(p) for p in pool.preds[j]]
+table["y"] = [pool.classes[c] for c in pool.labels]
+for j in rivals:
+    table[f"gain vs {pool.names[j]}"] = [int(g) for g in G[j]]
+st.dataframe(table, hide_index=True)
+
+win = pool.names[k]
+c1, c2, c3 = st.columns(3)
+c1.metric("risks (r_A, r_B, r_C)", "(" + ", ".join(map(str, risks)) + ")")
+c2.metric(f"lower bounds against {win}", "(" + ", ".join(str(int(L0[j, k])) for j in rivals)
+          + ")")
+c3.metric("deficits to cover", "(" + ", ".join(str(int(D[j])) for j in rivals) + ")")
+
+
+def gains(rows):
+    return "(" + ", ".join(str(int(G[j, rows].sum())) for j in rivals) + ")"
+
+
+st.markdown(
+    f"The winner with every label is **{win}**. Reading rows 2 and 3 supplies gains "
+    f"{gains([1, 2])}: " + ", ".join(
+        f"{'enough' if G[j, [1, 2]].sum() >= D[j] else 'not enough'} against {pool.names[j]}"
+        for j in rivals)
+    + f". Rows 1 and 2 supply {gains([0, 1])} and cover "
+    + ("both deficits." if all(G[j, [0, 1]].sum() >= D[j] for j in rivals) else "not all."))
+
+lp = exact_lp(pool)
+x = lp.x
+region = slice_region(pool, free=(0, 1))
+fig = go.Figure()
+vx = [float(p[0]) for p in region["vertices"]]
+vy = [float(p[1]) for p in region["vertices"]]
+fig.add_scatter(x=vx + vx[:1], y=vy + vy[:1], fill="toself", fillcolor="rgba(89,161,79,0.3)",
+                line=dict(color="#59a14f"), name="feasible (x3 = x4 = 0)")
+colors = ["#4e79a7", "#e15759"]
+for (name, (g0, g1, d)), col in zip(region["constraints"].items(), colors):
+    # g0 x1 + g1 x2 = d across the unit square
+    xs = [0.0, 1.0]
+    fig.add_scatter(x=xs, y=[(d - g0 * v) / g1 for v in xs], mode="lines",
+                    line=dict(color=col, dash="dash"), name=f"vs {name}: {g0} x1 + {g1} x2 ≥ {d}")
+val = float(lp.value)
+fig.add_scatter(x=[0, 1], y=[val, val - 1], mode="lines", line=dict(color="gray", dash="dot"),
+                name=f"x1 + x2 = {lp.value}")
+fig.add_scatter(x=[float(x[0])], y=[float(x[1])], mode="markers+text", marker=dict(size=13),
+                text=["LP optimum"], textposition="bottom left", name="LP optimum")
+up = [math.ceil(v) for v in x]
+fig.add_scatter(x=[up[0]], y=[up[1]], mode="markers+text", marker=dict(size=13, symbol="x"),
+                text=["rounded up"], textposition="bottom left", name="rounded up")
+fig.update_layout(height=480, xaxis=dict(range=[-0.05, 1.05], title="x1 (read row 1)"),
+                  yaxis=dict(range=[-0.05, 1.15], title="x2 (read row 2)",
+                             scaleanchor="x"),
+                  legend=dict(orientation="h", y=-0.2), margin=dict(t=20))
+st.plotly_chart(fig, width="stretch")
+
+cert = certify(pool)
+mins = minimum_certificates(pool)
+rounded = [i + 1 for i, v in enumerate(up) if v]
+order = [r + 1 for r in reading_order(pool)]
+rep = replay(pool, "static-range")
+xs = ", ".join(str(v) for v in x)
+st.markdown(
+    f"**LP relaxation**: x = ({xs}) with value **{lp.value}** "
+    f"(≈ {val:.3f}; the unique optimal vertex over all four variables, not only the "
+    f"slice). Rounding it up gives rows {{{', '.join(map(str, rounded))}}}, a certificate of "
+    f"{len(rounded)} labels. So ⌈{lp.value}⌉ = {math.ceil(lp.value)} ≤ C(y) ≤ {len(rounded)}: "
+    f"**C(y) = {cert.upper}** (`certify`: {'exact' if cert.exact else 'not proved'}; "
+    f"minimum certificates: "
+    + " or ".join("{" + ", ".join(str(r + 1) for r in m) + "}" for m in mins) + ").")
+st.markdown(
+    f"**Static range** reads rows {', '.join(map(str, order))} and stops after "
+    f"**{rep.labels_read} labels** ({rep.selected} certified): one more than the minimum, "
+    f"the cost of finding the certificate without knowing the labels. Before any label, "
+    f"the prelabel bound is {prelabel_bound(pool).prelabel_bound}.")
