@@ -25,7 +25,8 @@ __all__ = ["Guarantee", "Hindsight", "Progress", "guarantee"]
 class Guarantee:
     """What the bounds guarantee for the selected candidate now."""
 
-    kind: str  # "exact", "within tolerance", "budget exhausted", "running", "all labels read"
+    kind: str  # "exact", "within tolerance", "budget exhausted", "running", "all labels read",
+    # "fragile" (certified, but a stopping rule surviving e wrong labels cannot be met)
     selected: str
     excess: Fraction  # worst-case objective gap of `selected` to the best, any completion
     tolerance: Fraction
@@ -45,6 +46,10 @@ class Guarantee:
         if self.kind == "within tolerance":
             return (f"{sel} is within tau = {float(self.tolerance):g} of the best "
                     f"for every completion (worst-case gap {gap})")
+        if self.kind == "fragile":
+            return (f"{sel} is certified, but no continuation can make the certificate "
+                    "survive the number of wrong labels asked for (the full-pool choice "
+                    "itself is that fragile)")
         if self.kind == "running":
             return f"best guess so far {sel}, worst-case gap {gap} (not certified yet)"
         return (f"{sel} has the smallest worst-case gap to the best candidate: its AUGRC "
@@ -54,8 +59,10 @@ class Guarantee:
 
 def guarantee(session: Session) -> Guarantee:
     """The guarantee of a session's answer (SPEC section 5)."""
-    if session.certified:
+    if session.certified and (not session.label_errors or session.robust):
         kind = "exact" if session.th.tolerance == 0 else "within tolerance"
+    elif session.status == "certified but fragile":  # issue 14, only with label_errors
+        kind = "fragile"
     elif session.budget_exhausted:
         kind = "budget exhausted"
     elif session.done:
