@@ -122,17 +122,17 @@ class Progress:
         the project's pool.
 
         ``since``, an earlier Progress of the same project, is extended label by label
-        when the log only grew by labels (or skips) since then (a page's next click),
+        when the log only grew by labels (or skips, reviews) since then (a page's next click),
         instead of replaying from the start; the result is the same state either way."""
         events = tuple(events)
         old = since.events if since is not None and since.project == project else None
         if old is not None and events[:len(old)] == old and all(
-                e.kind not in ("undo", "budget") for e in events[len(old):]):
+                e.kind not in ("undo", "budget", "correct") for e in events[len(old):]):
             s, path, new = since.session, list(since.lower_path), events[len(old):]
         else:
             s = Session.start(pool, **project.session_kwargs(events))
             path, new = [s.lower()], labels_in_force(events)
-        for e in (e for e in new if e.kind == "label"):
+        for e in (e for e in new if e.kind in ("label", "correct")):
             s = s.observe(pool.position(e.row_id), e.label)
             path.append(s.lower())
         return cls(project, events, s, tuple(path))
