@@ -13,7 +13,7 @@ from certlib.errors import CertlibError
 from certlib.label_errors import full_pool_fragility
 from certlib.replay import replay
 from certlib.reviews import review_items, waiting_for
-from ui.common import plain
+from ui.common import plain, pool_folder, split_extra
 
 __all__ = ["fragility_section", "margin_panel"]
 
@@ -97,12 +97,15 @@ def margin_panel(prog, store, pool, who: str, display_name=str) -> None:
             st.text("row_id: " + ", ".join(str(r) for r in m.critical_ids))
             open_ = {i.row_id for i in items if i.status == "waiting"}
             todo = [r for r in m.critical_ids if r not in open_]
-            st.button(f"Queue these {len(todo):,} rows for review", key="queue_review",
-                      disabled=not who or not todo, on_click=_queue,
-                      args=(store, pid, todo, who, pool, prog.last_seq),
-                      help="A second annotator labels them again (review events in the store); "
-                           "a disagreement is shown here and a corrected label replays the "
-                           "session.")
+            if todo:
+                st.button(f"Queue these {len(todo):,} rows for review", key="queue_review",
+                          disabled=not who, on_click=_queue,
+                          args=(store, pid, todo, who, pool, prog.last_seq),
+                          help="A second annotator labels them again (review events in the "
+                               "store); a disagreement is shown here and a corrected label "
+                               "replays the session.")
+            else:
+                st.caption("Every one of these rows is queued for review.")
     if not items:
         return
     with st.expander(f"Review: {len(items):,} row(s) queued for a second annotator",
@@ -111,7 +114,16 @@ def margin_panel(prog, store, pool, who: str, display_name=str) -> None:
         if mine:
             item = mine[0]
             st.markdown(f"**Your review** ({len(mine):,} waiting): row_id {plain(item.row_id)}. "
-                        "Label it without looking at the first label.")
+                        "The first label stays hidden until you answer.")
+            nums, images, texts = split_extra(pool, pool.position(item.row_id), pool_folder())
+            if nums:
+                st.dataframe(pd.DataFrame({"column": list(nums),
+                                           "value": [f"{v:,.6g}" for v in nums.values()]}),
+                             hide_index=True, height=min(35 * len(nums) + 38, 220))
+            for name, text in texts.items():
+                st.text(f"{name}: {text}")
+            for name, path in images.items():
+                st.image(str(path), width=240, caption=plain(name))
             cols = st.container(horizontal=True)
             for c_i, cls in enumerate(pool.classes):
                 shown = display_name(cls)
@@ -124,7 +136,9 @@ def margin_panel(prog, store, pool, who: str, display_name=str) -> None:
                        "its first annotator).")
         st.dataframe(pd.DataFrame({
             "row_id": [str(i.row_id) for i in items],
-            "label": ["" if i.label is None else str(i.label) for i in items],
+            # blind review: the first label shows once the row has been reviewed
+            "label": ["" if i.label is None or i.status == "waiting" else str(i.label)
+                      for i in items],
             "by": [str(i.labelled_by or "") for i in items],
             "review": ["" if i.review_label is None else str(i.review_label) for i in items],
             "reviewer": [str(i.reviews[-1][1]) if i.reviews else "" for i in items],
