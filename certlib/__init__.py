@@ -30,6 +30,8 @@ _EXPORTS = {
     "Pool": "pool",
     "Session": "session",
     "certify": "certificate",
+    "full_pool_fragility": "label_errors",
+    "label_error_margin": "label_errors",
     "load_pool": "io",
     "pool_hash": "pool",
     "policy_names": "policies",

@@ -70,7 +70,7 @@ def _cmd_replay(args) -> int:
 
     pool = _load(args)
     r = replay(pool, policy=args.policy, rule=args.rule, tolerance=args.tolerance,
-               seed=args.seed, budget=args.budget)
+               seed=args.seed, budget=args.budget, label_errors=args.label_errors)
     if r.certified:
         how = "certified exactly" if r.tolerance == 0 else \
             f"certified within tolerance (worst-case gap {float(r.excess):.6g})"
@@ -91,8 +91,27 @@ def _cmd_replay(args) -> int:
         f"full-pool winner  {r.full_pool_winner}",
         f"first rows read   {first}",
     ]
+    if r.label_errors is not None:
+        lines += _label_error_lines(r)
     emit(args, r.to_dict(), "\n".join(lines))
     return 0
+
+
+def _label_error_lines(r) -> list:
+    """The label-error margin at stop and the full-pool fragility (issue 14)."""
+    m, f = r.margin, r.fragility
+    rows = ", ".join(str(x) for x in m.critical_ids[:12]) + \
+        (" ..." if len(m.critical_ids) > 12 else "")
+    frag = ("the full-pool choice survives any number of wrong labels" if f.flips is None
+            else f"the full-pool choice {f.selected} changes if {f.flips} of the {r.n} "
+                 f"labels are wrong (it survives any {f.flips - 1})")
+    out = [f"label errors      stop when the answer survives any {r.label_errors} wrong "
+           f"label(s) among the rows read; status: {r.status}",
+           f"margin at stop    {m.text()}"]
+    if m.critical_ids:
+        out.append(f"rows to re-check  {rows}")
+    out.append(f"fragility         {frag}")
+    return out
 
 
 # ---------------------------------------------------------------- certificate
@@ -155,6 +174,9 @@ def build_parser() -> argparse.ArgumentParser:
     _tolerance_arg(p)
     p.add_argument("--seed", type=int, default=0, help="seed of random policies (default 0)")
     p.add_argument("--budget", type=int, default=None, help="stop after this many labels")
+    p.add_argument("--label-errors", type=int, default=None, metavar="E",
+                   help="stop only when the answer survives any E wrong labels among the rows "
+                   "read (issue 14); reports the label-error margin and full-pool fragility")
     p.set_defaults(func=_cmd_replay)
 
     p = sub.add_parser("certificate", help="hindsight enclosure of the minimum certificate")

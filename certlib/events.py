@@ -19,7 +19,12 @@ __all__ = ["EVENT_KINDS", "Event", "Project", "budget_in_force", "labels_in_forc
 # over a row for now; unskip: every skipped row is available again.  Skips never touch
 # the labels, so they never change a bound.  budget: the project's budget is extended
 # (issue 9), the new budget in the event's ``label`` field (None = no budget).
-EVENT_KINDS = ("label", "undo", "skip", "unskip", "budget")
+# review_request: a row queued for a second annotator (issue 14; ``label`` the label under
+# review); review: that annotator's label for it (changes nothing by itself); correct: the
+# label of a row in force is replaced (``undoes`` the label event corrected), keeping its
+# place in the reading order, so the session replays with the corrected label.
+EVENT_KINDS = ("label", "undo", "skip", "unskip", "budget", "review_request", "review",
+               "correct")
 
 
 def utc_now() -> str:
@@ -87,6 +92,8 @@ def labels_in_force(events) -> list:
             stack.append(e)
         elif e.kind == "undo" and stack:
             stack.pop()
+        elif e.kind == "correct":  # the corrected row keeps its place in the order
+            stack = [e if x.row_id == e.row_id else x for x in stack]
     return stack
 
 

@@ -25,7 +25,8 @@ __all__ = ["Guarantee", "Hindsight", "Progress", "guarantee"]
 class Guarantee:
     """What the bounds guarantee for the selected candidate now."""
 
-    kind: str  # "exact", "within tolerance", "budget exhausted", "running", "all labels read"
+    kind: str  # "exact", "within tolerance", "budget exhausted", "running", "all labels read",
+    # "fragile" (certified, but a stopping rule surviving e wrong labels cannot be met)
     selected: str
     excess: Fraction  # worst-case objective gap of `selected` to the best, any completion
     tolerance: Fraction
@@ -45,6 +46,10 @@ class Guarantee:
         if self.kind == "within tolerance":
             return (f"{sel} is within tau = {float(self.tolerance):g} of the best "
                     f"for every completion (worst-case gap {gap})")
+        if self.kind == "fragile":
+            return (f"{sel} is certified, but no continuation can make the certificate "
+                    "survive the number of wrong labels asked for (the full-pool choice "
+                    "itself is that fragile)")
         if self.kind == "running":
             return f"best guess so far {sel}, worst-case gap {gap} (not certified yet)"
         return (f"{sel} has the smallest worst-case gap to the best candidate: its AUGRC "
@@ -54,8 +59,10 @@ class Guarantee:
 
 def guarantee(session: Session) -> Guarantee:
     """The guarantee of a session's answer (SPEC section 5)."""
-    if session.certified:
+    if session.certified and (not session.label_errors or session.robust):
         kind = "exact" if session.th.tolerance == 0 else "within tolerance"
+    elif session.status == "certified but fragile":  # issue 14, only with label_errors
+        kind = "fragile"
     elif session.budget_exhausted:
         kind = "budget exhausted"
     elif session.done:
@@ -115,17 +122,17 @@ class Progress:
         the project's pool.
 
         ``since``, an earlier Progress of the same project, is extended label by label
-        when the log only grew by labels (or skips) since then (a page's next click),
+        when the log only grew by labels (or skips, reviews) since then (a page's next click),
         instead of replaying from the start; the result is the same state either way."""
         events = tuple(events)
         old = since.events if since is not None and since.project == project else None
         if old is not None and events[:len(old)] == old and all(
-                e.kind not in ("undo", "budget") for e in events[len(old):]):
+                e.kind not in ("undo", "budget", "correct") for e in events[len(old):]):
             s, path, new = since.session, list(since.lower_path), events[len(old):]
         else:
             s = Session.start(pool, **project.session_kwargs(events))
             path, new = [s.lower()], labels_in_force(events)
-        for e in (e for e in new if e.kind == "label"):
+        for e in (e for e in new if e.kind in ("label", "correct")):
             s = s.observe(pool.position(e.row_id), e.label)
             path.append(s.lower())
         return cls(project, events, s, tuple(path))

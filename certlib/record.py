@@ -10,7 +10,9 @@ The record holds the pool hash (taken before the first label), candidates in pri
 order, objective, tolerance, budget, policy, rule and seed, every label in force in
 order with time and annotator (plus the full event log, budget extensions included, and
 the budget in force at the end), the exact L/H bounds at stop,
-the selected candidate with its guarantee, and the prelabel bound.  `verify_record`
+the selected candidate with its guarantee, and the prelabel bound; since issue 14 also
+the label-error margin of the answer (how many wrong labels among those read undo it, and
+the rows) and the second-annotator reviews.  `verify_record`
 replays the labels on the pool and lists every mismatch.
 """
 
@@ -30,6 +32,7 @@ from .events import Event, budget_in_force, labels_in_force, utc_now
 from .pool import pool_hash
 from .prelabel import prelabel_bound
 from .progress import Progress, guarantee
+from .reviews import review_items
 from .session import Session
 from .verification import Verification
 from .weights import exact_fraction
@@ -82,8 +85,16 @@ def make_record(progress: Progress) -> dict:
         # objective difference = value / (bound_unit * scale)
         "bounds": {"L": L.tolist(), "H": (-L.T).tolist(), "bound_unit": int(s.th.unit),
                    "scale": int(s.pool.scale)},
+        # issue 14: how many wrong labels among those read would undo the answer, the
+        # rows to re-check, and the second-annotator reviews (recomputed by the verifier)
+        "label_error_margin": _margin_entry(s),
+        "reviews": [i.to_dict() for i in review_items(progress.events)],
         "exported_at": utc_now(),
     }
+
+
+def _margin_entry(s: Session) -> dict:
+    return s.label_error_margin().to_dict()
 
 
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
@@ -208,4 +219,9 @@ def verify_record(record: dict, pool) -> Verification:
     L = np.asarray(s.L, dtype=np.int64)
     cmp("lower bounds L", record["bounds"].get("L"), L.tolist())
     cmp("upper bounds H", record["bounds"].get("H"), (-L.T).tolist())
+    # records written before issue 14 carry neither key
+    if "label_error_margin" in record:
+        cmp("label-error margin", record["label_error_margin"], _margin_entry(s))
+    if "reviews" in record:
+        cmp("reviews", record["reviews"], [i.to_dict() for i in review_items(events)])
     return Verification(bad, {"labels_read": s.t, "status": s.status, "selected": g.selected})

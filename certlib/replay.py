@@ -14,12 +14,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from fractions import Fraction
+from typing import Any
 
 import numpy as np
 
 from .bounds import certified_mask, decide, eliminated_mask, thresholds
 from .pair_terms import check_rule, gain_terms, initial_lower
 from .errors import LabelError
+from .label_errors import check_label_errors, full_pool_fragility, label_error_margin
 from .policies import Policy, PolicyContext, get_policy
 from .session import Session, _budget
 
@@ -42,6 +44,16 @@ class ReplayResult:
     order: tuple  # row ids read, in order
     n: int
     candidates: tuple
+    # issue 14, only when replay(..., label_errors=e) was asked (None otherwise)
+    label_errors: int | None = None
+    status: str | None = None  # the session's status at stop ("certified but fragile", ...)
+    margin: Any = None  # LabelErrorMargin of the answer at stop
+    fragility: Any = None  # LabelErrorMargin of the full-pool choice
+
+    @property
+    def robust(self) -> bool | None:
+        """The answer survives any ``label_errors`` wrong labels among the rows read."""
+        return None if self.margin is None else self.margin.robust_to(self.label_errors)
 
     @property
     def labels_fraction(self) -> float:
@@ -55,13 +67,30 @@ class ReplayResult:
             "full_pool_winner": self.full_pool_winner, "certified": self.certified,
             "excess": float(self.excess), "n": self.n, "candidates": list(self.candidates),
             "order": list(self.order),
+        } | ({} if self.label_errors is None else self._label_error_keys())
+
+    def _label_error_keys(self) -> dict:
+        m, f = self.margin, self.fragility
+        return {
+            "label_errors": self.label_errors, "status": self.status, "robust": self.robust,
+            "margin": m.flips, "margin_rival": m.rival, "margin_rows": list(m.row_ids),
+            "margin_critical_rows": list(m.critical_ids),
+            "full_pool_fragility": f.flips, "full_pool_fragility_rival": f.rival,
+            "full_pool_fragility_rows": list(f.row_ids),
         }
 
 
 def replay(pool, policy="static-range", rule: str = "shared", tolerance=0.0, seed: int = 0,
-           budget: int | None = None, *, vectorised: bool = True) -> ReplayResult:
-    """Run ``policy`` with the exact stopping test on a fully labelled pool."""
+           budget: int | None = None, *, vectorised: bool = True,
+           label_errors: int | None = None) -> ReplayResult:
+    """Run ``policy`` with the exact stopping test on a fully labelled pool.
+
+    ``label_errors`` e (issue 14): stop only when the certificate survives any e wrong
+    labels among the rows read (`Session.start`); the result then also carries the
+    label-error margin at stop and the full-pool fragility (e = 0: the plain test, with
+    those two reported)."""
     check_rule(rule)
+    e = check_label_errors(label_errors)
     if not pool.fully_labelled:
         i = int(np.flatnonzero(pool.labels < 0)[0])
         raise LabelError(
@@ -70,22 +99,41 @@ def replay(pool, policy="static-range", rule: str = "shared", tolerance=0.0, see
         )
     budget = _budget(budget, pool.n)
     pol = get_policy(policy)
-    run = _replay_order(pool, pol, rule, tolerance, seed, budget) if vectorised else None
+    run = _replay_order(pool, pol, rule, tolerance, seed, budget) \
+        if vectorised and not e else None
+    status = None
     if run is None:
-        s = Session.start(pool, pol, rule, tolerance, seed, budget)
+        s = Session.start(pool, pol, rule, tolerance, seed, budget, label_errors=e)
         while not s.done:
             r = s.next_row()
             s = s.observe(r, pool.classes[pool.labels[r]])
-        run = list(s.read_rows), s.decision
+        run, status = (list(s.read_rows), s.decision), s.status
     rows, dec = run
     tol = thresholds(pool.K, pool.scale, rule, tolerance).tolerance
+    extra = {}
+    if e is not None:
+        if status is None:  # the plain test (e = 0) stopped the vectorised replay
+            status = _plain_status(dec, tol, budget, len(rows), pool.n)
+        extra = dict(label_errors=e, status=status,
+                     margin=label_error_margin(pool, rows, tol, rule=rule,
+                                               target=dec.selected_index),
+                     fragility=full_pool_fragility(pool, tol, rule=rule))
     return ReplayResult(
         policy=pol.name, rule=rule, tolerance=tol,
         budget=budget, labels_read=len(rows), certified=dec.certified,
         selected=pool.names[dec.selected_index], full_pool_winner=pool.names[pool.winner()],
         excess=dec.excess, order=pool.ids_of(rows), n=pool.n,
-        candidates=pool.names,
+        candidates=pool.names, **extra,
     )
+
+
+def _plain_status(dec, tol, budget, t, n) -> str:
+    """`Session.status` of the plain test's stop."""
+    if dec.certified:
+        return "certified" if tol == 0 else "certified within tolerance"
+    if budget is not None and t >= budget:
+        return "budget exhausted"
+    return "all labels read" if t >= n else "running"
 
 
 def _replay_order(pool, pol: Policy, rule, tolerance, seed, budget):

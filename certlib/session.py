@@ -23,9 +23,10 @@ from typing import Any
 
 import numpy as np
 
-from .bounds import Decision, Thresholds, decide, thresholds
+from .bounds import Decision, Thresholds, certified_mask, decide, eliminated_mask, thresholds
 from .pair_terms import check_rule, gain_terms, initial_lower
 from .errors import ParameterError
+from .label_errors import check_label_errors, flip_drops, label_error_margin
 from .policies import PolicyContext, get_policy
 from .pool import UNREAD
 
@@ -74,18 +75,30 @@ class Session:
     decision: Decision
     _log: _Log = field(repr=False)
     _pstate: Any = field(repr=False)
+    # issue 14: stop only when the certificate survives any `label_errors` wrong labels
+    # among the rows read (None or 0: the plain test).  _tops[j, k] holds the e largest
+    # drops of L_jk a wrong label on a read row can cause (certlib.label_errors), sorted
+    # descending, so the bound after the worst e wrong labels is L - _tops.sum(axis=2).
+    label_errors: int | None = None
+    _tops: Any = field(default=None, repr=False)
 
     # ------------------------------------------------------------ creation
     @classmethod
     def start(cls, pool, policy="static-range", rule: str = "shared", tolerance=0.0,
-              seed: int = 0, budget: int | None = None) -> Session:
+              seed: int = 0, budget: int | None = None, label_errors: int | None = None
+              ) -> Session:
+        """``label_errors`` e >= 1: stop only when the certificate survives any e wrong
+        labels among the rows read (label-error margin >= e + 1, issue 14), or when no
+        continuation can reach that (status "certified but fragile"), or at the budget."""
         check_rule(rule)
         pol = get_policy(policy)
         th = thresholds(pool.K, pool.scale, rule, tolerance)
+        e = check_label_errors(label_errors)
         L = initial_lower(pool, rule)
         L.setflags(write=False)
+        tops = np.zeros((pool.K, pool.K, e), dtype=np.int64) if e else None
         self = cls(pool, pol, rule, th, int(seed), _budget(budget, pool.n), L, 0,
-                   decide(L, th), _Log(pool.n), None)
+                   decide(L, th), _Log(pool.n), None, e, tops)
         object.__setattr__(self, "_pstate", pol.start(self.policy_context))
         return self
 
@@ -110,7 +123,7 @@ class Session:
     @property
     def policy_context(self) -> PolicyContext:
         return PolicyContext(self.pool, self.rule, self.seed, self.th.tolerance,
-                             self.decision.eliminated)
+                             self.eliminated)
 
     @property
     def policy_name(self) -> str:
@@ -144,7 +157,50 @@ class Session:
 
     @property
     def eliminated(self) -> tuple:
-        return self.decision.eliminated
+        """Candidates the policy may ignore: those that lose under every completion.  With
+        ``label_errors`` e, once the plain test certifies (every rival is then out), those
+        that lose even after any e wrong labels among the rows read: so the policy reads
+        the same rows as without e up to the plain certificate, then works on the rivals
+        that e wrong labels could bring back."""
+        if not self.label_errors or not self.certified:
+            return self.decision.eliminated
+        return tuple(int(k) for k in np.flatnonzero(eliminated_mask(self.robust_lower(),
+                                                                    self.th)))
+
+    # ------------------------------------------------------- label errors
+    def robust_lower(self) -> np.ndarray:
+        """L after the worst ``label_errors`` wrong labels among the rows read, pair by
+        pair (the plain L without label_errors)."""
+        if not self.label_errors:
+            return self.L
+        return self.L - self._tops.sum(axis=2, dtype=np.int64)
+
+    @property
+    def robust(self) -> bool:
+        """Certified, and the certificate of the selected candidate survives any
+        ``label_errors`` wrong labels among the rows read (just `certified` without)."""
+        if not self.label_errors or not self.certified:
+            return self.certified
+        return bool(certified_mask(self.robust_lower(), self.th)[self.decision.selected_index])
+
+    @property
+    def robust_unreachable(self) -> bool:
+        """No continuation (more labels, any labels) can give a certificate that survives
+        ``label_errors`` wrong labels: for every candidate k some rival j has
+        H_jk minus the e largest drops below its threshold.  Sound at every step (labels
+        read later only lower the bound further) and exact once every row is read."""
+        if not self.label_errors:
+            return False
+        H = -self.L.T
+        flipped = H - self._tops.sum(axis=2, dtype=np.int64)
+        return bool((flipped < self.th.need).any(axis=0).all())
+
+    def label_error_margin(self):
+        """The label-error margin of this state's answer (`certlib.label_errors`): how
+        many wrong labels among the rows read would undo it, and which rows."""
+        pool = self.pool.with_labels(self.label_codes)
+        return label_error_margin(pool, self.read_rows, self.th.tolerance, rule=self.rule,
+                                  target=self.decision.selected_index)
 
     @property
     def certified(self) -> bool:
@@ -171,10 +227,19 @@ class Session:
 
     @property
     def done(self) -> bool:
+        if self.label_errors:
+            stop = self.robust or (self.certified and self.robust_unreachable)
+            return stop or self.budget_exhausted or self.t >= self.pool.n
         return self.certified or self.budget_exhausted or self.t >= self.pool.n
 
     @property
     def status(self) -> str:
+        if self.label_errors and self.certified and not self.robust:
+            if self.robust_unreachable:
+                return "certified but fragile"  # stops: no continuation survives e errors
+            if self.budget_exhausted:
+                return "budget exhausted"
+            return "all labels read" if self.t >= self.pool.n else "running"
         if self.certified:
             return "certified" if self.th.tolerance == 0 else "certified within tolerance"
         if self.budget_exhausted:
@@ -226,8 +291,13 @@ class Session:
         gain = gain_terms(self.pool, rows, np.array([code]), self.rule)[:, :, 0]
         L = self.L + gain
         L.setflags(write=False)
+        tops = self._tops
+        if self.label_errors:
+            drop = flip_drops(self.pool, rows, np.array([code]), self.rule)[0]
+            tops = -np.sort(-np.concatenate([tops, drop], axis=2), axis=2)[:, :, :-1]
+            tops.setflags(write=False)
         new = Session(self.pool, self.policy, self.rule, self.th, self.seed, self.budget, L,
-                      self.t + 1, decide(L, self.th), log, None)
+                      self.t + 1, decide(L, self.th), log, None, self.label_errors, tops)
         object.__setattr__(new, "_pstate", self.policy.update(self._pstate, new, row, code))
         return new
 

@@ -21,8 +21,15 @@ A project's budget is fixed at start but may be *extended* (issue 9): `extend_bu
 appends a ``budget`` event with the new budget (or None, no budget), and the replay uses
 the start budget overridden by the last such event, so a session whose budget ran out
 continues with the same labels instead of a new project starting at 0.
-Stores of schema version 1 (labels and undos only) or 2 (no budget events) are migrated
-on opening: the events are copied unchanged into a table that also admits the new kinds.
+Stores of schema version 1 (labels and undos only), 2 (no budget events) or 3 (no review
+events) are migrated on opening: the events are copied unchanged into a table that also
+admits the new kinds.
+
+Review (issue 14): `queue_review` appends a ``review_request`` event per row to be checked
+by a second annotator, `append_review` that annotator's label (a ``review`` event, which
+changes no bound), and `correct_label` a ``correct`` event that replaces the label of a
+row in force, keeping its place in the reading order: the session replays with it
+(`certlib.reviews` reads the review state).
 
 The state of a labelling session is never stored, only derived:
 ``store.resume(project_id, pool)`` replays the labels in force through
@@ -82,7 +89,7 @@ __all__ = [
     "verify_record",
 ]
 
-SCHEMA_VERSION = 3  # 2: skip and unskip events; 3: budget events
+SCHEMA_VERSION = 4  # 2: skip and unskip events; 3: budget events; 4: review events
 ENV_VAR = "CERTLIB_STORE"
 DEFAULT_FILE = "certlib_labels.db"
 
@@ -143,7 +150,8 @@ CREATE TABLE IF NOT EXISTS projects (
 CREATE TABLE IF NOT EXISTS events (
     project_id INTEGER NOT NULL REFERENCES projects(id),
     seq        INTEGER NOT NULL CHECK (seq >= 1),
-    kind       TEXT NOT NULL CHECK (kind IN ('label', 'undo', 'skip', 'unskip', 'budget')),
+    kind       TEXT NOT NULL CHECK (kind IN ('label', 'undo', 'skip', 'unskip', 'budget',
+                                         'review_request', 'review', 'correct')),
     row_id     TEXT,                -- JSON scalar
     label      TEXT,                -- JSON scalar; of a budget event: the new budget
     annotator  TEXT NOT NULL,
@@ -163,7 +171,8 @@ _TRIGGERS = _SCHEMA[_SCHEMA.index("CREATE TRIGGER"):]
 
 
 def _migrate(con, version: int) -> None:
-    """Version 1 admitted only label and undo events, version 2 no budget events (a CHECK
+    """Version 1 admitted only label and undo events, version 2 no budget events, version 3
+    no review events (a CHECK
     constraint SQLite cannot alter): copy every event unchanged into a current table,
     inside the caller's transaction, so the history is the same row for row."""
     con.execute("DROP TRIGGER IF EXISTS events_no_update")
@@ -192,7 +201,7 @@ class LabelStore:
                 rows = con.execute("SELECT version FROM schema_version").fetchall()
                 if not rows:
                     con.execute("INSERT INTO schema_version VALUES (?)", (SCHEMA_VERSION,))
-                elif rows[0][0] in (1, 2):
+                elif rows[0][0] in (1, 2, 3):
                     _migrate(con, rows[0][0])
                 elif rows[0][0] != SCHEMA_VERSION:
                     con.execute("ROLLBACK")
@@ -454,14 +463,91 @@ class LabelStore:
                                  "can only be raised or removed")
             return self._append(con, project_id, events, "budget", None, annotator, value)
 
+    # ------------------------------------------------------------ review (issue 14)
+    def _labelled_row(self, con, project_id, row_id, annotator, pool, expect_seq):
+        """Checks shared by the review calls: returns (events, row id, its label event)."""
+        if not annotator:
+            raise StoreError("annotator must be a non-empty name; it goes into the evidence record")
+        project = self._get(con, project_id)
+        self._check_pool(project, pool)
+        row_id = python_scalar(pool.row_ids[pool.position(python_scalar(row_id))])
+        events = self._events_of(con, project_id)
+        self._check_seq(events, expect_seq)
+        live = {e.row_id: e for e in labels_in_force(events)}
+        if row_id not in live:
+            raise StoreError(f"row_id {row_id!r} has no label in force in project {project_id}; "
+                             "only a labelled row can be reviewed or corrected")
+        return events, row_id, live[row_id]
+
+    def queue_review(self, project_id: int, row_ids, annotator: str, *, pool,
+                     expect_seq: int | None = None) -> tuple:
+        """Queue labelled rows for a second annotator: one ``review_request`` event per row
+        (its ``label`` the label under review), all in one transaction.  Refuses a row
+        without a label in force or already waiting for a review."""
+        from .reviews import review_items
+
+        annotator = str(annotator).strip()
+        out = []
+        with self._write() as con:
+            ids = list(row_ids)
+            if not ids:
+                raise StoreError("row_ids must name at least one row to queue for review")
+            for rid in ids:
+                events, rid, lab = self._labelled_row(con, project_id, rid, annotator, pool,
+                                                      expect_seq)
+                if any(i.row_id == rid and i.status == "waiting" for i in review_items(events)):
+                    raise StoreError(f"row_id {rid!r} is already waiting for a review")
+                out.append(self._append(con, project_id, events, "review_request", rid,
+                                        annotator, lab.label))
+                expect_seq = None if expect_seq is None else out[-1].seq
+        return tuple(out)
+
+    def append_review(self, project_id: int, row_id, label, annotator: str, *, pool,
+                      expect_seq: int | None = None) -> Event:
+        """A second annotator's label for a row queued for review (a ``review`` event; no
+        bound changes).  Refuses a row not queued, a label outside the class set, and the
+        annotator who gave the label under review."""
+        from .reviews import review_items
+
+        annotator = str(annotator).strip()
+        with self._write() as con:
+            events, rid, lab = self._labelled_row(con, project_id, row_id, annotator, pool,
+                                                  expect_seq)
+            if not any(i.row_id == rid for i in review_items(events)):
+                raise StoreError(f"row_id {rid!r} is not queued for review")
+            if lab.annotator == annotator:
+                raise StoreError(f"annotator {annotator!r} gave the label of row_id {rid!r}; a "
+                                 "review must come from a second annotator")
+            value = python_scalar(pool.classes[pool.class_code(python_scalar(label))])
+            return self._append(con, project_id, events, "review", rid, annotator, value)
+
+    def correct_label(self, project_id: int, row_id, label, annotator: str, *, pool,
+                      expect_seq: int | None = None) -> Event:
+        """Replace the label in force of a row (a ``correct`` event that names the label
+        event it replaces); the row keeps its place in the reading order and the session
+        replays with the new label.  Refuses the label already in force."""
+        annotator = str(annotator).strip()
+        with self._write() as con:
+            events, rid, lab = self._labelled_row(con, project_id, row_id, annotator, pool,
+                                                  expect_seq)
+            value = python_scalar(pool.classes[pool.class_code(python_scalar(label))])
+            if value == lab.label:
+                raise StoreError(f"row_id {rid!r} already has label {value!r}; nothing to "
+                                 "correct")
+            return self._append(con, project_id, events, "correct", rid, annotator, value,
+                                undoes=lab.seq)
+
     @staticmethod
-    def _append(con, project_id, events, kind, row_id, annotator, value=None) -> Event:
-        """Append a skip, unskip or budget event (``value``: the new budget)."""
+    def _append(con, project_id, events, kind, row_id, annotator, value=None,
+                undoes=None) -> Event:
+        """Append a skip, unskip, budget or review event (``value``: the new budget, or
+        the label of a review event)."""
         seq = (events[-1].seq if events else 0) + 1
-        ev = Event(seq, kind, row_id, value, annotator, utc_now())
-        con.execute("INSERT INTO events VALUES (?, ?, ?, ?, ?, ?, ?, NULL)",
+        ev = Event(seq, kind, row_id, value, annotator, utc_now(), undoes)
+        stored = None if kind in ("skip", "unskip") else json.dumps(value)
+        con.execute("INSERT INTO events VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                     (project_id, seq, kind, None if row_id is None else json.dumps(row_id),
-                     json.dumps(value) if kind == "budget" else None, annotator, ev.at))
+                     stored, annotator, ev.at, undoes))
         return ev
 
     # ------------------------------------------------------------ replay

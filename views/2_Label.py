@@ -21,6 +21,7 @@ from certlib.store import LabelStore, PoolMismatchError, UnknownProjectError
 from ui.common import (cached_prelabel, choose_pool, class_settings, class_shortcuts, plain,
                        plot_text, pool_folder, pool_key, shortcut_kwargs, skip_shortcut,
                        split_extra, undo_shortcut)
+from ui.label_errors import margin_panel
 
 st.title("Label the pool, one row at a time")
 st.caption("The policy chooses each row; the exact stopping test (paper Theorem 1) says when "
@@ -188,6 +189,8 @@ else:
     st.info(f"Running: {g.text(plain)}."
             + (f" At least {left:,} more labels are needed by any policy (prelabel bound)."
                if left else ""))
+
+margin_panel(prog, store, pool, who, class_settings().name)  # issue 14: label errors
 
 # ------------------------------------------------------------------ next row
 keys = class_shortcuts(pool.classes)

@@ -18,6 +18,7 @@ from certlib.comparison import per_rival, policy_comparison
 from certlib.errors import CertlibError
 from certlib.store import LabelStore
 from ui.common import cached_certify, cached_prelabel, choose_pool, plain, plot_text, pool_key
+from ui.label_errors import fragility_section
 
 st.title("Certificate")
 st.caption("In hindsight, with every label known: the fewest rows whose labels certify the "
@@ -181,6 +182,8 @@ fig.update_layout(yaxis_title="labels read", height=400, margin=dict(t=40, b=10,
                   xaxis=dict(categoryorder="array", categoryarray=names),
                   legend=dict(orientation="h", yanchor="bottom", y=1.0, x=0))
 st.plotly_chart(fig, width="stretch")
+
+fragility_section(pool, key, tol, header="Label errors")  # issue 14
 
 # ------------------------------------------------------------------ per rival
 st.header("Rival by rival")

@@ -11,6 +11,7 @@ from certlib.errors import CertlibError
 from certlib.policies import policy_names
 from ui.common import (cached_certify, cached_replay, choose_pool, plain, pool_key,
                        pool_summary)
+from ui.label_errors import fragility_section
 
 st.title("certlib: how many labels does model choice need?")
 st.caption("Exact certificates for choosing between frozen candidates by AUGRC "
@@ -109,3 +110,6 @@ fig.update_layout(yaxis_title="labels", height=380, margin=dict(t=30, b=10))
 st.plotly_chart(fig, width="stretch")
 st.caption("Necessary (prelabel) ≤ sufficient in hindsight (certificate) ≤ what a policy "
            "reads without knowing the labels.")
+
+fragility_section(pool, pool_key(pool), tol, policy, rule, int(seed),
+                  header="4. If some labels are wrong")  # issue 14

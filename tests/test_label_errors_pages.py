@@ -1,0 +1,105 @@
+"""Issue 14 on the pages (AppTest): the Label page's label-error margin, review queue,
+disagreement and correction; the fragility sentence and the e = 0, 1, 2 table on the
+Certificate and Plan and certify pages equal the library's numbers."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+st_testing = pytest.importorskip("streamlit.testing.v1")
+AppTest = st_testing.AppTest
+
+import certlib  # noqa: E402
+from certlib.reviews import review_items  # noqa: E402
+from certlib.store import LabelStore  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(autouse=True)
+def private_store(tmp_path, monkeypatch):
+    monkeypatch.setenv("CERTLIB_STORE", str(tmp_path / "labels.db"))
+    monkeypatch.setenv("CERTLIB_DATA", str(tmp_path / "data"))
+    return tmp_path / "labels.db"
+
+
+@pytest.fixture(scope="module")
+def pools():
+    return (certlib.load_pool(ROOT / "sample_data" / "demo_unlabelled.csv"),
+            certlib.load_pool(ROOT / "sample_data" / "demo_binary.csv"))
+
+
+def _page(name, **params) -> AppTest:
+    at = AppTest.from_file(str(ROOT / "views" / name), default_timeout=120)
+    for k, v in params.items():
+        at.query_params[k] = v
+    at.run()
+    assert not at.exception, at.exception
+    return at
+
+
+def _table(at, first_column):
+    return next(d.value for d in at.dataframe if d.value.columns[0] == first_column)
+
+
+def _check_fragility(at, truth, policy="adaptive-pair-sum"):
+    f = certlib.full_pool_fragility(truth)
+    assert any(m.value.startswith("**Fragility of the choice itself:**")
+               and f"if {f.flips:,} of the {truth.n:,} labels are wrong" in m.value
+               for m in at.markdown)
+    t = _table(at, "wrong labels survived (e)")
+    runs = [certlib.replay(truth, policy=policy, label_errors=e) for e in (0, 1, 2)]
+    assert t["labels read"].tolist() == [f"{r.labels_read:,}" for r in runs]
+    assert t["margin at stop"].tolist() == [f"{r.margin.flips:,}" for r in runs]
+    assert t["status"].tolist() == [r.status for r in runs]
+    assert runs[1].labels_read > runs[0].labels_read
+
+
+def test_certificate_page_fragility_and_table(pools):
+    _check_fragility(_page("certificate.py"), pools[1])
+
+
+def test_plan_page_fragility_and_table(pools):
+    at = _page("home.py")
+    assert any(h.value.startswith("4. If some labels are wrong") for h in at.header)
+    _check_fragility(at, pools[1])
+
+
+def test_label_page_margin_review_and_correction(private_store, pools):
+    pool, truth = pools
+    store = LabelStore(private_store)
+    pid = store.open_project(pool, "Breast cancer, unlabelled (annotator)")
+    while not (p := store.progress(pid, pool)).session.done:
+        r = p.next_row
+        store.append_label(pid, pool.row_ids[r], truth.classes[int(truth.labels[r])], "ana",
+                           pool=pool)
+    m = p.session.label_error_margin()
+    at = _page("2_Label.py", project=str(pid), annotator="lead", pool="sample:unlabelled")
+    warn = [w.value for w in at.warning if w.value.startswith("**Survives any 0 wrong labels:**")]
+    assert warn and "one of these rows, if mislabelled, would undo it" in warn[0]
+    assert f"{len(m.critical_ids):,} of the {m.labels_read:,} rows read" in warn[0]
+    assert "row_id: " + ", ".join(str(r) for r in m.critical_ids) in [t.value for t in at.text]
+    # the review action queues exactly those rows
+    at.button(key="queue_review").click().run()
+    assert not at.exception, at.exception
+    items = review_items(store.events(pid))
+    assert [i.row_id for i in items] == list(m.critical_ids)
+    assert {i.status for i in items} == {"waiting"}
+    # a second annotator answers the first queued row with the other class
+    at.text_input(key="annotator").set_value("bob").run()
+    first = items[0]
+    wrong = truth.classes[1 - truth.class_code(first.label)]
+    at.button(key=f"review_{pool.class_code(wrong)}").click().run()
+    assert not at.exception, at.exception
+    assert any(f"Row_id {first.row_id}: labelled {first.label} by ana, reviewed {wrong} by bob"
+               in w.value for w in at.warning)
+    # the lead accepts it: the session replays with the corrected label
+    at.text_input(key="annotator").set_value("lead").run()
+    at.button(key=f"correct_{first.row_id}").click().run()
+    assert not at.exception, at.exception
+    prog = store.progress(pid, pool)
+    assert prog.events[-1].kind == "correct" and not prog.session.certified
+    assert "running" in [mm.value for mm in at.metric]
+    assert _table(at, "row_id")["status"].tolist()[0] == "agrees (corrected)"

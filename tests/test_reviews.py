@@ -1,0 +1,172 @@
+"""Second-annotator review (issue 14): review events in the store, disagreements,
+corrections that replay the session, the evidence record's margin and reviews, and the
+migration of a schema-3 store."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import certlib
+from certlib.errors import CertlibError
+from certlib.record import verify_record
+from certlib.reviews import review_items, waiting_for
+from certlib.session import Session
+from certlib.store import LabelStore, StaleStateError, StoreError
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(scope="module")
+def pools():
+    return (certlib.load_pool(ROOT / "sample_data" / "demo_unlabelled.csv"),
+            certlib.load_pool(ROOT / "sample_data" / "demo_binary.csv"))
+
+
+def _certify(store, pid, pool, truth, who="ana"):
+    while True:
+        p = store.progress(pid, pool)
+        if p.session.done:
+            return p
+        r = p.next_row
+        store.append_label(pid, pool.row_ids[r], truth.classes[int(truth.labels[r])], who,
+                           pool=pool, expect_seq=p.last_seq)
+
+
+def test_review_flow_disagreement_and_correction_replay(tmp_path, pools):
+    pool, truth = pools
+    store = LabelStore(tmp_path / "l.db")
+    pid = store.open_project(pool, "demo.csv")
+    p = _certify(store, pid, pool, truth)
+    m = p.session.label_error_margin()
+    assert p.session.certified and m.flips == 1 and len(m.critical_ids) > 1
+    rows = m.critical_ids[:3]
+    queued = store.queue_review(pid, rows, "lead", pool=pool, expect_seq=p.last_seq)
+    assert [e.kind for e in queued] == ["review_request"] * 3
+    assert [e.row_id for e in queued] == list(rows)
+    events = store.events(pid)
+    assert [i.status for i in review_items(events)] == ["waiting"] * 3
+    assert waiting_for(events, "ana") == () and len(waiting_for(events, "bob")) == 3
+    with pytest.raises(StoreError, match="already waiting"):
+        store.queue_review(pid, rows[:1], "lead", pool=pool)
+    with pytest.raises(StoreError, match="second annotator"):
+        store.append_review(pid, rows[0], 0, "ana", pool=pool)
+    with pytest.raises(StoreError, match="not queued"):
+        other = next(r for r in pool.ids_of(p.session.read_rows) if r not in rows)
+        store.append_review(pid, other, 0, "bob", pool=pool)
+    with pytest.raises(StaleStateError):
+        store.append_review(pid, rows[0], 0, "bob", pool=pool, expect_seq=1)
+    # bob agrees on the first row and disagrees on the second
+    first = truth.classes[int(truth.labels[pool.position(rows[0])])]
+    second = truth.classes[int(truth.labels[pool.position(rows[1])])]
+    wrong = truth.classes[1 - truth.class_code(second)]
+    store.append_review(pid, rows[0], first, "bob", pool=pool)
+    store.append_review(pid, rows[1], wrong, "bob", pool=pool)
+    before = store.progress(pid, pool)
+    assert before.session.L.tolist() == p.session.L.tolist()  # reviews change no bound
+    st = {i.row_id: i.status for i in review_items(before.events)}
+    assert st == {rows[0]: "agrees", rows[1]: "disagrees", rows[2]: "waiting"}
+    # the lead accepts bob's label: the session replays with it, in the same order
+    with pytest.raises(StoreError, match="nothing to correct"):
+        store.correct_label(pid, rows[1], second, "lead", pool=pool)
+    ev = store.correct_label(pid, rows[1], wrong, "lead", pool=pool)
+    assert ev.kind == "correct" and ev.undoes is not None
+    after = store.progress(pid, pool, since=before)
+    hist = [(r, wrong if pool.row_ids[r] == rows[1] else y) for r, y in p.session.history]
+    fresh = Session.from_history(pool, hist, policy="adaptive-pair-sum")
+    assert after.session.history == fresh.history
+    assert after.session.L.tolist() == fresh.L.tolist()
+    # one wrong label on a critical row undoes the certificate (margin 1)
+    assert not after.session.certified
+    item = {i.row_id: i for i in review_items(after.events)}[rows[1]]
+    assert (item.status, item.corrected, item.label, item.labelled_by) == ("agrees", True,
+                                                                          wrong, "lead")
+    rec = store.export_record(pid, pool)
+    assert rec["label_error_margin"]["flips"] == 0  # not certified now
+    assert [r["status"] for r in rec["reviews"]] == ["agrees", "agrees", "waiting"]
+    assert verify_record(rec, pool).ok
+
+
+def test_record_margin_and_reviews_are_verified(tmp_path, pools):
+    pool, truth = pools
+    store = LabelStore(tmp_path / "l.db")
+    pid = store.open_project(pool, "demo.csv")
+    p = _certify(store, pid, pool, truth)
+    m = p.session.label_error_margin()
+    store.queue_review(pid, m.critical_ids[:2], "lead", pool=pool)
+    rec = store.export_record(pid, pool)
+    assert rec["label_error_margin"]["flips"] == 1
+    assert rec["label_error_margin"]["critical"] == list(m.critical_ids)
+    assert len(rec["reviews"]) == 2 and verify_record(rec, pool).ok
+    bad = dict(rec, label_error_margin=dict(rec["label_error_margin"], flips=2))
+    assert any("label-error margin" in x for x in verify_record(bad, pool).mismatches)
+    bad = dict(rec, reviews=rec["reviews"][:1])
+    assert any("reviews" in x for x in verify_record(bad, pool).mismatches)
+    old = {k: v for k, v in rec.items() if k not in ("label_error_margin", "reviews")}
+    assert verify_record(old, pool).ok  # records from before issue 14 still verify
+
+
+def test_review_refusals_name_the_row(tmp_path, pools):
+    pool, truth = pools
+    store = LabelStore(tmp_path / "l.db")
+    pid = store.open_project(pool, "demo.csv")
+    unread = pool.row_ids[store.progress(pid, pool).next_row]
+    with pytest.raises(StoreError, match=f"row_id {unread!r} has no label in force"):
+        store.queue_review(pid, [unread], "lead", pool=pool)
+    with pytest.raises(StoreError, match="at least one row"):
+        store.queue_review(pid, [], "lead", pool=pool)
+    with pytest.raises(StoreError, match="annotator"):
+        store.correct_label(pid, unread, 0, " ", pool=pool)
+    store.append_label(pid, unread, 1, "ana", pool=pool)
+    store.queue_review(pid, [unread], "lead", pool=pool)
+    with pytest.raises(CertlibError, match="class set"):
+        store.append_review(pid, unread, 7, "bob", pool=pool)
+    store.undo_last(pid, "ana")
+    assert [i.status for i in review_items(store.events(pid))] == ["withdrawn"]
+
+
+def test_schema3_store_is_migrated(tmp_path, pools):
+    import certlib.store as store_mod
+
+    pool, truth = pools
+    path = tmp_path / "v3.db"
+    store = LabelStore(path)
+    pid = store.open_project(pool, "demo.csv", budget=5)
+    store.append_label(pid, pool.row_ids[store.progress(pid, pool).next_row], 0, "ana",
+                       pool=pool)
+    store.extend_budget(pid, 9, "ana")
+    events = store.events(pid)
+    new_kinds = ",\n                                         'review_request', 'review', 'correct'"
+    assert new_kinds in store_mod._EVENTS_TABLE
+    con = sqlite3.connect(path, isolation_level=None)
+    con.executescript("DROP TRIGGER events_no_update; DROP TRIGGER events_no_delete; "
+                      "ALTER TABLE events RENAME TO e3;"
+                      + store_mod._EVENTS_TABLE.replace(new_kinds, "")
+                      + "INSERT INTO events SELECT * FROM e3; DROP TABLE e3; "
+                      + store_mod._TRIGGERS + "UPDATE schema_version SET version = 3;")
+    with pytest.raises(sqlite3.IntegrityError):  # a version-3 table refuses review events
+        con.execute("INSERT INTO events VALUES (1, 9, 'review', '1', '0', 'b', 't', NULL)")
+    con.close()
+    store = LabelStore(path)
+    assert store.events(pid) == events
+    rid = events[0].row_id
+    store.queue_review(pid, [rid], "lead", pool=pool)
+    store.append_review(pid, rid, 1, "bob", pool=pool)
+    assert review_items(store.events(pid))[0].status == "disagrees"
+    con = sqlite3.connect(path)
+    assert con.execute("SELECT version FROM schema_version").fetchall() == [(4,)]
+    con.close()
+
+
+def test_correct_keeps_reading_order_and_undo_still_pops_newest():
+    from certlib.events import Event, labels_in_force
+
+    log = [Event(1, "label", 7, 1, "ana", "t1"), Event(2, "label", 3, 0, "ana", "t2"),
+           Event(3, "correct", 7, 0, "lead", "t3", undoes=1)]
+    assert [(e.row_id, e.label) for e in labels_in_force(log)] == [(7, 0), (3, 0)]
+    log.append(Event(4, "undo", 3, 0, "ana", "t4", undoes=2))
+    assert [(e.row_id, e.label) for e in labels_in_force(log)] == [(7, 0)]
+    assert np.array_equal([e.seq for e in labels_in_force(log)], [3])

@@ -1,0 +1,156 @@
+"""Dashboard pieces of issue 14 (label errors), shared by the Plan and certify page, the
+Certificate page and the Label page: the full-pool fragility with the labels a policy
+reads to survive e = 0, 1, 2 wrong labels, and on the Label page the label-error margin of
+the answer, the rows to re-check and the second-annotator review.  Only calls the library.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from certlib.errors import CertlibError
+from certlib.label_errors import full_pool_fragility
+from certlib.replay import replay
+from certlib.reviews import review_items, waiting_for
+from ui.common import plain, pool_folder, split_extra
+
+__all__ = ["fragility_section", "margin_panel"]
+
+ERRORS = (0, 1, 2)
+
+
+@st.cache_data(show_spinner="Replaying with 0, 1, 2 wrong labels ...", max_entries=32)
+def _robust_runs(_pool, key: str, policy: str, rule: str, tolerance: float, seed: int):
+    return [replay(_pool, policy=policy, rule=rule, tolerance=tolerance, seed=seed,
+                   label_errors=e) for e in ERRORS]
+
+
+def fragility_sentence(f, n: int) -> str:
+    """'the choice itself changes if 1 of the 171 labels is wrong' (issue 14)."""
+    if f.flips is None:
+        return (f"The choice of {plain(f.selected)} itself survives any number of wrong labels "
+                f"among the {n:,}.")
+    return (f"**Fragility of the choice itself:** {plain(f.selected)} stops being the choice if "
+            f"{f.flips:,} of the {n:,} labels {'is' if f.flips == 1 else 'are'} wrong "
+            f"({plain(f.rival)} would then not be beaten); it survives any "
+            f"{f.flips - 1:,}.")
+
+
+def fragility_section(pool, key: str, tolerance: float, policy: str = "adaptive-pair-sum",
+                      rule: str = "shared", seed: int = 0, header: str | None = None) -> None:
+    """The full-pool fragility and a small table: per e = 0, 1, 2 the labels ``policy``
+    reads before its answer survives any e wrong labels among those read."""
+    if header:
+        st.header(header)
+    try:
+        f = full_pool_fragility(pool, tolerance, rule=rule)
+        runs = _robust_runs(pool, key, policy, rule, tolerance, seed)
+    except CertlibError as exc:
+        st.error(plain(exc))
+        return
+    st.markdown(fragility_sentence(f, pool.n))
+    st.dataframe(pd.DataFrame({
+        "wrong labels survived (e)": [str(e) for e in ERRORS],
+        "labels read": [f"{r.labels_read:,}" for r in runs],
+        "margin at stop": ["any" if r.margin.flips is None else f"{r.margin.flips:,}"
+                           for r in runs],
+        "status": [r.status for r in runs],
+    }), hide_index=True)
+    st.caption(f"{plain(policy)} with the stopping rule that survives e wrong labels: it stops "
+               "when no e wrong labels among the rows read can undo the certificate (label-error "
+               "margin at least e + 1). 'certified but fragile': no continuation can reach "
+               "that, because the full-pool choice itself is that fragile.")
+
+
+def _queue(store, pid, rows, who, pool, seq):
+    try:
+        store.queue_review(pid, rows, who, pool=pool, expect_seq=seq)
+    except CertlibError as exc:
+        st.session_state["label_flash"] = str(exc)
+
+
+def _act(fn, *args, **kwargs):
+    try:
+        fn(*args, **kwargs)
+    except CertlibError as exc:
+        st.session_state["label_flash"] = str(exc)
+
+
+def margin_panel(prog, store, pool, who: str, display_name=str) -> None:
+    """Label page: the label-error margin of the certificate with the rows that, if
+    mislabelled, would undo it; a review action that queues exactly those rows; the
+    second annotator's queue; disagreements for the lead with the correction."""
+    s, pid = prog.session, prog.project.id
+    items = review_items(prog.events)
+    if s.certified:
+        m = s.label_error_margin()
+        if m.flips is None:
+            st.success(f"**Label errors:** {m.text(plain)}.")
+        else:
+            many = "one of these rows" if m.flips == 1 else \
+                f"{m.flips:,} wrong labels among these rows"
+            st.warning(f"**Survives any {m.flips - 1:,} wrong label"
+                       f"{'' if m.flips == 2 else 's'}:** {many}, if mislabelled, would undo "
+                       f"it ({plain(m.rival)} would then not be beaten). "
+                       f"{len(m.critical_ids):,} of the {m.labels_read:,} rows read.")
+            st.text("row_id: " + ", ".join(str(r) for r in m.critical_ids))
+            open_ = {i.row_id for i in items if i.status == "waiting"}
+            todo = [r for r in m.critical_ids if r not in open_]
+            if todo:
+                st.button(f"Queue these {len(todo):,} rows for review", key="queue_review",
+                          disabled=not who, on_click=_queue,
+                          args=(store, pid, todo, who, pool, prog.last_seq),
+                          help="A second annotator labels them again (review events in the "
+                               "store); a disagreement is shown here and a corrected label "
+                               "replays the session.")
+            else:
+                st.caption("Every one of these rows is queued for review.")
+    if not items:
+        return
+    with st.expander(f"Review: {len(items):,} row(s) queued for a second annotator",
+                     expanded=True):
+        mine = waiting_for(prog.events, who) if who else ()
+        if mine:
+            item = mine[0]
+            st.markdown(f"**Your review** ({len(mine):,} waiting): row_id {plain(item.row_id)}. "
+                        "The first label stays hidden until you answer.")
+            nums, images, texts = split_extra(pool, pool.position(item.row_id), pool_folder())
+            if nums:
+                st.dataframe(pd.DataFrame({"column": list(nums),
+                                           "value": [f"{v:,.6g}" for v in nums.values()]}),
+                             hide_index=True, height=min(35 * len(nums) + 38, 220))
+            for name, text in texts.items():
+                st.text(f"{name}: {text}")
+            for name, path in images.items():
+                st.image(str(path), width=240, caption=plain(name))
+            cols = st.container(horizontal=True)
+            for c_i, cls in enumerate(pool.classes):
+                shown = display_name(cls)
+                cols.button(plain(shown) if shown else f"class {plain(cls)}",
+                            key=f"review_{c_i}", on_click=_act,
+                            args=(store.append_review, pid, item.row_id, cls, who),
+                            kwargs={"pool": pool, "expect_seq": prog.last_seq})
+        elif who:
+            st.caption("No row waits for your review (a row is reviewed by someone other than "
+                       "its first annotator).")
+        st.dataframe(pd.DataFrame({
+            "row_id": [str(i.row_id) for i in items],
+            # blind review: the first label shows once the row has been reviewed
+            "label": ["" if i.label is None or i.status == "waiting" else str(i.label)
+                      for i in items],
+            "by": [str(i.labelled_by or "") for i in items],
+            "review": ["" if i.review_label is None else str(i.review_label) for i in items],
+            "reviewer": [str(i.reviews[-1][1]) if i.reviews else "" for i in items],
+            "status": [i.status + (" (corrected)" if i.corrected else "") for i in items],
+        }), hide_index=True)
+        for i in (i for i in items if i.status == "disagrees"):
+            st.warning(f"Row_id {plain(i.row_id)}: labelled {plain(i.label)} by "
+                       f"{plain(i.labelled_by)}, reviewed {plain(i.review_label)} by "
+                       f"{plain(i.reviews[-1][1])}.")
+            st.button(f"Correct row_id {plain(i.row_id)} to {plain(i.review_label)}",
+                      key=f"correct_{i.row_id}", disabled=not who, on_click=_act,
+                      args=(store.correct_label, pid, i.row_id, i.review_label, who),
+                      kwargs={"pool": pool, "expect_seq": prog.last_seq},
+                      help="Replaces the label in force (a correct event); the session is "
+                           "replayed with it, so the certificate may fall and labelling resume.")
