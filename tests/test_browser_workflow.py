@@ -83,12 +83,12 @@ def _next_row_id(page, previous=None) -> int:
     _idle(page)
     head = page.get_by_text("Next row: row_id").first
     head.wait_for(timeout=WAIT)
-    rid = int(head.inner_text().rsplit(" ", 1)[1])
+    rid = int(head.inner_text(timeout=WAIT).rsplit(" ", 1)[1])
     for _ in range(900):  # up to 90 s
         if rid != previous:
             return rid
         page.wait_for_timeout(100)
-        rid = int(head.inner_text().rsplit(" ", 1)[1])
+        rid = int(head.inner_text(timeout=WAIT).rsplit(" ", 1)[1])
     raise AssertionError(f"the next row stayed {previous}")
 
 
