@@ -4,9 +4,12 @@ Its defaults were chosen on the shipped panel pools (split seeds 0, 1, 2).  Thes
 tests run on the panel pools of split seed 3 (held out: never used for tuning),
 generated once with the same protocol and shipped in ``sample_data/holdout/`` so
 that the guard does not change meaning with the scikit-learn version.  Every run
-must certify the full-pool winner, and expected-coverage must never read more
-than adaptive pair-sum + 10% of n.  The full held-out study is
-bench/bench_policies_holdout.py.
+must certify the full-pool winner; expected-coverage must never read more than
+adaptive pair-sum + 6% of n on a pool (the default reads at worst 3 labels = 5.6% of
+n more, on wine_s3_logreg_k8) and must read on average at least 15 points of n fewer
+(15.5 with the default; each data set weighted equally).  These are guards against
+regressions on files, not the held-out claim: that is bench/bench_policies_holdout.py
+on fresh split seeds (README).
 """
 
 from __future__ import annotations
@@ -64,6 +67,7 @@ def test_generator_splits_are_new_pools(held_out_pools):
 
 
 def test_expected_coverage_held_out(held_out_pools):
+    saving = {}
     for f in held_out_pools:
         pool = load_pool(str(f))
         reads = {}
@@ -72,8 +76,14 @@ def test_expected_coverage_held_out(held_out_pools):
             assert r.certified, (f.name, pol)
             assert r.selected == r.full_pool_winner, (f.name, pol)
             reads[pol] = r.labels_read
-        assert reads["expected-coverage"] <= reads["adaptive-pair-sum"] + 0.10 * pool.n, \
+        # worst case (issue 13): never more than 6% of n above adaptive pair-sum
+        assert reads["expected-coverage"] <= reads["adaptive-pair-sum"] + 0.06 * pool.n, \
             (f.name, reads)
+        gap = (reads["adaptive-pair-sum"] - reads["expected-coverage"]) / pool.n
+        saving.setdefault(f.name.split("_s")[0], []).append(gap)
+    assert sorted(saving) == ["breast_cancer", "digits", "wine"]
+    mean = float(np.mean([np.mean(v) for v in saving.values()]))
+    assert mean >= 0.15, saving
 
 
 @pytest.mark.parametrize("seed", range(3))
