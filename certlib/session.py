@@ -155,6 +155,13 @@ class Session:
             out[np.asarray(self._log.rows[: self.t])] = self._log.labels[: self.t]
         return out
 
+    def label_code(self, row: int) -> int:
+        """The label code read for row position ``row`` (which must have been read)."""
+        at = int(self._log.read_at[row])
+        if at >= self.t:
+            raise ParameterError(f"row position {row} has not been read")
+        return self._log.labels[at]
+
     @property
     def eliminated(self) -> tuple:
         """Candidates the policy may ignore: those that lose under every completion.  With

@@ -35,6 +35,17 @@ The defaults were chosen on the shipped panel pools; how, and the variants that 
 (refitting the label model on the labels read, correcting or blending the winner
 belief): bench/EXPERIMENTS.md.
 
+**Regret guard (opt in).**  With ``regret`` = r (default None: off) the policy also runs
+adaptive pair-sum in its shadow, on that policy's own reads A_1, A_2, ... (each is among
+the rows read, its next row depends only on its own labels) with its own exact bounds.
+Before each read, if fewer than t + 1 - floor(r n) of the A's would be read after it (t
+labels read so far), the policy reads adaptive pair-sum's next row instead of its own.
+So after t labels A_1..A_{t - floor(r n)} are read; adaptive pair-sum alone stops at
+some T (A_1..A_T certify), reading more rows never lowers a bound, and so the guarded
+policy stops after at most T + floor(r n) labels, on every pool and for any labels
+(``regret=0`` reads exactly adaptive pair-sum's order).  The price is the saving: on
+the shipped held-out pools r = 0.05 keeps little of it (README, issue 13).
+
 **Cost.**  ``start`` computes the expected gains of every row once, O(K^2 n), as read-only
 float32 (K^2, n) arrays shared by every later state.  ``update`` costs O(K^2) (the unread
 sums and the winner weights); re-scoring all rows, O(K^2 n) in column blocks, is lazy: the
@@ -49,8 +60,9 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from ..bounds import deficits, eliminated_mask, thresholds
+from ..bounds import decide, deficits, eliminated_mask, thresholds
 from ..pair_terms import (
+    gain_terms,
     initial_lower,
     lower_terms,
     potential_terms,
@@ -79,6 +91,7 @@ class CoverageState:
     ptr: int
     weights: np.ndarray  # (K, K) pair weights the ranking was computed with
     fallback: object = None  # adaptive-pair-sum state when there is no label model
+    shadow: object = None  # adaptive pair-sum run on its own reads (the regret guard)
 
 
 class ExpectedCoverage(Policy):
@@ -89,7 +102,10 @@ class ExpectedCoverage(Policy):
 
     def __init__(self, shrink: float = 0.1, explore: float = 0.05, refresh: float = 0.05,
                  head: int = 64, temper: float = 3.0, scarcity: float = 0.5,
+                 regret: float | None = None,
                  probabilities: LabelProbabilities | None = None):
+        if regret is not None and not 0 <= regret <= 1:
+            raise ParameterError(f"regret must lie in [0, 1] or be None; got {regret!r}")
         for nm, v in (("shrink", shrink), ("explore", explore), ("refresh", refresh)):
             if not 0 <= v <= 1:
                 raise ParameterError(f"{nm} must lie in [0, 1]; got {v!r}")
@@ -100,6 +116,7 @@ class ExpectedCoverage(Policy):
             raise ParameterError(f"head must be a positive number of rows; got {head!r}")
         self.shrink, self.explore, self.refresh, self.head = shrink, explore, refresh, int(head)
         self.temper, self.scarcity = temper, scarcity
+        self.regret = regret
         self.probabilities = probabilities
         self._fallback = AdaptivePairSum()
         self._cache = {}
@@ -167,11 +184,16 @@ class ExpectedCoverage(Policy):
         th = thresholds(pool.K, pool.scale, ctx.rule, ctx.tolerance)
         L = initial_lower(pool, ctx.rule)
         elim = tuple(int(k) for k in np.flatnonzero(eliminated_mask(L, th)))
+        if self.regret is not None:
+            state = replace(state, shadow=_Shadow.start(ctx, self._fallback))
         return self._rank(ctx, state, L, th.need, elim, unread)
 
     def choose(self, state: CoverageState, view) -> int:
         if state.fallback is not None:
             return self._fallback.choose(state.fallback, view)
+        forced = self._forced_row(state, view)
+        if forced is not None:
+            return forced
         order, ptr = state.order, state.ptr
         while ptr < order.size and view.is_read(int(order[ptr])):
             ptr += 1
@@ -190,7 +212,8 @@ class ExpectedCoverage(Policy):
         K = view.pool.K
         sum_eg = state.sum_eg - state.eg[:, row].astype(np.float64).reshape(K, K)
         sum_vg = state.sum_vg - state.vg[:, row].astype(np.float64).reshape(K, K)
-        s = replace(state, sum_eg=sum_eg, sum_vg=sum_vg)
+        shadow = None if state.shadow is None else state.shadow.advance(view)
+        s = replace(state, sum_eg=sum_eg, sum_vg=sum_vg, shadow=shadow)
         W = self._pair_weights(s, view.L, view.th.need, view.eliminated)
         order, ptr = s.order, s.ptr
         while ptr < order.size and view.is_read(int(order[ptr])):
@@ -202,6 +225,21 @@ class ExpectedCoverage(Policy):
                 return replace(s, ptr=ptr)
             return self._rank(ctx, s, view.L, view.th.need, view.eliminated, unread, W)
         return replace(s, ptr=ptr)
+
+    # ----------------------------------------------------------- regret guard
+    def _forced_row(self, state: CoverageState, view) -> int | None:
+        """The row adaptive pair-sum would read next on its own reads, when reading it
+        now is needed to keep every one of its first t - floor(regret n) rows read
+        after t labels (module docstring); else None."""
+        sh = state.shadow
+        if sh is None or sh.done:
+            return None
+        slack = int(np.floor(self.regret * view.pool.n))
+        if sh.t >= view.t + 1 - slack:
+            return None
+        row = sh.pending
+        # a row the annotator passed over (skipped) is not forced: skips are the user's
+        return None if row is None or view.is_read(row) else row
 
     # ----------------------------------------------------------- scoring
     def win_probabilities(self, state: CoverageState, L, need, eliminated) -> np.ndarray:
@@ -268,6 +306,86 @@ class ExpectedCoverage(Policy):
         W = W.copy()
         W.setflags(write=False)
         return replace(state, order=order, ptr=0, weights=W)
+
+
+class _ShadowLog:
+    """Append-only rows read by the shadow run, shared by a chain of its states."""
+
+    __slots__ = ("rows", "read_at")
+
+    def __init__(self, n: int):
+        self.rows: list[int] = []
+        self.read_at = np.full(n, np.iinfo(np.int64).max, dtype=np.int64)
+
+    def prefix(self, t: int) -> _ShadowLog:
+        new = _ShadowLog(0)
+        new.rows = self.rows[:t]
+        new.read_at = np.where(self.read_at < t, self.read_at, np.iinfo(np.int64).max)
+        return new
+
+
+@dataclass(frozen=True, eq=False)
+class _Shadow:
+    """Adaptive pair-sum as it would run alone: its own reads A_1..A_t (all among the
+    session's reads), its own exact bounds and eliminations, and the next row it would
+    read (``pending``, not read by the session yet), or ``done`` once its own reads
+    certify.  Used only through `advance` and `pending`."""
+
+    pool: object
+    rule: str
+    th: object
+    L: np.ndarray
+    t: int
+    log: _ShadowLog
+    policy: object
+    pstate: object
+    pending: int | None
+    done: bool
+
+    @classmethod
+    def start(cls, ctx: PolicyContext, policy) -> _Shadow:
+        pool = ctx.pool
+        th = thresholds(pool.K, pool.scale, ctx.rule, ctx.tolerance)
+        L = initial_lower(pool, ctx.rule)
+        dec = decide(L, th)
+        sh = cls(pool, ctx.rule, th, L, 0, _ShadowLog(pool.n), policy, None, None,
+                 dec.certified)
+        sh = replace(sh, pstate=policy.start(sh.policy_context))
+        return replace(sh, pending=None if sh.done else policy.choose(sh.pstate, sh))
+
+    # the view adaptive pair-sum needs of a session
+    @property
+    def eliminated(self) -> tuple:
+        return decide(self.L, self.th).eliminated
+
+    @property
+    def policy_context(self) -> PolicyContext:
+        return PolicyContext(self.pool, self.rule, 0, self.th.tolerance, self.eliminated)
+
+    def is_read(self, row: int) -> bool:
+        return bool(self.log.read_at[row] < self.t)
+
+    def unread_mask(self) -> np.ndarray:
+        return self.log.read_at >= self.t
+
+    def advance(self, view) -> _Shadow:
+        """Read, in adaptive pair-sum's own order, every row the session has read."""
+        sh = self
+        while not sh.done and sh.pending is not None and view.is_read(sh.pending):
+            sh = sh._observe(sh.pending, view.label_code(sh.pending))
+        return sh
+
+    def _observe(self, row: int, code: int) -> _Shadow:
+        log = self.log if len(self.log.rows) == self.t else self.log.prefix(self.t)
+        log.rows.append(row)
+        log.read_at[row] = self.t
+        gain = gain_terms(self.pool, np.array([row]), np.array([code]), self.rule)[:, :, 0]
+        L = self.L + gain
+        done = decide(L, self.th).certified or self.t + 1 >= self.pool.n
+        sh = replace(self, L=L, t=self.t + 1, log=log, pending=None, done=done)
+        pstate = self.policy.update(self.pstate, sh, row, code)
+        pending = None if done else self.policy.choose(pstate, sh)
+        return replace(sh, pstate=pstate, pending=pending)
 
 
 def _rule_potential(pool, rows, rule):
