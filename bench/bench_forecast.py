@@ -45,8 +45,8 @@ def main() -> None:
     print(f"n = {pool.n:,}, K = {pool.K}, 200 draws, {a.repeat} runs, medians")
     for policy in ("adaptive-pair-sum", "static-range"):
         for tol in (0.0, 0.005):
-            t, f = timed(lambda: certlib.forecast(hidden, policy=policy, tolerance=tol,
-                                                  draws=200, seed=0), a.repeat)
+            t, f = timed(lambda p=policy, t=tol: certlib.forecast(
+                hidden, policy=p, tolerance=t, draws=200, seed=0), a.repeat)
             print(f"forecast {policy:<18} tau={tol:<6} {t:6.2f} s   quantiles {f.quantiles}")
     real = certlib.replay(pool, policy="adaptive-pair-sum").labels_read
     print(f"(realised adaptive-pair-sum count on the labelled pool: {real})")

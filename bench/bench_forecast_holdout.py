@@ -101,8 +101,9 @@ def summary(rows, tag):
     got = [r[tag] for r in rows if r.get(tag) is not None]
     cov = np.mean([g[0] for g in got])
     err = np.array([g[1] for g in got])
-    return (f"{tag:<8} pools {len(got):3d}  coverage {100 * cov:5.1f}%  MAE {100 * np.abs(err).mean():5.2f}% n"
-            f"  median |err| {100 * np.median(np.abs(err)):5.2f}% n  mean signed {100 * err.mean():+6.2f}% n")
+    mae, med = 100 * np.abs(err).mean(), 100 * np.median(np.abs(err))
+    return (f"{tag:<8} pools {len(got):3d}  coverage {100 * cov:5.1f}%  MAE {mae:5.2f}% n"
+            f"  median |err| {med:5.2f}% n  mean signed {100 * err.mean():+6.2f}% n")
 
 
 def main(argv=None):
