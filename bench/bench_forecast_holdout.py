@@ -111,12 +111,17 @@ def main(argv=None):
     ap.add_argument("--splits", default="40-43")
     ap.add_argument("--baseline", action="store_true")
     ap.add_argument("--per-pool", action="store_true")
-    ap.add_argument("--kw", default="", help="sampler settings, e.g. blend=0.3,temper=0.5")
+    ap.add_argument("--dir", default=None, help="also evaluate the pool files in DIR")
+    ap.add_argument("--kw", default="", help="sampler settings, e.g. blend=0.3,temper=0.5; "
+                    "several configurations separated by ';'")
     a = ap.parse_args(argv)
-    kw = {k: float(v) for k, v in (x.split("=") for x in a.kw.split(",") if x)}
-    tmp, files = panel_files(parse_splits(a.splits))
+    tmp, files = panel_files(parse_splits(a.splits) if a.splits else ())
+    if a.dir:
+        files += sorted(Path(a.dir).glob("*.csv"))
     pools = [(f.stem, load_pool(f)) for f in files]
-    configs = [("label model" + (f" {a.kw}" if a.kw else ""), kw)]
+    configs = [("label model" + (f" {x}" if x else ""),
+                {k: float(v) for k, v in (y.split("=") for y in x.split(",") if y)})
+               for x in a.kw.split(";")]
     if a.baseline:
         configs.append(("baseline", dict(blend=1.0, ridge=1e12, temper=0.0)))
     print(f"{len(pools)} pools, split seeds {a.splits}, policy {POLICY}, 200 draws")

@@ -46,7 +46,7 @@ def test_labelled_demo_equals_the_cli():
     at = _page("demo")
     df = _df(at, "prelabel bound (labels)")
     assert list(df["prelabel bound (labels)"]) == cli["prelabel"]
-    assert list(df["policy's replay (labels)"]) == cli["labels_read"]
+    assert list(df["replay (labels)"]) == cli["labels_read"]
     # Figure 8 for the default budget n // 2 and for a typed budget
     n = cli["n"]
     text = at.success[0].value if at.success else at.warning[0].value

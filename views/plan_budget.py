@@ -146,11 +146,11 @@ st.header("1. The prelabel bound per tolerance")
 pre_df = pd.DataFrame({
     "tolerance": [_tol_label(t) for t in m.tolerances],
     "prelabel bound (labels)": list(m.prelabel),
-    "% of the pool": [round(100 * p / pool.n, 1) for p in m.prelabel],
-    "policy's replay (labels)": (list(m.labels_read) if m.labelled
-                                 else ["needs every label"] * len(m.tolerances)),
+    "% of n": [round(100 * p / pool.n, 1) for p in m.prelabel],
+    "replay (labels)": (list(m.labels_read) if m.labelled
+                        else ["needs every label"] * len(m.tolerances)),
 })
-cA, cB = st.columns([2, 3])
+cA, cB = st.columns([1, 1])
 cA.dataframe(pre_df, hide_index=True, key="plan_prelabel_table")
 line = go.Figure(go.Scatter(x=[float(t) for t in m.tolerances], y=list(m.prelabel),
                             mode="lines+markers", name="prelabel bound"))

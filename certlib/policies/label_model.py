@@ -156,7 +156,11 @@ def label_probabilities(pool) -> LabelProbabilities:
 # 2. Calibration from the labels read (Platt-style): per expert,
 #    P(y = pred) = sigmoid(a + b logit(q)), fitted by a few Newton steps of a
 #    penalised likelihood on the read rows, the penalty pulling (a, b) to (0, 1)
-#    with weight ``ridge`` (so no labels = the stated confidences), then shrunk by
+#    with weight ``ridge`` (so no labels = the stated confidences), separately on the
+#    rows where every candidate predicts the same class and on the others
+#    (``strata``): a policy reads the disagreements first, and their error rate says
+#    little about the rows where all agree (one fit for both made the forecast after a
+#    quarter of the pool 3 points of n too short on the tuning pools).  Then shrunk by
 #    ``shrink`` towards 1/C (stated confidences of exactly 1 leave room for errors).
 # 3. Which expert: prior uniform over the experts, posterior proportional to the
 #    likelihood of the labels read raised to ``temper`` (tempered: the experts are
@@ -166,14 +170,14 @@ def label_probabilities(pool) -> LabelProbabilities:
 #    the posterior, and its label is drawn from that expert's calibrated distribution.
 # 5. Calibration is uncertain: each draw recalibrates every expert once more,
 #    q <- sigmoid(a + b logit q) with a ~ N(0, s), log b ~ N(0, s), s = ``jitter`` /
-#    sqrt(1 + labels read / ridge).  This widens the forecast honestly: without it the
+#    sqrt(1 + labels read / ``jscale``).  This widens the forecast honestly: without it the
 #    10-90% interval covered the realised count on about 63% of the tuning pools.
-# Defaults (SAMPLER_DEFAULTS) were chosen on panel pools of split seeds 0-3 only
+# Defaults (SAMPLER_DEFAULTS) were chosen on panel pools of split seeds 0-7 only
 # (bench/bench_forecast_holdout.py; README "Plan a labelling budget").
 # ---------------------------------------------------------------------------
 
-SAMPLER_DEFAULTS = {"shrink": 0.1, "blend": 0.6, "temper": 0.5, "ridge": 20.0, "sure": 0.0,
-                    "jitter": 1.2}
+SAMPLER_DEFAULTS = {"shrink": 0.1, "blend": 0.6, "temper": 0.5, "ridge": 20.0,
+                    "jitter": 1.2, "jscale": 200.0, "strata": 1}
 
 
 def _logit(p):
@@ -253,7 +257,9 @@ class LabelSampler:
 
 def fit_label_sampler(pool, shrink: float | None = None, blend: float | None = None,
                       temper: float | None = None, ridge: float | None = None,
-                      sure: float | None = None, jitter: float | None = None) -> LabelSampler:
+                      jitter: float | None = None,
+                      strata: float | None = None, jscale: float | None = None
+                      ) -> LabelSampler:
     """The forecast's label model for ``pool`` (section comment above), fitted on the
     labels the pool already holds."""
     d = SAMPLER_DEFAULTS
@@ -261,8 +267,9 @@ def fit_label_sampler(pool, shrink: float | None = None, blend: float | None = N
     blend = d["blend"] if blend is None else float(blend)
     temper = d["temper"] if temper is None else float(temper)
     ridge = d["ridge"] if ridge is None else float(ridge)
-    sure = d["sure"] if sure is None else float(sure)
     jitter = d["jitter"] if jitter is None else float(jitter)
+    strata = d["strata"] if strata is None else bool(strata)
+    jscale = d["jscale"] if jscale is None else float(jscale)
     C = pool.n_classes
     labels = np.asarray(pool.labels, dtype=np.int64)
     known = np.flatnonzero(labels >= 0)
@@ -310,27 +317,30 @@ def fit_label_sampler(pool, shrink: float | None = None, blend: float | None = N
     E = pred.shape[0]
     q = np.empty(pred.shape)
     loglik = np.zeros(E)
+    # rows where every candidate predicts the same class are calibrated apart from the
+    # others: a policy reads the disagreements first, and their error rate says little
+    # about the rows where all candidates agree
+    agree = (pool.preds == pool.preds[:1]).all(axis=0)
     for e in range(E):
         x = _logit(q0[e])
-        a, b = (0.0, 1.0)
-        if nk and source != "accuracy":
-            a, b = _platt(x[known], (pred[e, known] == labels[known]).astype(float), ridge)
-        qe = 1.0 / (1.0 + np.exp(-(a + b * x)))
+        qe = np.empty(pool.n)
+        for part in ((agree, ~agree) if strata else (np.ones(pool.n, dtype=bool),)):
+            a, b = (0.0, 1.0)
+            rows = known[part[known]]
+            if rows.size and source != "accuracy":
+                a, b = _platt(x[rows], (pred[e, rows] == labels[rows]).astype(float), ridge)
+            qe[part] = 1.0 / (1.0 + np.exp(-(a + b * x[part])))
         qe = (1 - shrink) * qe + shrink / C
         q[e] = qe
         if nk:
             ok = pred[e, known] == labels[known]
             loglik[e] = np.log(np.where(ok, qe[known], (1 - qe[known]) / (C - 1))).sum()
-    # prior: experts that state surer predictions weigh more (``sure`` per row, in nats)
-    selfll = np.array([np.log(q[e]).mean() for e in range(E)]) if source != "accuracy" \
-        else np.zeros(E)
-    z = temper * loglik + sure * pool.n * selfll
-    z -= z.max()
+    z = temper * (loglik - loglik.max())
     w = np.exp(z)
     w /= w.sum()
     note = (f"label model: {what}; shrunk {100 * shrink:.0f}% towards uniform; {read_txt}; "
             f"each draw follows one candidate's view of the labels (weights from the labels "
             f"read), mixed {100 * blend:.0f}% row by row with the others, and each draw "
             f"recalibrates the confidences at random (calibration is uncertain)")
-    jit = jitter / np.sqrt(1.0 + nk / ridge)  # the labels read narrow the recalibration
+    jit = jitter / np.sqrt(1.0 + nk / jscale)  # the labels read narrow the recalibration
     return LabelSampler(source, note, labels, C, pred, q, None, w, blend, jit)
