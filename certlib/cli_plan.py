@@ -48,14 +48,15 @@ def register(sub) -> None:
 def plan_payload(pool, tolerances=None, budgets=None, policy="adaptive-pair-sum",
                  forecast_draws=0, seed=0, progress=None) -> tuple:
     """(map, forecasts) as the command and the Plan page compute them: one forecast per
-    tolerance of the map (None when ``forecast_draws`` is 0)."""
+    tolerance of the map (None when ``forecast_draws`` is 0 or every label is known: the
+    replay is then exact and a forecast would only repeat n)."""
     from .budget_plan import DEFAULT_TOLERANCES, budget_map
     from .label_forecast import forecast
 
     tols = DEFAULT_TOLERANCES if tolerances is None else tolerances
     m = budget_map(pool, tols, budgets, policy=policy)
     fcs = None
-    if forecast_draws:
+    if forecast_draws and not pool.fully_labelled:
         fcs = []
         for i, t in enumerate(m.tolerances):
             sub = None if progress is None else (
@@ -110,6 +111,8 @@ def _table(name, pool, m, fcs) -> str:
             txt = ("unknown (unlabelled rows); ruled out at every tolerance" if op is None else
                    f"unknown (unlabelled rows); not ruled out from {float(op):g}")
         lines.append(f"  budget {b:>{w}}: {txt}")
+    if fcs is None and pool.fully_labelled:
+        lines += ["", "forecast: not needed, every label is known (the replay column is exact)"]
     if fcs:
         lines += ["", f"forecast ({fcs[0].draws} draws; a forecast, not a guarantee): "
                   "labels read in total, 10% / 50% / 90%",

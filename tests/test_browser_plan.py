@@ -33,3 +33,24 @@ def test_run_forecast_on_the_unlabelled_pool(server):
         assert page.locator(".js-plotly-plot .textpoint").count() > 0 or \
             page.locator(".js-plotly-plot text").filter(has_text="0.").count() > 0
         assert page.get_by_role("button", name="Run forecast").is_disabled()
+
+
+def test_several_pools_from_a_zip(server, tmp_path):
+    import zipfile
+
+    from browser_support import ROOT
+
+    files = sorted((ROOT / "sample_data" / "panels").glob("wine_s0_*.csv"))
+    zpath = tmp_path / "pools.zip"
+    with zipfile.ZipFile(zpath, "w") as zf:
+        for f in files:
+            zf.write(f, f"pools/{f.name}")
+    with launch(sync_api) as browser:
+        page = browser.new_page(viewport={"width": 1400, "height": 1000})
+        page.goto(f"{server.url}/budget?pool=sample:demo")
+        page.get_by_text("Upload several pool files or a zip of them").first.click()
+        page.locator("input[type=file]").last.set_input_files(str(zpath))
+        page.get_by_text(f"{len(files)} pools.").first.wait_for(timeout=90_000)
+        # the tables are drawn on a canvas; their numbers are budget_map_many's
+        # (tests/test_budget_plan.py)
+        assert page.get_by_text("smallest certified tolerance per budget and pool").count() >= 1

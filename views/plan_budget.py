@@ -116,10 +116,10 @@ if pool is None:
     st.stop()
 pool_summary(pool)
 
-c1, c2, c3, c4 = st.columns([3, 2, 1, 1])
-tol_text = c1.text_input("AUGRC tolerances (comma-separated)",
+tol_text = st.text_input("AUGRC tolerances (comma-separated)",
                          ", ".join(f"{t:g}" for t in DEFAULT_TOLERANCES), key="plan_tols")
 names = list(policy_names())
+c2, c3, c4 = st.columns([2, 1, 1])
 policy = c2.selectbox("Policy", names, index=names.index("adaptive-pair-sum"),
                       key="plan_policy")
 draws = int(c3.number_input("Forecast draws", min_value=10, max_value=2000, value=200,
@@ -208,7 +208,7 @@ else:
     st.caption(f"{pool.n_labelled:,} labels are already known and count as read. The unread "
                f"labels are drawn {draws} times from a label model and the policy is replayed "
                "with the exact stopping test on each draw: **a forecast, not a guarantee**.")
-    b1, b2 = st.columns([1, 1])
+    b1, b2, _ = st.columns([1, 1, 3])
     run = b1.button("Run forecast", type="primary", disabled=fcs is not None,
                     key="plan_run")
     b2.button("Stop", key="plan_stop", help="Stops a running forecast (nothing is kept).")
@@ -225,7 +225,8 @@ else:
         bar.empty()
         st.rerun()
     if fcs is not None:
-        st.caption(plain(fcs[0].label_model_note))
+        with st.expander("How the forecast models the unread labels"):
+            st.text("\n".join(fcs[0].label_model_note.split("; ")))
         qdf = pd.DataFrame({
             "tolerance": [_tol_label(f.tolerance) for f in fcs],
             "10%": [f.quantiles[0.1] for f in fcs],
