@@ -23,7 +23,7 @@ Reported: the share of pools whose 10-90% interval covers the realised count, th
 mean absolute error of the forecast median (% of n), its median and mean signed
 error.  ``--baseline`` adds the issue's baseline: each unread label drawn
 independently from the candidates' averaged stated probabilities, shrunk 10%
-towards 1/2 (``blend=1``, no calibration).
+towards 1/2 (``blend=1``, no calibration, ``jitter=0``).
 """
 
 from __future__ import annotations
@@ -123,7 +123,7 @@ def main(argv=None):
                 {k: float(v) for k, v in (y.split("=") for y in x.split(",") if y)})
                for x in a.kw.split(";")]
     if a.baseline:
-        configs.append(("baseline", dict(blend=1.0, ridge=1e12, temper=0.0)))
+        configs.append(("baseline", dict(blend=1.0, ridge=1e12, temper=0.0, jitter=0.0)))
     print(f"{len(pools)} pools, split seeds {a.splits}, policy {POLICY}, 200 draws")
     for name, c in configs:
         rows = []

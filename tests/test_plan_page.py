@@ -90,3 +90,14 @@ def test_bad_tolerances_get_one_message():
     at = _page("demo")
     at.text_input(key="plan_tols").set_value("0, abc").run()
     assert at.error and "Tolerances must be numbers" in at.error[0].value
+
+
+def test_stop_keeps_no_forecast_and_the_page_stands():
+    import streamlit as st
+
+    st.cache_resource.clear()  # forecasts are kept per server: start from none
+    at = _page("unlabelled")
+    at.button(key="plan_stop").click().run()
+    assert not at.exception, at.exception
+    assert not [d for d in at.dataframe if "10%" in d.value.columns]
+    assert at.button(key="plan_run").disabled is False
