@@ -128,25 +128,42 @@ def test_bad_draws():
         certlib.forecast(pool, draws=0)
 
 
-def test_calibration_when_labels_follow_the_stated_probabilities():
-    """Labels drawn from the pool's own p_label: the 10-90% interval of the forecast
-    (label model reduced to the stated probabilities: no shrinkage, no random
-    recalibration) covers the realised count on about 80% of seeds (exact binomial)."""
-    n, K, seeds = 160, 3, 120
+def _calibration_pool(s, n=200):
+    """Labels drawn from p_label; three candidates that read p with noise of growing
+    size (so one is clearly best, and the count depends on the labels), confidence
+    = distance of their reading from 1/2."""
+    rng = np.random.default_rng(1000 + s)
+    p = rng.beta(0.7, 0.7, size=n)
+    z = p[None, :] + rng.normal(0, 1, (3, n)) * np.array([0.05, 0.2, 0.3])[:, None]
+    truth = (rng.random(n) < p).astype(int)
+    pool = certlib.Pool.from_arrays((z > 0.5).astype(int), np.abs(z - 0.5),
+                                    labels=[None] * n, extra={"p_label": tuple(p)})
+    return pool, truth
+
+
+def _coverage(seeds, shrink):
     hits = 0
     for s in range(seeds):
-        rng = np.random.default_rng(1000 + s)
-        p = rng.beta(0.6, 0.6, size=n)
-        preds = (rng.random((K, n)) < np.clip(p + rng.normal(0, 0.25, (K, n)), 0, 1)).astype(int)
-        confs = rng.random((K, n))
-        truth = (rng.random(n) < p).astype(int)
-        pool = certlib.Pool.from_arrays(preds, confs, labels=[None] * n,
-                                        extra={"p_label": tuple(p)})
-        sampler = fit_label_sampler(pool, shrink=0.0, jitter=0.0)
+        pool, truth = _calibration_pool(s)
+        sampler = fit_label_sampler(pool, shrink=shrink, jitter=0.0)
         assert sampler.source == "p_label"
-        f = certlib.forecast(pool, policy="static-range", draws=200, seed=s, sampler=sampler)
-        real = certlib.replay(pool.with_labels(truth), policy="static-range").labels_read
+        f = certlib.forecast(pool, draws=200, seed=s, sampler=sampler)
+        real = certlib.replay(pool.with_labels(truth), policy="adaptive-pair-sum").labels_read
         q = f.quantiles
         hits += q[0.1] <= real <= q[0.9]
-    ci = binomtest(hits, seeds).proportion_ci(0.99, method="exact")
-    assert ci.low <= 0.8 <= ci.high, (hits, seeds)
+    return binomtest(hits, seeds).proportion_ci(0.99, method="exact"), hits
+
+
+def test_calibration_when_labels_follow_the_stated_probabilities():
+    """Labels drawn from the pool's own p_label: the 10-90% interval of the forecast
+    (the label model reduced to the stated probabilities: no shrinkage, no random
+    recalibration) covers the realised count on about 80% of seeds (exact binomial)."""
+    ci, hits = _coverage(100, shrink=0.0)
+    assert ci.low <= 0.8 <= ci.high, hits
+
+
+def test_calibration_check_catches_a_wrong_model():
+    """The same check fails for a label model that is wrong (probabilities shrunk 60%
+    towards 1/2): the test above can fail."""
+    ci, hits = _coverage(60, shrink=0.6)
+    assert ci.high < 0.8, hits
