@@ -53,4 +53,5 @@ def test_several_pools_from_a_zip(server, tmp_path):
         page.get_by_text(f"{len(files)} pools.").first.wait_for(timeout=90_000)
         # the tables are drawn on a canvas; their numbers are budget_map_many's
         # (tests/test_budget_plan.py)
-        assert page.get_by_text("smallest certified tolerance per budget and pool").count() >= 1
+        page.get_by_text("smallest certified tolerance per budget and pool").first.wait_for(
+            timeout=30_000)
