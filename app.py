@@ -20,6 +20,7 @@ PAGES_DIR = Path(__file__).resolve().parent / "views"
 MODEL_CHOICE = [
     ("pool.py", "Pool", ":material/table:", "pool"),
     ("home.py", "Plan and certify", ":material/calculate:", "plan"),
+    ("plan_budget.py", "Budget map and forecast", ":material/grid_on:", "budget"),
     ("replay.py", "Replay a policy", ":material/slideshow:", "replay"),
     ("2_Label.py", "Label", ":material/edit_note:", "Label"),
     ("certificate.py", "Certificate", ":material/workspace_premium:", "certificate"),

@@ -37,6 +37,8 @@ _EXPORTS = {
     "policy_names": "policies",
     "register_policy": "policies",
     "prelabel_bound": "prelabel",
+    "budget_map": "budget_plan",
+    "forecast": "label_forecast",
 }
 _SUBMODULES = {"audit"}
 

@@ -193,6 +193,7 @@ def build_parser() -> argparse.ArgumentParser:
     from .audit import cli as audit_cli
 
     audit_cli.register(sub)
+    from . import cli_plan; cli_plan.register(sub)  # noqa: E702 (issue 10: certlib plan)
     return parser
 
 

@@ -1,0 +1,57 @@
+"""The Plan page in headless Chromium: on the unlabelled sample, Run forecast shows the
+progress, then the quantile table and the histogram, and the heat map's unresolved
+cells get the forecast probabilities."""
+
+from __future__ import annotations
+
+import pytest
+from browser_support import Server, launch, require_chromium
+
+sync_api = require_chromium()
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture
+def server(tmp_path):
+    srv = Server(tmp_path / "labels.db")
+    srv.start()
+    yield srv
+    srv.stop()
+
+
+def test_run_forecast_on_the_unlabelled_pool(server):
+    with launch(sync_api) as browser:
+        page = browser.new_page(viewport={"width": 1400, "height": 1000})
+        page.goto(f"{server.url}/budget?pool=sample:unlabelled")
+        page.get_by_text("The budget-tolerance map").first.wait_for(timeout=90_000)
+        assert page.get_by_text("once the forecast (section 4) has run").count() >= 1
+        page.get_by_role("button", name="Run forecast").click()
+        page.get_by_text("Histogram for tolerance").first.wait_for(timeout=120_000)
+        assert page.get_by_text("a forecast, not a guarantee").count() >= 1
+        # the heat map now writes probabilities in the unresolved cells
+        page.wait_for_timeout(1000)
+        assert page.locator(".js-plotly-plot .textpoint").count() > 0 or \
+            page.locator(".js-plotly-plot text").filter(has_text="0.").count() > 0
+        assert page.get_by_role("button", name="Run forecast").is_disabled()
+
+
+def test_several_pools_from_a_zip(server, tmp_path):
+    import zipfile
+
+    from browser_support import ROOT
+
+    files = sorted((ROOT / "sample_data" / "panels").glob("wine_s0_*.csv"))
+    zpath = tmp_path / "pools.zip"
+    with zipfile.ZipFile(zpath, "w") as zf:
+        for f in files:
+            zf.write(f, f"pools/{f.name}")
+    with launch(sync_api) as browser:
+        page = browser.new_page(viewport={"width": 1400, "height": 1000})
+        page.goto(f"{server.url}/budget?pool=sample:demo")
+        page.get_by_text("Upload several pool files or a zip of them").first.click()
+        page.locator("input[type=file]").last.set_input_files(str(zpath))
+        page.get_by_text(f"{len(files)} pools.").first.wait_for(timeout=90_000)
+        # the tables are drawn on a canvas; their numbers are budget_map_many's
+        # (tests/test_budget_plan.py)
+        page.get_by_text("smallest certified tolerance per budget and pool").first.wait_for(
+            timeout=30_000)

@@ -1,0 +1,103 @@
+"""The Plan page (views/plan_budget.py, issue 10) under AppTest: its numbers equal
+`certlib plan --json` on the same pool (prelabel bounds, replays, Figure 8, forecast
+quantiles and P(certify))."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+from pathlib import Path
+
+import pytest
+
+st_testing = pytest.importorskip("streamlit.testing.v1")
+AppTest = st_testing.AppTest
+
+from certlib.cli import main  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+PAGE = str(ROOT / "views" / "plan_budget.py")
+
+
+def _cli(*args) -> dict:
+    buf = io.StringIO()
+    with contextlib.redirect_stdout(buf):
+        assert main(["plan", *args, "--json"]) == 0
+    return json.loads(buf.getvalue())
+
+
+def _page(sample: str) -> AppTest:
+    at = AppTest.from_file(PAGE, default_timeout=180)
+    at.query_params["pool"] = f"sample:{sample}"
+    at.run()
+    assert not at.exception, at.exception
+    return at
+
+
+def _df(at, column):
+    """The page's table holding ``column``."""
+    (df,) = [d.value for d in at.dataframe if column in d.value.columns]
+    return df
+
+
+def test_labelled_demo_equals_the_cli():
+    cli = _cli(str(ROOT / "sample_data/demo_binary.csv"))["map"]
+    at = _page("demo")
+    df = _df(at, "prelabel bound (labels)")
+    assert list(df["prelabel bound (labels)"]) == cli["prelabel"]
+    assert list(df["replay (labels)"]) == cli["labels_read"]
+    # Figure 8 for the default budget n // 2 and for a typed budget
+    n = cli["n"]
+    text = at.success[0].value if at.success else at.warning[0].value
+    want = cli["smallest_tolerance"].get(str(n // 2))
+    assert f"budget of {n // 2:,} labels" in text
+    if want is None:
+        assert at.warning and "no tolerance on the grid" in text
+    else:
+        assert at.success and f"tau = {want:g}" in text
+    (box,) = [b for b in at.number_input if str(b.key).startswith("plan_budget_")]
+    box.set_value(n).run()
+    assert f"tau = {cli['smallest_tolerance'][str(n)]:g}" in at.success[0].value
+    assert any("Every label is known" in i.value for i in at.info)
+
+
+def test_unlabelled_demo_forecast_equals_the_cli():
+    cli = _cli(str(ROOT / "sample_data/demo_unlabelled.csv"), "--forecast", "200")
+    at = _page("unlabelled")
+    assert list(_df(at, "prelabel bound (labels)")["prelabel bound (labels)"]) \
+        == cli["map"]["prelabel"]
+    at.button(key="plan_run").click().run()
+    assert not at.exception, at.exception
+    q = _df(at, "10%")
+    for i, f in enumerate(cli["forecast"]):
+        assert q["10%"][i] == f["quantiles"]["0.1"]
+        assert q["50%"][i] == f["quantiles"]["0.5"]
+        assert q["90%"][i] == f["quantiles"]["0.9"]
+    # P(certify) within the default budget n // 2 equals the CLI's column for that budget
+    n = cli["map"]["n"]
+    col = [c for c in q.columns if c.startswith("P(certify")][0]
+    assert str(n // 2) in col.replace(",", "")
+    from certlib.budget_plan import default_budgets
+    if n // 2 in default_budgets(n):
+        b = cli["map"]["budgets"].index(n // 2)
+        assert [round(p[b], 3) for p in cli["p_certified"]] == list(q[col])
+    assert any("forecast, not a guarantee" in m.value for m in at.caption)
+    assert not at.error
+
+
+def test_bad_tolerances_get_one_message():
+    at = _page("demo")
+    at.text_input(key="plan_tols").set_value("0, abc").run()
+    assert at.error and "Tolerances must be numbers" in at.error[0].value
+
+
+def test_stop_keeps_no_forecast_and_the_page_stands():
+    import streamlit as st
+
+    st.cache_resource.clear()  # forecasts are kept per server: start from none
+    at = _page("unlabelled")
+    at.button(key="plan_stop").click().run()
+    assert not at.exception, at.exception
+    assert not [d for d in at.dataframe if "10%" in d.value.columns]
+    assert at.button(key="plan_run").disabled is False

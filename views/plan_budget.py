@@ -1,0 +1,280 @@
+"""Plan page: the budget-tolerance map (paper Figures 7 and 8) and a label forecast.
+
+Thin: every number comes from `certlib.cli_plan.plan_payload` (the function behind
+`certlib plan`), so the page shows what the command prints."""
+
+from __future__ import annotations
+
+import io
+import tempfile
+import zipfile
+from pathlib import Path
+
+import pandas as pd
+import plotly.graph_objects as go
+import streamlit as st
+
+import certlib
+from certlib.budget_plan import DEFAULT_TOLERANCES
+from certlib.cli_plan import plan_payload
+from certlib.errors import CertlibError
+from certlib.policies import policy_names
+from ui.common import choose_pool, plain, plot_text, pool_key, pool_summary
+
+COLOURS = {"ruled_out": "#d9534f", "unresolved": "#f0ad4e", "certified": "#5cb85c"}
+WORDS = {"ruled_out": "ruled out", "unresolved": "unresolved", "certified": "certified"}
+MAX_CACHED = 32
+
+st.title("Plan a labelling budget")
+st.caption("Which budgets can never suffice (exact), which the policy certifies within "
+           "(exact, when the pool is labelled), and a forecast of the labels it will need "
+           "(a forecast, not a guarantee). Paper 000, section 6, Figures 7 and 8.")
+
+
+@st.cache_resource
+def _forecasts() -> dict:
+    """Forecasts computed on this server, by pool hash and settings (bounded)."""
+    return {}
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def _map(_pool, key: str, tols: tuple, policy: str):
+    return plan_payload(_pool, tols, None, policy, 0)[0]
+
+
+def _parse_tols(text: str):
+    try:
+        vals = tuple(float(x) for x in text.split(",") if x.strip())
+    except ValueError:
+        return None
+    return vals or None
+
+
+def _tol_label(t) -> str:
+    return f"{float(t):g}"
+
+
+def _heatmap(m, fcs, budgets_txt) -> go.Figure:
+    code = {"ruled_out": 0, "unresolved": 1, "certified": 2}
+    z, text, hover = [], [], []
+    for i, t in enumerate(m.tolerances):
+        zr, tr, hr = [], [], []
+        for b, cell in zip(m.budgets, m.cells[i]):
+            zr.append(code[cell])
+            p = None
+            if cell == "unresolved" and fcs is not None:
+                p = fcs[i].p_certified(b)
+            tr.append("" if p is None else f"{p:.2f}")
+            if cell == "ruled_out":
+                h = (f"tolerance {_tol_label(t)}, budget {b:,}: ruled out. No policy can "
+                     f"certify with fewer than {m.prelabel[i]:,} labels, whatever the labels.")
+            elif cell == "certified":
+                h = (f"tolerance {_tol_label(t)}, budget {b:,}: certified. The policy "
+                     f"certifies after {m.labels_read[i]:,} labels (exact replay).")
+            elif m.labelled:
+                h = (f"tolerance {_tol_label(t)}, budget {b:,}: unresolved. Not ruled out, "
+                     f"but the policy needs {m.labels_read[i]:,} labels.")
+            else:
+                h = (f"tolerance {_tol_label(t)}, budget {b:,}: unresolved. Not ruled out; "
+                     "the labels decide" + ("" if p is None else
+                                            f" (forecast: certifies with probability {p:.2f})")
+                     + ".")
+            hr.append(h)
+        z.append(zr)
+        text.append(tr)
+        hover.append(hr)
+    scale = [[0, COLOURS["ruled_out"]], [1 / 3, COLOURS["ruled_out"]],
+             [1 / 3, COLOURS["unresolved"]], [2 / 3, COLOURS["unresolved"]],
+             [2 / 3, COLOURS["certified"]], [1, COLOURS["certified"]]]
+    fig = go.Figure(go.Heatmap(
+        z=z, x=budgets_txt, y=[_tol_label(t) for t in m.tolerances], zmin=-0.5, zmax=2.5,
+        colorscale=scale, text=text, texttemplate="%{text}", customdata=hover,
+        hovertemplate="%{customdata}<extra></extra>", xgap=2, ygap=2,
+        colorbar=dict(tickvals=[0, 1, 2], ticktext=["ruled out", "unresolved", "certified"]),
+    ))
+    fig.update_layout(height=120 + 40 * len(m.tolerances), margin=dict(l=10, r=10, t=30, b=10),
+                      xaxis_title="budget (labels)", yaxis_title="AUGRC tolerance",
+                      xaxis_type="category", yaxis_type="category")
+    return fig
+
+
+def _histogram(f) -> go.Figure:
+    q = f.quantiles
+    fig = go.Figure(go.Histogram(x=list(f.labels_read), nbinsx=40, name="draws",
+                                 marker_color="#6c8ebf"))
+    for k, name in ((0.1, "10%"), (0.5, "50%"), (0.9, "90%")):
+        fig.add_vline(x=q[k], line_dash="dash" if k != 0.5 else "solid",
+                      annotation_text=f"{name}: {q[k]:,}", annotation_position="top")
+    fig.update_layout(height=320, margin=dict(l=10, r=10, t=40, b=10), showlegend=False,
+                      xaxis_title="labels read in total (forecast, not a guarantee)",
+                      yaxis_title="draws")
+    return fig
+
+
+pool, label = choose_pool()
+if pool is None:
+    st.stop()
+pool_summary(pool)
+
+tol_text = st.text_input("AUGRC tolerances (comma-separated)",
+                         ", ".join(f"{t:g}" for t in DEFAULT_TOLERANCES), key="plan_tols")
+names = list(policy_names())
+c2, c3, c4 = st.columns([2, 1, 1])
+policy = c2.selectbox("Policy", names, index=names.index("adaptive-pair-sum"),
+                      key="plan_policy")
+draws = int(c3.number_input("Forecast draws", min_value=10, max_value=2000, value=200,
+                            step=10, key="plan_draws"))
+seed = int(c4.number_input("Seed", min_value=0, value=0, key="plan_seed"))
+tols = _parse_tols(tol_text)
+if tols is None:
+    st.error("Tolerances must be numbers separated by commas, e.g. 0, 0.001, 0.01.")
+    st.stop()
+key = pool_key(pool)
+try:
+    m = _map(pool, key, tols, policy)
+except CertlibError as exc:
+    st.error(plain(exc))
+    st.stop()
+
+# ------------------------------------------------------------------- forecast (state)
+fkey = (key, tuple(float(t) for t in m.tolerances), policy, draws, seed)
+store = _forecasts()
+fcs = store.get(fkey)
+need_forecast = not pool.fully_labelled
+
+st.header("1. The prelabel bound per tolerance")
+pre_df = pd.DataFrame({
+    "tolerance": [_tol_label(t) for t in m.tolerances],
+    "prelabel bound (labels)": list(m.prelabel),
+    "% of n": [round(100 * p / pool.n, 1) for p in m.prelabel],
+    "replay (labels)": (list(m.labels_read) if m.labelled
+                        else ["needs every label"] * len(m.tolerances)),
+})
+cA, cB = st.columns([1, 1])
+cA.dataframe(pre_df, hide_index=True, key="plan_prelabel_table")
+line = go.Figure(go.Scatter(x=[float(t) for t in m.tolerances], y=list(m.prelabel),
+                            mode="lines+markers", name="prelabel bound"))
+if m.labelled:
+    line.add_trace(go.Scatter(x=[float(t) for t in m.tolerances], y=list(m.labels_read),
+                              mode="lines+markers", name=f"{plot_text(policy)} replay"))
+line.update_layout(height=280, margin=dict(l=10, r=10, t=10, b=10),
+                   xaxis_title="AUGRC tolerance", yaxis_title="labels",
+                   legend=dict(orientation="h", y=1.1))
+cB.plotly_chart(line, width="stretch")
+
+st.header("2. The budget-tolerance map")
+if need_forecast and fcs is None:
+    st.caption("Unresolved cells get the forecast probability of certifying once the "
+               "forecast (section 4) has run.")
+st.plotly_chart(_heatmap(m, fcs if need_forecast else None,
+                         [f"{b:,}" for b in m.budgets]), width="stretch")
+st.caption("Red: ruled out (below the prelabel bound; exact). Green: the policy certifies "
+           "within the budget (exact replay). Amber: unresolved"
+           + (" (numbers: forecast probability of certifying)." if need_forecast else "."))
+
+st.header("3. The smallest tolerance for your budget")
+budget = int(st.number_input(f"Budget (labels, at most n = {pool.n:,})", min_value=0,
+                             max_value=pool.n, value=pool.n // 2,
+                             key=f"plan_budget_{key[:16]}"))
+best = m.smallest_tolerance(budget)
+if best is not None:
+    st.success(f"With a budget of {budget:,} labels the smallest tolerance you can expect to "
+               f"certify is tau = {float(best):g} (the policy's exact replay needs "
+               f"{m.labels_read[list(m.tolerances).index(best)]:,} labels).")
+elif m.labelled:
+    st.warning(f"With a budget of {budget:,} labels no tolerance on the grid is certified by "
+               f"the policy (it needs {m.labels_read[-1]:,} labels at tau = "
+               f"{float(m.tolerances[-1]):g}).")
+else:
+    opened = m.smallest_open_tolerance(budget)
+    if opened is None:
+        st.warning(f"A budget of {budget:,} labels is ruled out at every tolerance on the grid.")
+    else:
+        msg = (f"A budget of {budget:,} labels is not ruled out from tau = {float(opened):g}; "
+               "the pool has unlabelled rows, so certification depends on the labels.")
+        if fcs is not None:
+            probs = [(float(t), f.p_certified(budget)) for t, f in zip(m.tolerances, fcs)]
+            likely = [t for t, p in probs if p >= 0.5]
+            msg += (" Forecast: the smallest tolerance certified with probability at least "
+                    f"0.5 is tau = {likely[0]:g}." if likely else
+                    " Forecast: no tolerance on the grid is certified with probability 0.5.")
+        st.info(msg)
+
+st.header("4. Forecast: labels the policy will read")
+if not need_forecast:
+    st.info("Every label is known, so the map above is the policy's exact replay; no "
+            "forecast is needed.")
+else:
+    st.caption(f"{pool.n_labelled:,} labels are already known and count as read. The unread "
+               f"labels are drawn {draws} times from a label model and the policy is replayed "
+               "with the exact stopping test on each draw: **a forecast, not a guarantee**.")
+    b1, b2, _ = st.columns([1, 1, 3])
+    run = b1.button("Run forecast", type="primary", disabled=fcs is not None,
+                    key="plan_run")
+    b2.button("Stop", key="plan_stop", help="Stops a running forecast (nothing is kept).")
+    if run and fcs is None:
+        bar = st.progress(0.0, text="Forecasting ...")
+
+        def _progress(frac):
+            bar.progress(min(1.0, float(frac)), text=f"Forecasting ... {100 * frac:.0f}%")
+
+        fcs = plan_payload(pool, m.tolerances, None, policy, draws, seed, _progress)[1]
+        if len(store) >= MAX_CACHED:
+            store.pop(next(iter(store)))
+        store[fkey] = fcs
+        bar.empty()
+        st.rerun()
+    if fcs is not None:
+        with st.expander("How the forecast models the unread labels"):
+            st.text("\n".join(fcs[0].label_model_note.split("; ")))
+        qdf = pd.DataFrame({
+            "tolerance": [_tol_label(f.tolerance) for f in fcs],
+            "10%": [f.quantiles[0.1] for f in fcs],
+            "50%": [f.quantiles[0.5] for f in fcs],
+            "90%": [f.quantiles[0.9] for f in fcs],
+            f"P(certify within {budget:,})": [round(f.p_certified(budget), 3) for f in fcs],
+        })
+        st.dataframe(qdf, hide_index=True, key="plan_forecast_table")
+        pick = st.selectbox("Histogram for tolerance", [_tol_label(f.tolerance) for f in fcs],
+                            key="plan_hist_tol")
+        f = fcs[[_tol_label(x.tolerance) for x in fcs].index(pick)]
+        st.plotly_chart(_histogram(f), width="stretch")
+
+st.header("5. Several pools (Figure 7 counts)")
+with st.expander("Upload several pool files or a zip of them"):
+    ups = st.file_uploader("Pool files (CSV, Parquet) or a .zip", accept_multiple_files=True,
+                           type=["csv", "tsv", "parquet", "pq", "zip"], key="plan_multi")
+    if ups:
+        with tempfile.TemporaryDirectory() as tmp:
+            folder = Path(tmp)
+            for up in ups:
+                data = up.getvalue()
+                if up.name.lower().endswith(".zip"):
+                    with zipfile.ZipFile(io.BytesIO(data)) as zf:
+                        for info in zf.infolist():
+                            name = Path(info.filename).name
+                            if not info.is_dir() and name and not name.startswith("."):
+                                (folder / name).write_bytes(zf.read(info))
+                else:
+                    (folder / Path(up.name).name).write_bytes(data)
+            try:
+                mm = certlib.budget_map(folder, tols, policy=policy)
+            except CertlibError as exc:
+                st.error(plain(exc))
+                mm = None
+        if mm is not None:
+            counts = mm.counts()
+            cols = [f"{100 * float(fr):g}%" for fr in mm.fractions]
+            table = pd.DataFrame(
+                [[f"{c['certified']} C / {c['unresolved']} ? / {c['ruled_out']} x"
+                  for c in row] for row in counts],
+                index=[_tol_label(t) for t in mm.tolerances], columns=cols)
+            st.markdown(f"**{len(mm.maps)} pools.** Cells: certified (C) / unresolved (?) / "
+                        "ruled out (x), budget as % of each pool's n.")
+            st.dataframe(table, key="plan_multi_counts")
+            small = mm.smallest_tolerances()
+            st.markdown("**Figure 8:** smallest certified tolerance per budget and pool "
+                        "(- = none, or unlabelled rows)")
+            st.dataframe(pd.DataFrame(
+                [["-" if t is None else f"{float(t):g}" for t in row] for row in small],
+                index=[str(n) for n in mm.names], columns=cols), key="plan_multi_fig8")
