@@ -45,6 +45,9 @@ with st.expander("Labels each candidate needs at least before it can be certifie
         "candidate": [str(c) for c in pre.candidates],
         "labels needed at least": ["never" if m is None else f"{m:,}" for m in pre.per_target],
     }), hide_index=True)
+st.page_link("views/plan_budget.py", icon=":material/grid_on:",
+             label="Every tolerance and budget at once, and a forecast of the labels you will "
+                   "need: Budget map and forecast")
 
 if not pool.fully_labelled:
     sess = certlib.Session.from_pool_labels(pool, tolerance=tol)

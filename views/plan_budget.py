@@ -197,7 +197,8 @@ else:
             likely = [t for t, p in probs if p >= 0.5]
             msg += (" Forecast: the smallest tolerance certified with probability at least "
                     f"0.5 is tau = {likely[0]:g}." if likely else
-                    " Forecast: no tolerance on the grid is certified with probability 0.5.")
+                    " Forecast: at no tolerance on the grid is the probability of certifying "
+                    f"within {budget:,} labels 0.5 or more.")
         st.info(msg)
 
 st.header("4. Forecast: labels the policy will read")
