@@ -236,6 +236,18 @@ def split_extra(pool, row: int, folder) -> tuple:
     return nums, images, texts
 
 
+def page_link(page: str, label: str, icon: str | None = None) -> None:
+    """A link to another page of the dashboard (``views/NAME.py``).  When the page runs
+    on its own (outside app.py's navigation, e.g. in AppTest) there is nothing to link
+    to, so nothing is drawn."""
+    from streamlit.errors import StreamlitAPIException
+
+    try:
+        st.page_link(page, label=label, icon=icon)
+    except StreamlitAPIException:
+        pass
+
+
 def pool_key(pool) -> str:
     """Cache key of a pool: its label-free hash plus its labels."""
     import hashlib

@@ -9,7 +9,7 @@ import streamlit as st
 import certlib
 from certlib.errors import CertlibError
 from certlib.policies import policy_names
-from ui.common import (cached_certify, cached_replay, choose_pool, plain, pool_key,
+from ui.common import (cached_certify, cached_replay, choose_pool, page_link, plain, pool_key,
                        pool_summary)
 from ui.label_errors import fragility_section
 
@@ -45,9 +45,9 @@ with st.expander("Labels each candidate needs at least before it can be certifie
         "candidate": [str(c) for c in pre.candidates],
         "labels needed at least": ["never" if m is None else f"{m:,}" for m in pre.per_target],
     }), hide_index=True)
-st.page_link("views/plan_budget.py", icon=":material/grid_on:",
-             label="Every tolerance and budget at once, and a forecast of the labels you will "
-                   "need: Budget map and forecast")
+page_link("views/plan_budget.py", icon=":material/grid_on:",
+          label="Every tolerance and budget at once, and a forecast of the labels you will "
+                "need: Budget map and forecast")
 
 if not pool.fully_labelled:
     sess = certlib.Session.from_pool_labels(pool, tolerance=tol)
