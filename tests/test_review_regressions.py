@@ -41,3 +41,39 @@ def test_regret_bound_holds_with_label_errors(seed, kind, n, K, e, tolerance, re
 
 if __name__ == "__main__":  # pragma: no cover
     pytest.main([__file__])
+
+
+def test_pair_trace_coefficient_on_binary_classes_other_than_0_1():
+    """pair_trace raised a bare ValueError (``tuple.index``) on a binary pool whose classes
+    are not 0 and 1; b is now taken on the class codes, so g = b y - min(0, b)."""
+    from certlib.teaching import pair_trace
+
+    for classes, preds, labels in ((("no", "yes"), [["no", "yes", "no"], ["yes", "yes", "no"]],
+                                    ["yes", "no", "no"]),
+                                   ((1, 2), [[1, 2, 1], [2, 2, 1]], [2, 1, 1])):
+        pool = Pool.from_arrays(preds, [[3, 2, 1], [1, 2, 3]], labels=labels, classes=classes)
+        steps = pair_trace(pool, order=[0, 1, 2]).steps[1:]
+        assert [s.b for s in steps] == [6, 0, -4]
+        for s in steps:
+            y = pool.class_code(s.label)
+            assert s.gain == s.b * y - min(0, s.b)
+
+
+def test_exact_lp_refuses_targets_and_pools_it_cannot_solve():
+    """exact_lp returned value None (and minimum_certificates an AssertionError) for a
+    target that is not the full-pool winner, and both computed on UNREAD codes as if they
+    were labels when the pool had unlabelled rows and a target was given."""
+    from certlib import CertlibError
+    from certlib.teaching import exact_lp, minimum_certificates
+
+    pool = Pool.from_arrays([[1, 0, 1], [0, 0, 1]], [[3, 2, 1], [1, 2, 3]], labels=[0, 1, 1])
+    assert pool.winner() == 1
+    assert exact_lp(pool, target=1).value == 1
+    for f in (exact_lp, minimum_certificates):
+        with pytest.raises(CertlibError, match="cannot be certified"):
+            f(pool, target=0)
+    partial = Pool.from_arrays([[1, 0, 1], [0, 0, 1]], [[3, 2, 1], [1, 2, 3]],
+                               labels=[0, None, 1])
+    for f in (exact_lp, minimum_certificates):
+        with pytest.raises(CertlibError, match="position 1"):
+            f(partial, target=0)
