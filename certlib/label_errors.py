@@ -47,8 +47,8 @@ from .errors import LabelError, ParameterError
 from .pair_terms import check_rule, rule_unit
 from .pool import UNREAD
 
-__all__ = ["LabelErrorMargin", "flip_drops", "full_pool_fragility", "label_error_margin",
-           "top_drop_sums"]
+__all__ = ["LabelErrorMargin", "add_top_drops", "flip_drops", "full_pool_fragility",
+           "label_error_margin", "robust_unreachable", "top_drop_sums"]
 
 
 # ---------------------------------------------------------------- per-row drops
@@ -109,6 +109,23 @@ def top_drop_sums(drops: np.ndarray, e: int) -> np.ndarray:
         return drops.sum(axis=-1, dtype=np.int64)
     part = np.partition(drops, m - e, axis=-1)[..., m - e:]
     return part.sum(axis=-1, dtype=np.int64)
+
+
+def add_top_drops(tops: np.ndarray, drop: np.ndarray) -> np.ndarray:
+    """The ``e`` largest drops per pair (``tops``, (K, K, e), descending) after one more
+    read row with drops ``drop`` ((K, K) or (K, K, 1)); read-only."""
+    drop = drop.reshape(tops.shape[:2] + (1,))
+    out = -np.sort(-np.concatenate([tops, drop], axis=2), axis=2)[:, :, :-1]
+    out.setflags(write=False)
+    return out
+
+
+def robust_unreachable(L: np.ndarray, tops: np.ndarray, th) -> bool:
+    """No continuation of the reads behind ``L`` (with ``tops`` their e largest drops per
+    pair) can give a certificate that survives e wrong labels: for every candidate k some
+    rival j has H_jk minus the e largest drops below its threshold (`Session`)."""
+    flipped = -L.T - tops.sum(axis=2, dtype=np.int64)
+    return bool((flipped < th.need).any(axis=0).all())
 
 
 # ---------------------------------------------------------------- the result

@@ -26,7 +26,13 @@ import numpy as np
 from .bounds import Decision, Thresholds, certified_mask, decide, eliminated_mask, thresholds
 from .pair_terms import check_rule, gain_terms, initial_lower
 from .errors import ParameterError
-from .label_errors import check_label_errors, flip_drops, label_error_margin
+from .label_errors import (
+    add_top_drops,
+    check_label_errors,
+    flip_drops,
+    label_error_margin,
+    robust_unreachable,
+)
 from .policies import PolicyContext, get_policy
 from .pool import UNREAD
 
@@ -123,7 +129,7 @@ class Session:
     @property
     def policy_context(self) -> PolicyContext:
         return PolicyContext(self.pool, self.rule, self.seed, self.th.tolerance,
-                             self.eliminated)
+                             self.eliminated, self.label_errors)
 
     @property
     def policy_name(self) -> str:
@@ -198,9 +204,7 @@ class Session:
         read later only lower the bound further) and exact once every row is read."""
         if not self.label_errors:
             return False
-        H = -self.L.T
-        flipped = H - self._tops.sum(axis=2, dtype=np.int64)
-        return bool((flipped < self.th.need).any(axis=0).all())
+        return robust_unreachable(self.L, self._tops, self.th)
 
     def label_error_margin(self):
         """The label-error margin of this state's answer (`certlib.label_errors`): how
@@ -300,9 +304,8 @@ class Session:
         L.setflags(write=False)
         tops = self._tops
         if self.label_errors:
-            drop = flip_drops(self.pool, rows, np.array([code]), self.rule)[0]
-            tops = -np.sort(-np.concatenate([tops, drop], axis=2), axis=2)[:, :, :-1]
-            tops.setflags(write=False)
+            tops = add_top_drops(tops, flip_drops(self.pool, rows, np.array([code]),
+                                                  self.rule)[0])
         new = Session(self.pool, self.policy, self.rule, self.th, self.seed, self.budget, L,
                       self.t + 1, decide(L, self.th), log, None, self.label_errors, tops)
         object.__setattr__(new, "_pstate", self.policy.update(self._pstate, new, row, code))

@@ -33,7 +33,7 @@ from fractions import Fraction
 import numpy as np
 
 from .bounds import deficits, thresholds
-from .errors import ParameterError
+from .errors import LabelError, ParameterError
 from .pair_terms import initial_lower, target_terms
 from .pool import UNREAD, Pool
 
@@ -190,11 +190,9 @@ def pair_trace(pool, order=None, j: int = 0, k: int = 1) -> PairTrace:
         label = pool.classes[pool.labels[row]]
         s = s.observe(row, label)
         b = None
-        if binary:  # a_ji = w_ji (1 - 2 pred_ji), paper eq. (3)
+        if binary:  # a_ji = w_ji (1 - 2 pred_ji), paper eq. (3), on class codes 0 / 1
             w, p = pool.weights[:, row], pool.preds[:, row]
-            c0, c1 = pool.classes.index(0), pool.classes.index(1)
-            sign = [1 if p[m] == c0 else -1 if p[m] == c1 else 0 for m in (j, k)]
-            b = int(w[j]) * sign[0] - int(w[k]) * sign[1]
+            b = int(w[j]) * (1 - 2 * int(p[j])) - int(w[k]) * (1 - 2 * int(p[k]))
         steps.append(PairStep(t, row, label, b, int(s.lower()[j, k]) - before,
                               int(s.lower()[j, k]), int(s.upper()[j, k]), s.status,
                               s.selected))
@@ -215,7 +213,14 @@ def tie_zero_moment(path_lower, stop) -> int | None:
 def covering_problem(pool, target: int | None = None):
     """(gains G, deficits D, target k) of the certificate IP (paper eq. (7)-(8)): G is
     (K, n) with row k zero, D the deficits of every rival against k (0 at k)."""
+    if not pool.fully_labelled:
+        i = int(np.flatnonzero(pool.labels == UNREAD)[0])
+        raise LabelError(f"the covering problem needs every label; row {pool.row_ids[i]!r} "
+                         f"(position {i}) has none")
     k = pool.winner() if target is None else int(target)
+    if not 0 <= k < pool.K:
+        raise ParameterError(f"target must be a candidate index in 0..{pool.K - 1}; "
+                             f"got {target!r}")
     th = thresholds(pool.K, pool.scale, "shared", 0)
     lower, G = target_terms(pool, k, np.arange(pool.n), pool.labels)
     D = deficits(th.need[:, k], initial_lower(pool, "shared")[:, k])
@@ -258,11 +263,21 @@ def _check_small(pool):
                              f"{MAX_BRUTE_ROWS} rows; got n = {pool.n}")
 
 
+def _certifiable_problem(pool, target):
+    """`covering_problem`, for a target that reading every row certifies (the full-pool
+    winner): any other target makes the LP and the IP infeasible."""
+    G, D, k = covering_problem(pool, target)
+    if (G.sum(axis=1) < D).any():
+        raise ParameterError(f"target {pool.names[k]!r} cannot be certified even with every "
+                             f"label (the full-pool winner is {pool.names[pool.winner()]!r})")
+    return G, D, k
+
+
 def exact_lp(pool, target: int | None = None) -> LPSolution:
     """min sum x subject to G x >= D, 0 <= x <= 1, solved exactly by enumerating the
     vertices (at most K - 1 fractional coordinates, each fixed by a tight constraint)."""
     _check_small(pool)
-    G, D, k = covering_problem(pool, target)
+    G, D, k = _certifiable_problem(pool, target)
     rows = [j for j in range(pool.K) if j != k and D[j] > 0]
     n = pool.n
     best, verts = None, set()
@@ -297,7 +312,7 @@ def exact_lp(pool, target: int | None = None) -> LPSolution:
 def minimum_certificates(pool, target: int | None = None) -> tuple:
     """Every minimum certificate (sets of row positions, as sorted tuples), by brute force."""
     _check_small(pool)
-    G, D, _ = covering_problem(pool, target)
+    G, D, _ = _certifiable_problem(pool, target)
     for size in range(pool.n + 1):
         found = tuple(c for c in itertools.combinations(range(pool.n), size)
                       if (G[:, list(c)].sum(axis=1) >= D).all())

@@ -60,7 +60,8 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from ..bounds import decide, deficits, eliminated_mask, thresholds
+from ..bounds import certified_mask, decide, deficits, eliminated_mask, thresholds
+from ..label_errors import add_top_drops, flip_drops, robust_unreachable
 from ..pair_terms import (
     gain_terms,
     initial_lower,
@@ -328,8 +329,10 @@ class _ShadowLog:
 class _Shadow:
     """Adaptive pair-sum as it would run alone: its own reads A_1..A_t (all among the
     session's reads), its own exact bounds and eliminations, and the next row it would
-    read (``pending``, not read by the session yet), or ``done`` once its own reads
-    certify.  Used only through `advance` and `pending`."""
+    read (``pending``, not read by the session yet), or ``done`` once a session of its
+    own would stop (its reads certify; with ``label_errors`` e, as `Session` does: the
+    certificate survives e wrong labels, or no continuation can).  Used only through
+    `advance` and `pending`."""
 
     pool: object
     rule: str
@@ -341,22 +344,45 @@ class _Shadow:
     pstate: object
     pending: int | None
     done: bool
+    label_errors: int | None = None
+    tops: object = None  # (K, K, e) largest drops of the reads, as in `Session`
 
     @classmethod
     def start(cls, ctx: PolicyContext, policy) -> _Shadow:
         pool = ctx.pool
         th = thresholds(pool.K, pool.scale, ctx.rule, ctx.tolerance)
         L = initial_lower(pool, ctx.rule)
-        dec = decide(L, th)
+        e = ctx.label_errors or None
+        tops = np.zeros((pool.K, pool.K, e), dtype=np.int64) if e else None
         sh = cls(pool, ctx.rule, th, L, 0, _ShadowLog(pool.n), policy, None, None,
-                 dec.certified)
+                 False, e, tops)
+        sh = replace(sh, done=sh._stops())
         sh = replace(sh, pstate=policy.start(sh.policy_context))
         return replace(sh, pending=None if sh.done else policy.choose(sh.pstate, sh))
+
+    def _stops(self) -> bool:
+        """`Session.done` of adaptive pair-sum on these reads (no budget)."""
+        dec = decide(self.L, self.th)
+        if self.t >= self.pool.n:
+            return True
+        if not self.label_errors:
+            return dec.certified
+        if not dec.certified:
+            return False
+        robust = certified_mask(self._robust_lower(), self.th)[dec.selected_index]
+        return bool(robust) or robust_unreachable(self.L, self.tops, self.th)
+
+    def _robust_lower(self) -> np.ndarray:
+        return self.L - self.tops.sum(axis=2, dtype=np.int64)
 
     # the view adaptive pair-sum needs of a session
     @property
     def eliminated(self) -> tuple:
-        return decide(self.L, self.th).eliminated
+        dec = decide(self.L, self.th)
+        if not self.label_errors or not dec.certified:
+            return dec.eliminated
+        return tuple(int(k) for k in np.flatnonzero(eliminated_mask(self._robust_lower(),
+                                                                    self.th)))
 
     @property
     def policy_context(self) -> PolicyContext:
@@ -380,9 +406,13 @@ class _Shadow:
         log.rows.append(row)
         log.read_at[row] = self.t
         gain = gain_terms(self.pool, np.array([row]), np.array([code]), self.rule)[:, :, 0]
-        L = self.L + gain
-        done = decide(L, self.th).certified or self.t + 1 >= self.pool.n
-        sh = replace(self, L=L, t=self.t + 1, log=log, pending=None, done=done)
+        tops = self.tops
+        if self.label_errors:
+            tops = add_top_drops(tops, flip_drops(self.pool, np.array([row]), np.array([code]),
+                                                  self.rule)[0])
+        sh = replace(self, L=self.L + gain, t=self.t + 1, log=log, pending=None, tops=tops)
+        sh = replace(sh, done=sh._stops())
+        done = sh.done
         pstate = self.policy.update(self.pstate, sh, row, code)
         pending = None if done else self.policy.choose(pstate, sh)
         return replace(sh, pstate=pstate, pending=pending)
