@@ -907,23 +907,26 @@ def _label_value(label, like, item_id):
     return class_value(v)
 
 
+def _decode(texts) -> list:
+    """Many JSON texts in one parse (a status reads every item on each call)."""
+    return json.loads("[" + ",".join(texts) + "]")
+
+
 def _arrays(project: AuditProject, items, events):
     live = AuditStore._in_force(events)
     ids = [r[0] for r in items]
-    f = np.array([json.loads(r[1]) for r in items], dtype=object)
-    g = np.array([json.loads(r[2]) for r in items], dtype=object)
-    y = np.full(len(items), None, dtype=object)
-    for i, r in enumerate(items):
-        if r[3] is not None:
-            y[i] = json.loads(r[3])
-        elif r[0] in live:
-            y[i] = live[r[0]].label
+    f = np.array(_decode(r[1] for r in items), dtype=object)
+    g = np.array(_decode(r[2] for r in items), dtype=object)
+    y = np.array(_decode("null" if r[3] is None else r[3] for r in items), dtype=object)
+    for i, item in enumerate(ids):
+        if y[i] is None and item in live:
+            y[i] = live[item].label
     if len(items) and all(not isinstance(v, str) for v in f.tolist()):
         f, g = f.astype(float), g.astype(float)
         y = np.array([np.nan if v is None else float(v) for v in y.tolist()])
     judge = None if project.judge_column is None else np.array([r[4] for r in items], float)
     slices = None if project.slice_column is None else np.array([r[5] for r in items], object)
-    extra = [json.loads(r[6]) for r in items]
+    extra = _decode(r[6] for r in items)
     return f, g, y, judge, slices, ids, extra
 
 
@@ -943,9 +946,10 @@ def _status(project, items, batches, events, store) -> AuditStatus:
     f, g, y, judge, slices, ids, extra = _arrays(project, items, events)
     n = len(ids)
     routed = np.array([bool(r[8]) for r in items], dtype=bool)
+    ledger = store.ledger(project.chain) if (store is not None and project.chain) else None
     if n == 0:
         return AuditStatus(project, 0, batches, events, 0, _empty_result(cfg), None, (), 0,
-                           events[-1].seq if events else 0, ())
+                           events[-1].seq if events else 0, (), ledger)
     stream = make_stream(f, g, y, judge, slices)
     result = _run(stream, cfg)
     # What each running part of the audit still needs (see the module docstring).
@@ -981,10 +985,9 @@ def _status(project, items, batches, events, store) -> AuditStatus:
                             float(items[i][7]), None if judge is None else float(judge[i]),
                             None if slices is None else str(slices[i]), extra[i],
                             tuple(need[i])) for i in sorted(need))
-    classes = sorted({class_value(v) for v in np.concatenate([f, g]).tolist()}
-                     | {class_value(v) for v in y.tolist() if not is_none_or_nan(v)},
+    seen = set(f.tolist()) | set(g.tolist()) | set(y[stream.has_label].tolist())
+    classes = sorted({class_value(v) for v in seen},
                      key=lambda v: (isinstance(v, str), v))
-    ledger = store.ledger(project.chain) if (store is not None and project.chain) else None
     return AuditStatus(project, n, batches, events, int(stream.has_label.sum()), result,
                        windows, queue, int(routed.sum()), events[-1].seq if events else 0,
                        tuple(classes), ledger)
