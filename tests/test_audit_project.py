@@ -287,7 +287,7 @@ def test_text_batch_after_numeric_batch_is_refused(project):
     store, pid = project
     store.append_batch(pid, good())
     text = good(start=10).with_columns(pl.Series("pred_incumbent", ["a"] * 6))
-    with pytest.raises(InvalidValueError, match="project holds text and numbers"):
+    with pytest.raises(InvalidValueError, match="earlier batches hold numbers, so every"):
         store.append_batch(pid, text)
 
 

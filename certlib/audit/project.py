@@ -395,25 +395,31 @@ def _validate(batch: _Batch, project: AuditProject, kind: str | None) -> _Rows:
                                     f"{seen[t]}; item ids must be unique")
         seen[t] = i
         ids.append(t)
-    kinds = set() if kind is None else {kind}
+    expected = kind
     preds = {}
     for c in REQUIRED:
         out = []
         for i, v in enumerate(cols[c]):
             v = python_scalar(v)
-            k = _kind_of(v)
-            if is_none_or_nan(v) or k is None:
+            if is_none_or_nan(v) or _kind_of(v) is None:
                 raise InvalidValueError(f"{_where(src, c, i, ids)} is {v!r}; expected a class "
                                         "value (every item needs both predictions)")
-            kinds.add(k)
-            if len(kinds) > 1:
-                raise InvalidValueError(
-                    f"{_where(src, c, i, ids)} is {v!r}: "
-                    + ("the project holds " if kind else "the predictions mix ")
-                    + "text and numbers; expected one kind of class value")
             out.append(class_value(v))
+        col_kind = "str" if any(isinstance(v, str) for v in out) else "num"
+        if expected is None:
+            expected = col_kind
+        elif col_kind != expected:
+            # name the cell that makes the difference: in a text column read from a file,
+            # the first value that is not a number
+            i = next((j for j, v in enumerate(out) if isinstance(
+                class_value_from_text(v), str)), 0) if col_kind == "str" else 0
+            where = "the project's earlier batches hold " if kind else "`pred_incumbent` holds "
+            raise InvalidValueError(
+                f"{_where(src, c, i, ids)} is {out[i]!r}; {where}"
+                + ("numbers, so every prediction must be a number" if expected == "num"
+                   else "text, so every prediction must be text"))
         preds[c] = out
-    kind_now = kinds.pop()
+    kind_now = expected
     labels = [None] * batch.n
     if "label" in cols:
         for i, v in enumerate(cols["label"]):
