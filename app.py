@@ -28,6 +28,7 @@ TEACH = [
     ("1_Teaching_figure.py", "Figure 10: bounds as labels arrive", ":material/school:",
      "Teaching_figure"),
 ]
+AUDIT = [("audit.py", "Audit a model update", ":material/rule:", "audit")]
 
 
 def _pages(entries, default=None):
@@ -38,4 +39,5 @@ def _pages(entries, default=None):
 st.navigation({
     "Model choice": _pages(MODEL_CHOICE, default="plan"),
     "Teach": _pages(TEACH),
+    "Update audit": _pages(AUDIT),
 }).run()
