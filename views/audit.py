@@ -217,11 +217,11 @@ if "audit_flash" in st.session_state:
     st.error(plain(st.session_state.pop("audit_flash")))
 
 # ------------------------------------------------------------------ verdict
-routing = (f"judge `{project.judge_column}`, pi_min {cfg.routing.pi_min:g}"
+routing = (f"judge {plain(project.judge_column)}, pi_min {cfg.routing.pi_min:g}"
            if cfg.routing.kind == "judge" else f"pi {cfg.routing.pi:g}")
 st.caption(f"Audit {pid}: {plain(project.name or 'audit')}. epsilon {cfg.epsilon:g}, "
            f"delta {cfg.delta:.4g} (Tier 0 at {cfg.delta0:.4g}, Tier 1 at {cfg.delta1:.4g}), "
-           f"{plain(routing)}, seed {cfg.seed}"
+           f"{routing}, seed {cfg.seed}"
            + (f", slices by {plain(project.slice_column)}" if project.slice_column else "")
            + (f", window {project.window:,}" if project.window else "")
            + (f", chain {plain(project.chain)} (audit k = {project.chain_k})"
@@ -268,7 +268,8 @@ if status.queue:
         info[project.judge_column] = f"{q.judge:.4g}"
     if q.slice is not None:
         info[project.slice_column] = q.slice
-    info.update({k: "" if v is None else str(v) for k, v in q.extra.items()})
+    info.update({k: "" if v is None else f"{v:.4g}" if isinstance(v, float) else str(v)
+                 for k, v in q.extra.items()})
     if info:
         right.dataframe(pd.DataFrame({"column": list(info), "value": list(info.values())}),
                         hide_index=True, width="stretch")
