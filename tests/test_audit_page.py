@@ -143,3 +143,47 @@ def test_second_annotator_is_refused_not_double_counted(store_path):
     events = other.events(1)
     assert [(e.kind, e.annotator) for e in events] == [("label", "bo")]
     assert json.dumps(events[0].label) == str(truth[item])
+
+
+def _upload_start(csv: bytes, name="traffic.csv") -> AppTest:
+    at = AppTest.from_file(PAGE, default_timeout=60)
+    at.run()
+    at.text_input(key="audit_annotator").set_value("ana")
+    at.radio(key="audit_src").set_value("Upload a stream").run()
+    at.file_uploader(key="audit_upload").set_value((name, csv, "text/csv")).run()
+    assert not at.exception, at.exception
+    at.button(key="audit_start").click().run()
+    assert not at.exception, at.exception
+    return at
+
+
+def test_malformed_upload_is_refused_whole_and_leaves_no_project(store_path):
+    bad = b"item_id,pred_incumbent,pred_candidate\n1,0,1\n2,0,\n3,1,1\n"
+    at = _upload_start(bad)
+    errors = [e.value for e in at.error]
+    assert errors and "column `pred_candidate`, row 1 (0-based data row, item_id 2)" in \
+        errors[0]
+    assert AuditStore(store_path).projects() == ()
+
+
+def test_upload_then_repeated_batch_refused_then_record_verifies(store_path, tmp_path):
+    head = SAMPLE[:3000]
+    at = _upload_start(head.write_csv().encode())
+    store = AuditStore(store_path)
+    (project,) = store.projects()
+    assert store.status(project.id).items == 2500  # "Items in the first batch"
+    at.file_uploader(key="audit_batch_1").set_value(
+        ("again.csv", head[:100].write_csv().encode(), "text/csv")).run()
+    at.button(key="audit_append").click().run()
+    assert not at.exception, at.exception
+    assert any("item_id 0 (row 0) is already in audit project 1" in e.value for e in at.error)
+    assert [b.n_items for b in store.batches(project.id)] == [2500]
+    store.export(project.id, tmp_path / "r.json", tmp_path / "s.csv")
+    at.file_uploader(key="audit_vrec").set_value(
+        ("r.json", (tmp_path / "r.json").read_bytes(), "application/json"))
+    at.file_uploader(key="audit_vstream").set_value(
+        ("s.csv", (tmp_path / "s.csv").read_bytes(), "text/csv")).run()
+    assert not at.exception, at.exception
+    verdict = store.status(project.id).result.verdict
+    assert any(f"Verified: every interval, the verdict ({verdict})" in s.value
+               for s in at.success)

@@ -18,7 +18,7 @@ import pandas as pd
 import streamlit as st
 from plotly.subplots import make_subplots
 
-from certlib.audit.project import AuditStore, read_batch
+from certlib.audit.project import AuditStore, check_batch, read_batch
 from certlib.errors import CertlibError
 from certlib.store import UnknownProjectError
 from ui.common import ROOT, class_shortcuts, plain, shortcut_kwargs, undo_shortcut
@@ -138,14 +138,17 @@ if pid is None:
             else:
                 batch = _sample_batch(0, int(first), hide)
                 name = "sample stream" + (f" ({HIDDEN})" if hide else "")
-            new = store.create(epsilon=eps, delta=delta, pi=None if judge != NONE else pi,
-                               seed=int(seed), judge_column=None if judge == NONE else judge,
-                               slice_column=None if slices == NONE else slices,
-                               window=int(window) or None, chain=chain.strip() or None,
-                               name=name, who=who)
             if upload is not None and int(first) < batch.n:
                 batch = read_batch({c: v[:int(first)] for c, v in batch.columns.items()},
                                    name=f"{upload.name} items 1-{int(first)}")
+            judge_col = None if judge == NONE else judge
+            slice_col = None if slices == NONE else slices
+            check_batch(batch, judge_col, slice_col)  # a bad file leaves no empty project
+            new = store.create(epsilon=eps, delta=delta, pi=None if judge != NONE else pi,
+                               seed=int(seed), judge_column=judge_col,
+                               slice_column=slice_col,
+                               window=int(window) or None, chain=chain.strip() or None,
+                               name=name, who=who)
             store.append_batch(new, batch, who=who or "page")
         except CertlibError as exc:
             st.error(plain(exc))

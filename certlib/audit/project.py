@@ -80,6 +80,7 @@ __all__ = [
     "AuditStore",
     "DuplicateBatchError",
     "QueueItem",
+    "check_batch",
     "read_batch",
 ]
 
@@ -461,6 +462,16 @@ def _validate(batch: _Batch, project: AuditProject, kind: str | None) -> _Rows:
     digest = hashlib.sha256(json.dumps(rows, sort_keys=True, default=str).encode()).hexdigest()
     return _Rows(ids, preds["pred_incumbent"], preds["pred_candidate"], labels, judge, slices,
                  extra, kind_now, digest)
+
+
+def check_batch(batch, judge_column: str | None = None, slice_column: str | None = None,
+                name: str | None = None) -> int:
+    """Validate a batch for a project with these columns before creating it (a page
+    refuses a bad first batch without leaving an empty project); returns its item count."""
+    b = batch if isinstance(batch, _Batch) else read_batch(batch, name)
+    probe = AuditProject(0, "", AuditConfig.make(epsilon=1.0), judge_column, slice_column,
+                         None, None, None, None, "", "")
+    return len(_validate(b, probe, None).ids)
 
 
 def _json_scalar(v):
