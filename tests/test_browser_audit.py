@@ -70,9 +70,7 @@ def _labels_used(page) -> int:
 def _state(page, used, not_item=None, timeout_s=60):
     """Wait until the page shows ``used`` labels and has drawn its queue: returns the next
     item id (other than ``not_item``), or None when the queue is empty."""
-    for step in range(timeout_s * 10):
-        if os.environ.get("AUDIT_DEBUG") and step % 50 == 0:
-            print("state", used, not_item, step, flush=True)
+    for _ in range(timeout_s * 10):
         try:
             # the undo button is drawn after the queue: once it is fresh, so are the keys
             ok = _labels_used(page) == used and _fresh(page, "Undo last label").count() > 0
