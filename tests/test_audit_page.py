@@ -187,3 +187,18 @@ def test_upload_then_repeated_batch_refused_then_record_verifies(store_path, tmp
     verdict = store.status(project.id).result.verdict
     assert any(f"Verified: every interval, the verdict ({verdict})" in s.value
                for s in at.success)
+
+
+def test_open_a_running_audit_from_the_list(store_path):
+    store = AuditStore(store_path)
+    pid = store.create(epsilon=0.03, name="nightly")
+    store.append_batch(pid, SAMPLE[:3000].drop("label"), who="pipeline")
+    at = AppTest.from_file(PAGE, default_timeout=60)
+    at.run()
+    assert at.selectbox(key="audit_pick").value == pid
+    at.button(key="audit_open").click().run()
+    assert not at.exception, at.exception
+    assert at.query_params["audit"] == str(pid)  # a reload reopens it
+    s = store.status(pid)
+    assert _metric(at, "queue") == f"{len(s.queue):,}" and _next_item(at) == s.queue[0].pos
+    assert _metric(at, "items seen") == f"{s.result.items_seen:,} of 3,000"

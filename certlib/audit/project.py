@@ -68,7 +68,7 @@ from .core import AuditConfig, AuditResult, Stream, _run, make_stream
 from .cs import prpl_eb
 from .ledger import PromotionLedger
 from .record import make_record, stream_hash
-from .routing import uniforms
+from .routing import Routing, uniforms
 from .window import WindowedAudit, WindowVerdict
 
 __all__ = [
@@ -298,12 +298,7 @@ def read_batch(source, name: str | None = None) -> _Batch:
     if isinstance(source, (bytes, bytearray)):
         return _read_bytes(bytes(source), name or "batch.csv")
     if hasattr(source, "to_dict") and hasattr(source, "columns"):  # pandas or polars
-        try:
-            cols = {str(c): [python_scalar(v) for v in source[c].to_list()]
-                    for c in source.columns}
-        except AttributeError:
-            cols = {str(c): [python_scalar(v) for v in source[c].tolist()]
-                    for c in source.columns}
+        cols = {str(c): [python_scalar(v) for v in source[c].to_list()] for c in source.columns}
         return _columns(cols, name or "data frame")
     if isinstance(source, dict):
         return _columns({str(k): [python_scalar(v) for v in list(vals)]
@@ -590,7 +585,6 @@ class AuditStore:
         pid, name, config, jc, sc, window, chain, k, life, created, by = row
         c = json.loads(config)
         r = c["routing"]
-        from .routing import Routing
         routing = Routing(r["kind"], float("nan") if r.get("pi") is None else float(r["pi"]),
                           float(r["pi_min"]))
         cfg = AuditConfig(float(c["epsilon"]), float(c["delta"]), float(c["delta0"]),
