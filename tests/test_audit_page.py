@@ -71,7 +71,7 @@ def test_label_the_hidden_sample_until_safe(store_path):
     truth = SAMPLE["label"].to_list()
     store = AuditStore(store_path)
     (project,) = store.projects()
-    assert [b.n_items for b in store.batches(project.id)] == [2500]
+    assert [b.n_items for b in store.batches(project.id)] == [3000]
     clicks = 0
     while True:
         item = _next_item(at)
@@ -171,13 +171,13 @@ def test_upload_then_repeated_batch_refused_then_record_verifies(store_path, tmp
     at = _upload_start(head.write_csv().encode())
     store = AuditStore(store_path)
     (project,) = store.projects()
-    assert store.status(project.id).items == 2500  # "Items in the first batch"
+    assert store.status(project.id).items == 3000  # the whole upload is the first batch
     at.file_uploader(key="audit_batch_1").set_value(
         ("again.csv", head[:100].write_csv().encode(), "text/csv")).run()
     at.button(key="audit_append").click().run()
     assert not at.exception, at.exception
     assert any("item_id 0 (row 0) is already in audit project 1" in e.value for e in at.error)
-    assert [b.n_items for b in store.batches(project.id)] == [2500]
+    assert [b.n_items for b in store.batches(project.id)] == [3000]
     store.export(project.id, tmp_path / "r.json", tmp_path / "s.csv")
     at.file_uploader(key="audit_vrec").set_value(
         ("r.json", (tmp_path / "r.json").read_bytes(), "application/json"))

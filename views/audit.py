@@ -127,8 +127,9 @@ if pid is None:
     chain = sb.text_input("Promotion chain (optional)", key="audit_chain",
                           help="Audits of one chain share delta: audit k runs at "
                                "delta 6/(pi^2 k^2).")
-    first = sb.number_input("Items in the first batch", min_value=1, value=2500, step=500,
-                            key="audit_first")
+    first = sb.number_input("Sample items in the first batch", min_value=1, value=2500,
+                            step=500, key="audit_first", disabled=source != "Shipped sample stream",
+                            help="An uploaded stream is the first batch as a whole.")
     if sb.button("Start audit", key="audit_start", type="primary",
                  disabled=source == "Upload a stream" and upload is None):
         try:
@@ -138,9 +139,6 @@ if pid is None:
             else:
                 batch = _sample_batch(0, int(first), hide)
                 name = "sample stream" + (f" ({HIDDEN})" if hide else "")
-            if upload is not None and int(first) < batch.n:
-                batch = read_batch({c: v[:int(first)] for c, v in batch.columns.items()},
-                                   name=f"{upload.name} items 1-{int(first)}")
             judge_col = None if judge == NONE else judge
             slice_col = None if slices == NONE else slices
             check_batch(batch, judge_col, slice_col)  # a bad file leaves no empty project
