@@ -71,7 +71,7 @@ def test_label_the_hidden_sample_until_safe(store_path):
     truth = SAMPLE["label"].to_list()
     store = AuditStore(store_path)
     (project,) = store.projects()
-    assert [b.n_items for b in store.batches(project.id)] == [3000]
+    assert [b.n_items for b in store.batches(project.id)] == [2500]
     clicks = 0
     while True:
         item = _next_item(at)
