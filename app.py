@@ -33,6 +33,7 @@ TEACH = [
      "Teaching_figure"),
     ("teach_theory.py", "Theory explorer", ":material/functions:", "theory"),
 ]
+AUDIT = [("audit.py", "Audit a model update", ":material/rule:", "audit")]
 
 
 def _pages(entries, default=None):
@@ -43,4 +44,5 @@ def _pages(entries, default=None):
 st.navigation({
     "Model choice": _pages(MODEL_CHOICE, default="plan"),
     "Teach": _pages(TEACH),
+    "Update audit": _pages(AUDIT),
 }).run()

@@ -45,6 +45,10 @@ def register(sub) -> None:
     v.add_argument("--json", action="store_true")
     v.set_defaults(func=_run_verify)
 
+    from .project_cli import register as register_project  # audit-project (issue 12)
+
+    register_project(sub)
+
 
 _MEANING = {
     "safe": "promote: the candidate is at most epsilon worse, at any stopping time",

@@ -1,0 +1,204 @@
+"""The Audit page (views/audit.py) under Streamlit's AppTest: start an audit on the
+shipped sample with its labels hidden, label the queue with the held-back truth until a
+verdict, and check the numbers shown against `certlib.audit.audit` (the browser test is
+tests/test_browser_audit.py)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import polars as pl
+import pytest
+
+st_testing = pytest.importorskip("streamlit.testing.v1")
+AppTest = st_testing.AppTest
+
+from certlib.audit import audit  # noqa: E402
+from certlib.audit.project import AuditStore  # noqa: E402
+from certlib.audit.record import verify_record  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+PAGE = str(ROOT / "views" / "audit.py")
+SAMPLE = pl.read_csv(ROOT / "sample_data" / "audit_stream.csv")
+
+
+@pytest.fixture
+def store_path(tmp_path, monkeypatch):
+    path = tmp_path / "labels.db"
+    monkeypatch.setenv("CERTLIB_STORE", str(path))
+    return path
+
+
+def _start(annotator="ana", **settings) -> AppTest:
+    at = AppTest.from_file(PAGE, default_timeout=60)
+    at.run()
+    assert not at.exception, at.exception
+    at.text_input(key="audit_annotator").set_value(annotator)
+    for key, value in settings.items():
+        for kind in ("number_input", "selectbox", "checkbox", "text_input"):
+            found = [w for w in at.get(kind) if w.key == key]
+            if found:
+                found[0].set_value(value)
+                break
+        else:
+            raise KeyError(key)
+    at.button(key="audit_start").click().run()
+    assert not at.exception, at.exception
+    return at
+
+
+def _next_item(at):
+    head = [m.value for m in at.markdown if m.value.startswith("**Next item: item_id ")]
+    return None if not head else int(head[0].split("item_id ")[1].split("**")[0])
+
+
+def _metric(at, label):
+    return next(m.value for m in at.metric if m.label == label)
+
+
+def test_page_waits_for_start(store_path):
+    at = AppTest.from_file(PAGE, default_timeout=60)
+    at.run()
+    assert not at.exception, at.exception
+    assert any("Start an audit in the sidebar" in i.value for i in at.info)
+    assert AuditStore(store_path).projects() == ()
+
+
+def test_label_the_hidden_sample_until_safe(store_path):
+    at = _start()
+    truth = SAMPLE["label"].to_list()
+    store = AuditStore(store_path)
+    (project,) = store.projects()
+    assert [b.n_items for b in store.batches(project.id)] == [2500]
+    clicks = 0
+    while True:
+        item = _next_item(at)
+        if item is None:
+            if any("Safe by Tier 1" in s.value for s in at.success):
+                break
+            at.button(key="audit_next").click().run()  # append the next sample items
+            assert not at.exception, at.exception
+            continue
+        at.button(key=f"audit_cls_{truth[item]}").click().run()
+        assert not at.exception, at.exception
+        assert not at.error, [e.value for e in at.error]
+        clicks += 1
+        last = item
+        assert clicks < 200
+    n = store.status(project.id).items
+    ref = audit(SAMPLE["pred_incumbent"].to_numpy()[:n], SAMPLE["pred_candidate"].to_numpy()[:n],
+                SAMPLE["label"].to_numpy()[:n], epsilon=0.03)
+    assert ref.verdict == "safe" and ref.tier == 1 and clicks == ref.labels_used
+    assert _metric(at, "labels used") == f"{ref.labels_used:,}"
+    assert _metric(at, "items seen") == f"{ref.stopping_time:,} of {n:,}"
+    banner = next(s.value for s in at.success if "Safe by Tier 1" in s.value)
+    assert f"at item {ref.stopping_time:,} after {ref.labels_used} labels" in banner
+    assert f"Delta <= {ref.delta_interval[1]:.4f}" in banner
+    # baselines on the same items, with the sample's held-back labels
+    base = next(d.value for d in at.dataframe if "method" in d.value.columns)
+    uniform = base.set_index("method").loc["uniform labelling"]
+    assert uniform["verdict"] in ("safe", "continue") and uniform["labels"] > ref.labels_used
+    assert len(at.get("download_button")) == 2
+    rec = store.record(project.id)
+    f, g, y, _, _, _ = store.stream(project.id)
+    assert verify_record(rec, f, g, y).ok and rec["labels_used"] == ref.labels_used
+    # undo: the label that gave the verdict goes back to the head of the queue
+    at.button(key="audit_undo").click().run()
+    assert not at.exception, at.exception
+    assert any("Continue" in i.value for i in at.info)
+    assert _next_item(at) == last and _metric(at, "labels used") == f"{ref.labels_used - 1}"
+
+
+def test_slices_windows_and_chain_on_the_labelled_sample(store_path):
+    at = _start(audit_hide=False, audit_slices="slice", audit_window=1000,
+                audit_chain="ranker", audit_first=6000)
+    store = AuditStore(store_path)
+    (project,) = store.projects()
+    assert project.chain_k == 1 and project.window == 1000
+    ref = audit(SAMPLE["pred_incumbent"].to_numpy()[:6000],
+                SAMPLE["pred_candidate"].to_numpy()[:6000], SAMPLE["label"].to_numpy()[:6000],
+                epsilon=0.03, delta=0.05 * 6 / np.pi ** 2, slices=SAMPLE["slice"].to_numpy()[:6000])
+    frames = {tuple(d.value.columns)[0]: d.value for d in at.dataframe}
+    sl = frames["slice"]
+    assert list(sl["slice"]) == [s.slice for s in ref.slices]
+    assert list(sl["verdict"]) == [s.verdict for s in ref.slices]
+    assert list(sl["labels"]) == [s.labels_used for s in ref.slices]
+    assert any("simultaneous coverage" in c.value for c in at.caption)
+    assert len(frames["items"]) == 6  # windows of 1,000 items
+    assert list(frames["k"]["verdict"]) == [ref.verdict]
+    assert _metric(at, "queue") == "0"   # every needed label came with the stream
+
+
+def test_second_annotator_is_refused_not_double_counted(store_path):
+    at = _start()
+    item = _next_item(at)
+    other = AuditStore(store_path)
+    truth = SAMPLE["label"].to_list()
+    other.label(1, item, truth[item], "bo")  # bo was first, ana's view is stale
+    at.button(key=f"audit_cls_{1 - truth[item]}").click().run()
+    assert not at.exception, at.exception
+    assert any("already has label" in e.value for e in at.error)
+    events = other.events(1)
+    assert [(e.kind, e.annotator) for e in events] == [("label", "bo")]
+    assert json.dumps(events[0].label) == str(truth[item])
+
+
+def _upload_start(csv: bytes, name="traffic.csv") -> AppTest:
+    at = AppTest.from_file(PAGE, default_timeout=60)
+    at.run()
+    at.text_input(key="audit_annotator").set_value("ana")
+    at.radio(key="audit_src").set_value("Upload a stream").run()
+    at.file_uploader(key="audit_upload").set_value((name, csv, "text/csv")).run()
+    assert not at.exception, at.exception
+    at.button(key="audit_start").click().run()
+    assert not at.exception, at.exception
+    return at
+
+
+def test_malformed_upload_is_refused_whole_and_leaves_no_project(store_path):
+    bad = b"item_id,pred_incumbent,pred_candidate\n1,0,1\n2,0,\n3,1,1\n"
+    at = _upload_start(bad)
+    errors = [e.value for e in at.error]
+    assert errors and "column `pred_candidate`, row 1 (0-based data row, item_id 2)" in \
+        errors[0]
+    assert AuditStore(store_path).projects() == ()
+
+
+def test_upload_then_repeated_batch_refused_then_record_verifies(store_path, tmp_path):
+    head = SAMPLE[:3000]
+    at = _upload_start(head.write_csv().encode())
+    store = AuditStore(store_path)
+    (project,) = store.projects()
+    assert store.status(project.id).items == 3000  # the whole upload is the first batch
+    at.file_uploader(key="audit_batch_1").set_value(
+        ("again.csv", head[:100].write_csv().encode(), "text/csv")).run()
+    at.button(key="audit_append").click().run()
+    assert not at.exception, at.exception
+    assert any("item_id 0 (row 0) is already in audit project 1" in e.value for e in at.error)
+    assert [b.n_items for b in store.batches(project.id)] == [3000]
+    store.export(project.id, tmp_path / "r.json", tmp_path / "s.csv")
+    at.file_uploader(key="audit_vrec").set_value(
+        ("r.json", (tmp_path / "r.json").read_bytes(), "application/json"))
+    at.file_uploader(key="audit_vstream").set_value(
+        ("s.csv", (tmp_path / "s.csv").read_bytes(), "text/csv")).run()
+    assert not at.exception, at.exception
+    verdict = store.status(project.id).result.verdict
+    assert any(f"Verified: every interval, the verdict ({verdict})" in s.value
+               for s in at.success)
+
+
+def test_open_a_running_audit_from_the_list(store_path):
+    store = AuditStore(store_path)
+    pid = store.create(epsilon=0.03, name="nightly")
+    store.append_batch(pid, SAMPLE[:3000].drop("label"), who="pipeline")
+    at = AppTest.from_file(PAGE, default_timeout=60)
+    at.run()
+    assert at.selectbox(key="audit_pick").value == pid
+    at.button(key="audit_open").click().run()
+    assert not at.exception, at.exception
+    assert at.query_params["audit"] == str(pid)  # a reload reopens it
+    s = store.status(pid)
+    assert _metric(at, "queue") == f"{len(s.queue):,}" and _next_item(at) == s.queue[0].pos
+    assert _metric(at, "items seen") == f"{s.result.items_seen:,} of 3,000"

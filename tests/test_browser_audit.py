@@ -1,0 +1,186 @@
+"""The Audit page in headless Chromium: start an audit on the shipped stream with its
+labels hidden, label the queued items with the keyboard until a verdict, reload the page
+and restart the server in between, then download the evidence record and the stream and
+verify them (with the page's own verifier and with `certlib verify-audit`).
+
+eps = 0.03 (the page's default): on the shipped stream the audit reaches "safe by
+Tier 1" at item 4,041 after 31 labels, so the test appends a second batch of the sample.
+
+Needs Debian's chromium at /usr/bin/chromium; Playwright never downloads a browser.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+from browser_support import ROOT, Server, launch, require_chromium
+
+sync_api = require_chromium()
+pytestmark = pytest.mark.slow
+
+SCREENSHOT_DIR = os.environ.get("CERTLIB_SCREENSHOTS")
+TRUTH = pl.read_csv(ROOT / "sample_data" / "audit_stream.csv")["label"].to_list()
+
+
+@pytest.fixture
+def server(tmp_path):
+    srv = Server(tmp_path / "labels.db")
+    srv.start()
+    yield srv
+    srv.stop()
+
+
+@pytest.fixture(scope="module")
+def browser():
+    with launch(sync_api) as b:
+        yield b
+
+
+def _idle(page, timeout=60_000):
+    page.wait_for_function(
+        "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')", timeout=timeout)
+
+
+def _wait_text(page, text, timeout=60_000):
+    page.get_by_text(text, exact=False).first.wait_for(timeout=timeout)
+
+
+FRESH = '[data-testid="stElementContainer"][data-stale="false"]'  # drawn by this run
+
+
+def _fresh(page, text):
+    return page.locator(FRESH).filter(has_text=text)
+
+
+def _metric(page, label) -> str:
+    box = _fresh(page, label).locator('[data-testid="stMetric"]').first
+    return box.locator('[data-testid="stMetricValue"]').inner_text(timeout=2000)
+
+
+def _labels_used(page) -> int:
+    return int(_metric(page, "labels used").replace(",", ""))
+
+
+def _state(page, used, not_item=None, timeout_s=60):
+    """Wait until the page shows ``used`` labels and has drawn its queue: returns the next
+    item id (other than ``not_item``), or None when the queue is empty."""
+    for _ in range(timeout_s * 10):
+        try:
+            # the undo button is drawn after the queue: once it is fresh, so are the keys
+            ok = _labels_used(page) == used and _fresh(page, "Undo last label").count() > 0
+            head = _fresh(page, "Next item: item_id")
+            if ok and head.count():
+                item = int(head.first.inner_text(timeout=2000).split("item_id ")[1].split(" ")[0])
+                if item != not_item:
+                    return item
+            elif ok and _fresh(page, "Nothing to label").count():
+                return None
+        except (ValueError, sync_api.Error):
+            pass  # the page is being redrawn
+        page.wait_for_timeout(100)
+    raise AssertionError(f"the page did not settle on {used} labels")
+
+
+def _shot(page, tmp_path, name):
+    out = Path(SCREENSHOT_DIR or tmp_path) / name
+    out.parent.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(out), full_page=True)
+    return out
+
+
+def _press(page, key):
+    page.evaluate("document.activeElement && document.activeElement.blur()")
+    page.keyboard.press(key)
+
+
+def _verdict_shown(page) -> bool:
+    return page.get_by_text("Safe by Tier 1").count() > 0
+
+
+def test_keyboard_audit_survives_reload_and_restart_then_verifies(server, browser, tmp_path):
+    page = browser.new_page(viewport={"width": 1400, "height": 1600})
+    page.goto(server.url + "/audit")
+    name = page.get_by_label("Your name (annotator)")
+    name.wait_for(timeout=60_000)
+    name.fill("ana")
+    name.press("Enter")
+    _idle(page)
+    page.get_by_role("button", name="Start audit").click()
+    _wait_text(page, "Next item: item_id")
+    labelled = []
+    appended = undone = False
+    item = _state(page, 0)
+    while not _verdict_shown(page):
+        if item is None:
+            assert not appended, "no verdict after the second batch"
+            page.get_by_role("button", name="Append sample items 2,501-5,000").click()
+            _wait_text(page, "of 5,000")
+            appended = True
+            item = _state(page, len(labelled))
+            continue
+        _press(page, str(TRUTH[item]))
+        labelled.append(item)
+        if len(labelled) == 31:
+            _wait_text(page, "Safe by Tier 1")
+            break
+        item = _state(page, len(labelled), not_item=item)
+        if len(labelled) == 2 and not undone:  # undo by keyboard: the item comes back
+            undone = True
+            _press(page, "U")
+            item = _state(page, 1, not_item=item)
+            assert item == labelled.pop()
+        if len(labelled) == 3:
+            page.reload()
+            assert _state(page, 3) == item
+        if len(labelled) == 10:
+            server.stop()
+            server.start()
+            page.goto(page.url)
+            assert _state(page, 10) == item
+            _shot(page, tmp_path, "audit_running_1400.png")
+        assert len(labelled) < 31
+    assert appended and len(labelled) == 31
+    _wait_text(page, "Safe by Tier 1")
+    assert "item 4,041 after 31 labels" in _fresh(page, "Safe by Tier 1").first.inner_text()
+    assert "Traceback" not in page.inner_text("body")
+    shot = _shot(page, tmp_path, "audit_verdict_1400.png")
+    assert shot.stat().st_size > 10_000
+    page.set_viewport_size({"width": 800, "height": 1600})
+    _idle(page)
+    _shot(page, tmp_path, "audit_verdict_800.png")
+    page.set_viewport_size({"width": 1400, "height": 1600})
+    _idle(page)
+
+    with page.expect_download() as dl:
+        page.get_by_role("button", name="Download the evidence record (JSON)").click()
+    record = tmp_path / "record.json"
+    dl.value.save_as(record)
+    with page.expect_download() as dl:
+        page.get_by_role("button", name="Download the stream (CSV)").click()
+    stream = tmp_path / "stream.csv"
+    dl.value.save_as(stream)
+    out = subprocess.run([sys.executable, "-m", "certlib", "verify-audit", str(record),
+                          str(stream)], capture_output=True, text=True, cwd=ROOT)
+    assert out.returncode == 0 and out.stdout.startswith("verified"), out
+
+    page.get_by_text("Verify a record against its stream").click()
+    page.locator('[data-testid="stFileUploaderDropzoneInput"]').nth(-2).set_input_files(
+        str(record))
+    page.locator('[data-testid="stFileUploaderDropzoneInput"]').nth(-1).set_input_files(
+        str(stream))
+    _wait_text(page, "Verified: every interval, the verdict (safe)")
+    page.close()
+
+    from certlib.audit.project import AuditStore
+
+    store = AuditStore(server.env["CERTLIB_STORE"])
+    (project,) = store.projects()
+    kinds = [e.kind for e in store.events(project.id)]
+    assert kinds == ["label"] * 2 + ["undo"] + ["label"] * 30
+    assert [b.n_items for b in store.batches(project.id)] == [2500, 2500]
