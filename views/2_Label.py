@@ -77,6 +77,7 @@ if pid is None:
             st.stop()
         st.query_params["project"] = str(pid)
         _keep_annotator()
+        st.rerun()  # else this run kept the start settings and button in the sidebar
 else:
     if sb.button("New project", key="new_project",
                  help="Close this project (its labels stay in the store) and choose new "

@@ -227,17 +227,36 @@ st.caption(f"Audit {pid}: {plain(project.name or 'audit')}. epsilon {cfg.epsilon
            + (f", window {project.window:,}" if project.window else "")
            + (f", chain {plain(project.chain)} (audit k = {project.chain_k})"
               if project.chain else "") + ".")
+
+
+def _bound(x: float, side: str, limit: float) -> str:
+    """An interval end shown so that it still bounds and still reads against `limit`:
+    an upper end rounded up, a lower end rounded down, with the fewest decimals (4 to 8)
+    that keep it strictly below / above `limit` (so no "0.0300 < 0.03")."""
+    import math
+
+    for d in range(4, 9):
+        q = 10 ** d
+        v = math.ceil(x * q) / q if side == "upper" else math.floor(x * q) / q
+        if (v < limit) if side == "upper" else (v > limit):
+            break
+    return f"{v:.{d}f}"
+
+
 if r.verdict == "safe" and r.tier == 0:
+    rho_hi = _bound(r.rho_interval[1], "upper", cfg.epsilon / cfg.B)
     st.success(f"**Safe by Tier 0 with zero labels** at item {r.stopping_time:,}: the models "
-               f"disagree on at most {r.rho_interval[1]:.4f} of the traffic < epsilon, so the "
+               f"disagree on at most {rho_hi} of the traffic < epsilon, so the "
                "candidate cannot be epsilon worse. Promote.")
 elif r.verdict == "safe":
+    d_hi = _bound(r.delta_interval[1], "upper", cfg.epsilon)
     st.success(f"**Safe by Tier 1** at item {r.stopping_time:,} after {r.labels_used:,} "
-               f"labels: Delta <= {r.delta_interval[1]:.4f} < epsilon = {cfg.epsilon:g}. "
+               f"labels: Delta <= {d_hi} < epsilon = {cfg.epsilon:g}. "
                "Promote.")
 elif r.verdict == "regression":
+    d_lo = _bound(r.delta_interval[0], "lower", 0.0)
     st.error(f"**Regression** at item {r.stopping_time:,} after {r.labels_used:,} labels: "
-             f"Delta >= {r.delta_interval[0]:.4f} > 0, the candidate is worse. Do not promote.")
+             f"Delta >= {d_lo} > 0, the candidate is worse. Do not promote.")
 elif status.queue:
     st.info(f"**Continue**: the audit waits for labels ({len(status.queue):,} item(s) in the "
             "queue below).")

@@ -64,7 +64,7 @@ def _heatmap(m, fcs, budgets_txt) -> go.Figure:
             p = None
             if cell == "unresolved" and fcs is not None:
                 p = fcs[i].p_certified(b)
-            tr.append("" if p is None else f"{p:.2f}")
+            tr.append("" if p is None else f"{100 * p:.0f}%")  # short: readable at 800 px
             if cell == "ruled_out":
                 h = (f"tolerance {_tol_label(t)}, budget {b:,}: ruled out. No policy can "
                      f"certify with fewer than {m.prelabel[i]:,} labels, whatever the labels.")
@@ -88,9 +88,11 @@ def _heatmap(m, fcs, budgets_txt) -> go.Figure:
              [2 / 3, COLOURS["certified"]], [1, COLOURS["certified"]]]
     fig = go.Figure(go.Heatmap(
         z=z, x=budgets_txt, y=[_tol_label(t) for t in m.tolerances], zmin=-0.5, zmax=2.5,
-        colorscale=scale, text=text, texttemplate="%{text}", customdata=hover,
+        colorscale=scale, text=text, texttemplate="%{text}", textfont={"size": 10},
+        customdata=hover,
         hovertemplate="%{customdata}<extra></extra>", xgap=2, ygap=2,
-        colorbar=dict(tickvals=[0, 1, 2], ticktext=["ruled out", "unresolved", "certified"]),
+        colorbar=dict(tickvals=[0, 1, 2], ticktext=["ruled out", "unresolved", "certified"],
+                      thickness=14),
     ))
     fig.update_layout(height=120 + 40 * len(m.tolerances), margin=dict(l=10, r=10, t=30, b=10),
                       xaxis_title="budget (labels)", yaxis_title="AUGRC tolerance",
@@ -150,16 +152,17 @@ pre_df = pd.DataFrame({
     "replay (labels)": (list(m.labels_read) if m.labelled
                         else ["needs every label"] * len(m.tolerances)),
 })
-cA, cB = st.columns([1, 1])
-cA.dataframe(pre_df, hide_index=True, key="plan_prelabel_table")
+# one above the other: side by side, the table hid its last columns on an 800 px screen
+cA, cB = st.container(), st.container()
+cA.dataframe(pre_df, hide_index=True, key="plan_prelabel_table", width="stretch")
 line = go.Figure(go.Scatter(x=[float(t) for t in m.tolerances], y=list(m.prelabel),
                             mode="lines+markers", name="prelabel bound"))
 if m.labelled:
     line.add_trace(go.Scatter(x=[float(t) for t in m.tolerances], y=list(m.labels_read),
                               mode="lines+markers", name=f"{plot_text(policy)} replay"))
-line.update_layout(height=280, margin=dict(l=10, r=10, t=10, b=10),
+line.update_layout(height=300, margin=dict(l=10, r=10, t=40, b=10),
                    xaxis_title="AUGRC tolerance", yaxis_title="labels",
-                   legend=dict(orientation="h", y=1.1))
+                   legend=dict(orientation="h", y=1.02, yanchor="bottom"))
 cB.plotly_chart(line, width="stretch")
 
 st.header("2. The budget-tolerance map")
@@ -170,7 +173,8 @@ st.plotly_chart(_heatmap(m, fcs if need_forecast else None,
                          [f"{b:,}" for b in m.budgets]), width="stretch")
 st.caption("Red: ruled out (below the prelabel bound; exact). Green: the policy certifies "
            "within the budget (exact replay). Amber: unresolved"
-           + (" (numbers: forecast probability of certifying)." if need_forecast else "."))
+           + (" (numbers: forecast probability of certifying within the budget, in %)."
+              if need_forecast else "."))
 
 st.header("3. The smallest tolerance for your budget")
 budget = int(st.number_input(f"Budget (labels, at most n = {pool.n:,})", min_value=0,
@@ -209,7 +213,7 @@ else:
     st.caption(f"{pool.n_labelled:,} labels are already known and count as read. The unread "
                f"labels are drawn {draws} times from a label model and the policy is replayed "
                "with the exact stopping test on each draw: **a forecast, not a guarantee**.")
-    b1, b2, _ = st.columns([1, 1, 3])
+    b1 = b2 = st.container(horizontal=True)  # columns cut "Run forecast" at 800 px
     run = b1.button("Run forecast", type="primary", disabled=fcs is not None,
                     key="plan_run")
     b2.button("Stop", key="plan_stop", help="Stops a running forecast (nothing is kept).")

@@ -74,7 +74,7 @@ st.caption("b_i = a_Ai − a_Bi with a_ji = w_ji (1 − 2ŷ_ji), so r_A − r_B 
            "g_i = b_i y_i − min(0, b_i) is how much reading row i raises L_AB "
            "(shown with hindsight: a policy does not know y_i before reading it).")
 
-b1, b2, b3, _ = st.columns([1, 1, 1, 4])
+b1 = b2 = b3 = st.container(horizontal=True)  # columns cut "Reset" to "Re..." at 800 px
 b1.button("Step", key="fig2_step", on_click=_step, args=(1, T), disabled=t >= T,
           type="primary")
 b2.button("Back", key="fig2_back", on_click=_step, args=(-1, T), disabled=t <= 0)
