@@ -25,7 +25,7 @@ COLOURS = {"ruled_out": "#d9534f", "unresolved": "#f0ad4e", "certified": "#5cb85
 WORDS = {"ruled_out": "ruled out", "unresolved": "unresolved", "certified": "certified"}
 MAX_CACHED = 32
 
-st.title("Plan a labelling budget")
+st.title("Budget map and forecast")
 st.caption("Which budgets can never suffice (exact), which the policy certifies within "
            "(exact, when the pool is labelled), and a forecast of the labels it will need "
            "(a forecast, not a guarantee). Paper 000, section 6, Figures 7 and 8.")

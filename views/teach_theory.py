@@ -19,13 +19,15 @@ st.markdown(
     "simulated pools, computed live by the library.")
 
 SIZES = [50, 100, 300, 1000, 3000, 10000, 30000]
-c1, c2, c3, c4, c5 = st.columns(5)
+# two rows of controls: five in one row are unreadable on a narrow screen
+c1, c5 = st.columns([3, 2])
 ns = c1.multiselect("pool sizes n", SIZES, default=[100, 300, 1000, 3000, 10000], key="th_ns")
+names = [p for p in policy_names() if p not in ("model-selector", "expected-coverage")]
+policy = c5.selectbox("policy", names, index=names.index("adaptive-pair-sum"), key="th_policy")
+c2, c3, c4 = st.columns(3)
 K = c2.number_input("candidates K", 2, 8, 2, key="th_K")
 q = c3.slider("error rate q", 0.05, 0.95, 0.3, 0.05, key="th_q")
 seeds = c4.number_input("pools per n", 1, 50, 5, key="th_seeds")
-names = [p for p in policy_names() if p not in ("model-selector", "expected-coverage")]
-policy = c5.selectbox("policy", names, index=names.index("adaptive-pair-sum"), key="th_policy")
 
 
 @st.cache_data(show_spinner=False, max_entries=256)
