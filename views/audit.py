@@ -149,10 +149,11 @@ if pid is None:
                                name=name, who=who)
             store.append_batch(new, batch, who=who or "page")
         except CertlibError as exc:
+            # the message, and the rest of the sidebar (open a running audit) stays usable
             st.error(plain(exc))
-            st.stop()
-        _open(new)
-        st.rerun()
+        else:
+            _open(new)
+            st.rerun()
     running = store.projects()
     if running:
         sb.subheader("Open a running audit")
