@@ -74,13 +74,20 @@ def main() -> int:
             browser = p.chromium.launch(executable_path="/usr/bin/chromium",
                                         args=CHROMIUM_ARGS)
             page = browser.new_page(viewport={"width": 1400, "height": 900})
-            pages = [("pool", "pool"), ("plan", "plan"), ("replay", "replay"),
-                     ("certificate", "certificate"),
-                     ("Teaching_figure", "figure10")]
-            for path, name in pages:
+            pages = [("pool", "pool", "Active pool"), ("plan", "plan", "Active pool"),
+                     ("budget", "budget", "Active pool"), ("replay", "replay", "Active pool"),
+                     ("certificate", "certificate", "Active pool"),
+                     ("Teaching_figure", "figure10", "Active pool"),
+                     ("figure2", "figure2", "Labels and read order")]
+            for path, name, ready in pages:
                 page.goto(f"{url}/{path}?pool=sample:demo")
-                page.get_by_text("Active pool").first.wait_for(timeout=120_000)
+                page.get_by_text(ready).first.wait_for(timeout=120_000)
                 _shot(page, name)
+            # the Audit page with an audit started on the shipped stream (labels hidden)
+            page.goto(f"{url}/audit")
+            page.get_by_role("button", name="Start audit").click()
+            page.get_by_text("Labelling queue").first.wait_for(timeout=120_000)
+            _shot(page, "audit")
             page.goto(f"{url}/Label?pool=sample:unlabelled")
             box = page.get_by_label("Your name (annotator)")
             box.wait_for(timeout=120_000)
