@@ -56,10 +56,10 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
-from contextlib import contextmanager
 from fractions import Fraction
 from pathlib import Path
 
+from . import _sqlite
 from ._values import fraction_text, python_scalar
 from .errors import CertlibError
 from .events import Event, Project, budget_in_force, labels_in_force, skipped_rows, utc_now
@@ -213,27 +213,12 @@ class LabelStore:
             raise StoreError(f"cannot open the label store {str(self.path)!r}: {exc}") from None
 
     # ----------------------------------------------------------- plumbing
-    @contextmanager
     def _connect(self):
-        con = sqlite3.connect(self.path, timeout=30.0, isolation_level=None)
-        try:
-            con.execute("PRAGMA foreign_keys=ON")
-            con.execute("PRAGMA busy_timeout=30000")
-            yield con
-        finally:
-            con.close()
+        return _sqlite.connect(self.path)
 
-    @contextmanager
     def _write(self):
         """One write transaction; the lock is taken up front so reads inside it are current."""
-        with self._connect() as con:
-            con.execute("BEGIN IMMEDIATE")
-            try:
-                yield con
-            except BaseException:
-                con.execute("ROLLBACK")
-                raise
-            con.execute("COMMIT")
+        return _sqlite.write(self.path)
 
     @staticmethod
     def _project_row(row) -> Project:

@@ -58,6 +58,7 @@ from pathlib import Path
 
 import numpy as np
 
+from .. import _sqlite
 from .._values import class_value, class_value_from_text, first_true, is_none_or_nan, \
     python_scalar
 from ..errors import ColumnError, InvalidValueError, LabelError, ParameterError, PoolFileError
@@ -532,26 +533,12 @@ class AuditStore:
             raise StoreError(f"cannot open the audit store {str(self.path)!r}: {exc}") from None
 
     # ----------------------------------------------------------- plumbing
-    @contextmanager
     def _connect(self):
-        con = sqlite3.connect(self.path, timeout=30.0, isolation_level=None)
-        try:
-            con.execute("PRAGMA foreign_keys=ON")
-            con.execute("PRAGMA busy_timeout=30000")
-            yield con
-        finally:
-            con.close()
+        return _sqlite.connect(self.path)
 
-    @contextmanager
     def _write(self):
-        with self._connect() as con:
-            con.execute("BEGIN IMMEDIATE")
-            try:
-                yield con
-            except BaseException:
-                con.execute("ROLLBACK")
-                raise
-            con.execute("COMMIT")
+        """One write transaction; the lock is taken up front so reads inside it are current."""
+        return _sqlite.write(self.path)
 
     @contextmanager
     def _read(self):
