@@ -208,15 +208,30 @@ def _platt(x, correct, ridge: float, steps: int = 25):
     X = np.stack([np.ones_like(x), x], axis=1)
     w = np.array([a, b])
     prior = np.array([0.0, 1.0])
+
+    def objective(w):  # concave: log-likelihood (log-sum-exp form) minus the penalty
+        z = X @ w
+        return float(correct @ z - np.logaddexp(0.0, z).sum()
+                     - ridge / 2 * ((w - prior) ** 2).sum())
+
+    f = objective(w)
     for _ in range(steps):
         z = X @ w
         p = 1.0 / (1.0 + np.exp(-z))
         g = X.T @ (correct - p) - ridge * (w - prior)
         H = (X * (p * (1 - p))[:, None]).T @ X + ridge * np.eye(2)
         step = np.linalg.solve(H, g)
-        w = w + step
-        if np.abs(step).max() < 1e-9:
+        # damped Newton: a full step from saturated probabilities (confidences near 1)
+        # overshoots and can oscillate; halve it until the objective improves
+        t = 1.0
+        while t > 1e-6 and objective(w + t * step) < f:
+            t /= 2
+        w = w + t * step
+        f_new = objective(w)
+        if f_new - f < 1e-12 or np.abs(t * step).max() < 1e-9:
+            f = f_new
             break
+        f = f_new
     return float(w[0]), float(w[1])
 
 
