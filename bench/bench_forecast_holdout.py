@@ -17,7 +17,9 @@ setting was chosen on them); split seeds 60-63 were evaluated once, with the fir
 final defaults.  The second model (clipped confidences, consensus on agreement rows,
 ``jscale`` 50; ``--kw "agree_clip=1,jscale=200"`` gives the first one back) was
 developed on seeds 0-7 and 40-43, checked on 60-63, and evaluated once on split seeds
-90-93, chosen before it was frozen.
+90-93, chosen before it was frozen; a bug in its Platt fit (undamped Newton steps) was
+found after that, so the fixed model was evaluated once on split seeds 110-113, chosen
+before the fix (``--splits 110-113``).
 
 For every pool: the realised count = adaptive-pair-sum's replay with every label
 (exact test, tau = 0).  Two forecasts, 200 draws each, seed 0:

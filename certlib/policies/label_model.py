@@ -185,9 +185,9 @@ def label_probabilities(pool) -> LabelProbabilities:
 #    the forecast honestly: without it the 10-90% interval covered the realised count
 #    on about 63% of the tuning pools.
 # Defaults (SAMPLER_DEFAULTS) were chosen on panel pools of split seeds 0-7 (and the
-# second version's agree_clip / agree_shrink / jscale on 0-7 and 40-43; split seeds
-# 90-93 were evaluated once, after freezing; bench/bench_forecast_holdout.py; README
-# "Plan a labelling budget").
+# second version's agree_clip / agree_shrink / jscale on 0-7 and 40-43; fresh split
+# seeds 90-93, then 110-113 after a fix of `_platt`, were evaluated once each;
+# bench/bench_forecast_holdout.py; README "Plan a labelling budget").
 # ---------------------------------------------------------------------------
 
 SAMPLER_DEFAULTS = {"shrink": 0.1, "blend": 0.6, "temper": 0.5, "ridge": 20.0,
