@@ -163,9 +163,10 @@ def label_probabilities(pool) -> LabelProbabilities:
 #    quarter of the pool 3 points of n too short on the tuning pools).  The confidences
 #    of candidates (source "confidences"; p_label and prob_ columns are taken as
 #    stated) enter the fit clipped to [1/C, ``agree_clip``] (0.99): unclipped, a
-#    confidence of exactly 1 has logit 13.8, and a fit on read rows of confidence 1 with some errors
-#    pushed the intercept so low that the unread disagreement rows got P(right) ~ 0.06
-#    (forecasts far too long after a quarter on tree pools).  On the rows where every
+#    confidence of exactly 1 has logit 13.8 and a few such rows dominate the fit.  (The
+#    fit itself is a damped Newton method: full steps from saturated confidences
+#    oscillated, and on tree pools gave the unread disagreement rows P(right) ~ 0.06, a
+#    forecast far too long after a quarter.)  On the rows where every
 #    candidate agrees, every expert uses the *consensus* log-odds (the mean of the
 #    candidates' clipped logits; on the tuning pools' agreement rows this is about
 #    calibrated: Platt slope 1.1, intercept 0.04) and is shrunk by ``agree_shrink``
