@@ -167,3 +167,48 @@ def test_calibration_check_catches_a_wrong_model():
     towards 1/2): the test above can fail."""
     ci, hits = _coverage(60, shrink=0.6)
     assert ci.high < 0.8, hits
+
+
+@pytest.mark.parametrize("conf, right", [(0.99, 0.7), (1 - 1e-6, 0.7), (0.6, 0.95), (None, 0.8)])
+def test_platt_fit_is_the_penalised_optimum(conf, right):
+    """The calibration fit reaches the maximum of its concave objective, also from
+    saturated confidences (full Newton steps oscillated there and returned b = -3.1)."""
+    from scipy.optimize import minimize
+
+    from certlib.policies.label_model import _logit, _platt
+
+    rng = np.random.default_rng(0)
+    x = rng.normal(2, 1.5, 200) if conf is None else np.full(60, _logit(conf))
+    c = (rng.random(x.size) < right).astype(float)
+    X = np.stack([np.ones_like(x), x], axis=1)
+
+    def neg(w):
+        z = X @ w
+        return -(c @ z - np.logaddexp(0, z).sum() - 10.0 * ((w - [0, 1]) ** 2).sum())
+
+    ref = minimize(neg, [0.0, 1.0], method="Nelder-Mead",
+                   options={"xatol": 1e-9, "fatol": 1e-12, "maxiter": 5000}).x
+    got = np.array(_platt(x, c, 20.0))
+    assert neg(got) <= neg(ref) + 1e-7
+    assert np.allclose(got, ref, atol=1e-3)
+
+
+def test_read_rows_of_confidence_one_keep_unread_rows_plausible():
+    """A reads 60 disagreement rows at confidence 1 and is right on about 70% of them;
+    its unread disagreement rows (confidence 0.8) must not be called almost surely wrong,
+    and rows where every candidate agrees follow the consensus of the confidences."""
+    rng = np.random.default_rng(0)
+    n = 300
+    y = rng.integers(0, 2, n)
+    dis = np.arange(n) < 150
+    a = np.where(dis & (rng.random(n) < 0.3), 1 - y, y)
+    b = np.where(dis, 1 - a, a)
+    ca = np.where(np.arange(n) < 60, 1.0, 0.8)
+    lab = np.full(n, -1)
+    lab[:60] = y[:60]
+    pool = certlib.Pool.from_arrays([a, b], [ca, np.full(n, 0.7)], labels=lab)
+    s = fit_label_sampler(pool)
+    assert 0.4 < s.expert_q[0, 60:150].mean() < 0.9
+    # agreement rows: both experts get sigmoid(mean logit(0.8, 0.7)) shrunk 5% to 1/2
+    lo = 1 / (1 + np.exp(-(np.log(0.8 / 0.2) + np.log(0.7 / 0.3)) / 2))
+    assert np.allclose(s.expert_q[:, 150:], 0.95 * lo + 0.025)

@@ -160,8 +160,19 @@ def label_probabilities(pool) -> LabelProbabilities:
 #    rows where every candidate predicts the same class and on the others
 #    (``strata``): a policy reads the disagreements first, and their error rate says
 #    little about the rows where all agree (one fit for both made the forecast after a
-#    quarter of the pool 3 points of n too short on the tuning pools).  Then shrunk by
-#    ``shrink`` towards 1/C (stated confidences of exactly 1 leave room for errors).
+#    quarter of the pool 3 points of n too short on the tuning pools).  The confidences
+#    of candidates (source "confidences"; p_label and prob_ columns are taken as
+#    stated) enter the fit clipped to [1/C, ``agree_clip``] (0.99): unclipped, a
+#    confidence of exactly 1 has logit 13.8 and a few such rows dominate the fit.  (The
+#    fit itself is a damped Newton method: full steps from saturated confidences
+#    oscillated, and on tree pools gave the unread disagreement rows P(right) ~ 0.06, a
+#    forecast far too long after a quarter.)  On the rows where every
+#    candidate agrees, every expert uses the *consensus* log-odds (the mean of the
+#    candidates' clipped logits; on the tuning pools' agreement rows this is about
+#    calibrated: Platt slope 1.1, intercept 0.04) and is shrunk by ``agree_shrink``
+#    (0.05) instead of ``shrink``: the linear average shrunk 10% gave agreement rows 2-5
+#    times the errors they have, a forecast too long.  Then shrunk by ``shrink``
+#    towards 1/C (stated confidences of exactly 1 leave room for errors).
 # 3. Which expert: prior uniform over the experts, posterior proportional to the
 #    likelihood of the labels read raised to ``temper`` (tempered: the experts are
 #    never exactly right, an untempered posterior would be overconfident).
@@ -170,14 +181,19 @@ def label_probabilities(pool) -> LabelProbabilities:
 #    the posterior, and its label is drawn from that expert's calibrated distribution.
 # 5. Calibration is uncertain: each draw recalibrates every expert once more,
 #    q <- sigmoid(a + b logit q) with a ~ N(0, s), log b ~ N(0, s), s = ``jitter`` /
-#    sqrt(1 + labels read / ``jscale``).  This widens the forecast honestly: without it the
-#    10-90% interval covered the realised count on about 63% of the tuning pools.
-# Defaults (SAMPLER_DEFAULTS) were chosen on panel pools of split seeds 0-7 only
-# (bench/bench_forecast_holdout.py; README "Plan a labelling budget").
+#    sqrt(1 + labels read / ``jscale``) (``jscale`` 50: once many labels are read the
+#    spread should come from the unread labels, not from the calibration).  This widens
+#    the forecast honestly: without it the 10-90% interval covered the realised count
+#    on about 63% of the tuning pools.
+# Defaults (SAMPLER_DEFAULTS) were chosen on panel pools of split seeds 0-7 (and the
+# second version's agree_clip / agree_shrink / jscale on 0-7 and 40-43; fresh split
+# seeds 90-93, then 110-113 after a fix of `_platt`, were evaluated once each;
+# bench/bench_forecast_holdout.py; README "Plan a labelling budget").
 # ---------------------------------------------------------------------------
 
 SAMPLER_DEFAULTS = {"shrink": 0.1, "blend": 0.6, "temper": 0.5, "ridge": 20.0,
-                    "jitter": 1.2, "jscale": 200.0, "strata": 1}
+                    "jitter": 1.2, "jscale": 50.0, "strata": 1, "agree_clip": 0.99,
+                    "agree_shrink": 0.05, "consensus": 1}
 
 
 def _logit(p):
@@ -193,15 +209,30 @@ def _platt(x, correct, ridge: float, steps: int = 25):
     X = np.stack([np.ones_like(x), x], axis=1)
     w = np.array([a, b])
     prior = np.array([0.0, 1.0])
+
+    def objective(w):  # concave: log-likelihood (log-sum-exp form) minus the penalty
+        z = X @ w
+        return float(correct @ z - np.logaddexp(0.0, z).sum()
+                     - ridge / 2 * ((w - prior) ** 2).sum())
+
+    f = objective(w)
     for _ in range(steps):
         z = X @ w
         p = 1.0 / (1.0 + np.exp(-z))
         g = X.T @ (correct - p) - ridge * (w - prior)
         H = (X * (p * (1 - p))[:, None]).T @ X + ridge * np.eye(2)
         step = np.linalg.solve(H, g)
-        w = w + step
-        if np.abs(step).max() < 1e-9:
+        # damped Newton: a full step from saturated probabilities (confidences near 1)
+        # overshoots and can oscillate; halve it until the objective improves
+        t = 1.0
+        while t > 1e-6 and objective(w + t * step) < f:
+            t /= 2
+        w = w + t * step
+        f_new = objective(w)
+        if f_new - f < 1e-12 or np.abs(t * step).max() < 1e-9:
+            f = f_new
             break
+        f = f_new
     return float(w[0]), float(w[1])
 
 
@@ -258,8 +289,9 @@ class LabelSampler:
 def fit_label_sampler(pool, shrink: float | None = None, blend: float | None = None,
                       temper: float | None = None, ridge: float | None = None,
                       jitter: float | None = None,
-                      strata: float | None = None, jscale: float | None = None
-                      ) -> LabelSampler:
+                      strata: float | None = None, jscale: float | None = None,
+                      agree_clip: float | None = None, agree_shrink: float | None = None,
+                      consensus: float | None = None) -> LabelSampler:
     """The forecast's label model for ``pool`` (section comment above), fitted on the
     labels the pool already holds."""
     d = SAMPLER_DEFAULTS
@@ -270,6 +302,8 @@ def fit_label_sampler(pool, shrink: float | None = None, blend: float | None = N
     jitter = d["jitter"] if jitter is None else float(jitter)
     strata = d["strata"] if strata is None else bool(strata)
     jscale = d["jscale"] if jscale is None else float(jscale)
+    agree_clip = d["agree_clip"] if agree_clip is None else float(agree_clip)
+    agree_shrink = d["agree_shrink"] if agree_shrink is None else float(agree_shrink)
     C = pool.n_classes
     labels = np.asarray(pool.labels, dtype=np.int64)
     known = np.flatnonzero(labels >= 0)
@@ -321,8 +355,15 @@ def fit_label_sampler(pool, shrink: float | None = None, blend: float | None = N
     # others: a policy reads the disagreements first, and their error rate says little
     # about the rows where all candidates agree
     agree = (pool.preds == pool.preds[:1]).all(axis=0)
+    clip = source == "confidences" and agree_clip < 1  # candidates' own confidences only
+    consensus = (d["consensus"] if consensus is None else bool(consensus)) and strata \
+        and clip
+    if consensus:
+        xa = _logit(np.clip(q0[:, agree], 1.0 / C, agree_clip)).mean(axis=0)
     for e in range(E):
-        x = _logit(q0[e])
+        x = _logit(np.clip(q0[e], 1.0 / C, agree_clip)) if clip else _logit(q0[e])
+        if consensus:
+            x[agree] = xa
         qe = np.empty(pool.n)
         for part in ((agree, ~agree) if strata else (np.ones(pool.n, dtype=bool),)):
             a, b = (0.0, 1.0)
@@ -330,7 +371,8 @@ def fit_label_sampler(pool, shrink: float | None = None, blend: float | None = N
             if rows.size and source != "accuracy":
                 a, b = _platt(x[rows], (pred[e, rows] == labels[rows]).astype(float), ridge)
             qe[part] = 1.0 / (1.0 + np.exp(-(a + b * x[part])))
-        qe = (1 - shrink) * qe + shrink / C
+        sh = np.where(agree, agree_shrink, shrink) if consensus else shrink
+        qe = (1 - sh) * qe + sh / C
         q[e] = qe
         if nk:
             ok = pred[e, known] == labels[known]
