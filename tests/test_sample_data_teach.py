@@ -8,6 +8,7 @@ from pathlib import Path
 import polars as pl
 
 from certlib import certify, load_pool
+from pool_files import assert_same_pool_file
 from certlib.teaching import figure2_pool, worst_case_pool
 from ui.common import SAMPLES, image_in_folder, split_extra
 
@@ -64,29 +65,57 @@ def test_png_writer_round_trips():
     assert img.size == (8, 6) and np.array_equal(np.asarray(img), px)
 
 
+def _png_pixels(data: bytes):
+    """The pixels of a PNG written by `png_gray` (8-bit gray, filter 0 on every row),
+    decoded with the standard library: compared instead of the compressed bytes, which
+    depend on the zlib build."""
+    import struct
+    import zlib
+
+    import numpy as np
+
+    assert data[:8] == b"\x89PNG\r\n\x1a\n"
+    pos, idat, w = 8, b"", None
+    while pos < len(data):
+        (length,) = struct.unpack(">I", data[pos:pos + 4])
+        tag, body = data[pos + 4:pos + 8], data[pos + 8:pos + 8 + length]
+        if tag == b"IHDR":
+            w, h, depth, color = struct.unpack(">IIBB", body[:10])
+            assert (depth, color) == (8, 0)
+        elif tag == b"IDAT":
+            idat += body
+        pos += 12 + length
+    raw = np.frombuffer(zlib.decompress(idat), dtype=np.uint8).reshape(h, w + 1)
+    assert (raw[:, 0] == 0).all()  # filter type 0 on every row
+    return raw[:, 1:]
+
+
 def test_generator_deterministic_exact_parts(tmp_path):
-    """Two runs write byte-identical teaching pools and PNGs, equal to the shipped files;
-    the digits pool's exact parts (row ids, image paths, empty labels) match too (its
-    probabilities belong to scikit-learn, compared to 1e-9)."""
+    """Two runs write the same teaching pools and digit images as the shipped files:
+    pools compared on what the protocol fixes (tests/pool_files.py), images on their
+    pixels; the digits pool's exact parts (row ids, image paths, empty labels) match too
+    (its probabilities belong to scikit-learn, compared to 1e-9)."""
+    import numpy as np
+
     gen = _gen()
     a, b = tmp_path / "a", tmp_path / "b"
     for out in (a, b):
         gen.make_teaching_examples(out)
         gen.make_digits_images(out)
     for name in ("figure2.csv", "worst_case.csv"):
-        assert (a / name).read_bytes() == (b / name).read_bytes() == (SD / name).read_bytes()
+        assert_same_pool_file(a / name, b / name)
+        assert_same_pool_file(a / name, SD / name)
     pngs = sorted(p.name for p in (a / "digits_images").iterdir())
     assert pngs == sorted(p.name for p in (SD / "digits_images").iterdir())
     for name in pngs:
-        assert (a / "digits_images" / name).read_bytes() == \
-            (b / "digits_images" / name).read_bytes() == \
-            (SD / "digits_images" / name).read_bytes()
+        px = _png_pixels((a / "digits_images" / name).read_bytes())
+        assert np.array_equal(px, _png_pixels((b / "digits_images" / name).read_bytes()))
+        assert np.array_equal(px, _png_pixels((SD / "digits_images" / name).read_bytes()))
     new, shipped = pl.read_csv(a / "digits_images.csv"), pl.read_csv(SD / "digits_images.csv")
     assert new.columns == shipped.columns
     for col in ("row_id", "label", "image"):
         assert new[col].to_list() == shipped[col].to_list()
     probs = [c for c in new.columns if c.startswith("prob_")]
-    import numpy as np
 
     assert np.allclose(new.select(probs).to_numpy(), shipped.select(probs).to_numpy(),
                        atol=1e-9, rtol=0)
