@@ -1,13 +1,44 @@
-"""SQLite plumbing shared by the label store and the audit store: one connection per
-operation (autocommit, foreign keys on, a 30 s busy timeout) and write transactions that
-take the lock up front, so reads inside them are current."""
+"""SQLite plumbing shared by the label store and the audit store: opening a file with
+its tables and schema version (`open_schema`), one connection per operation
+(autocommit, foreign keys on, a 30 s busy timeout) and write transactions that take the
+lock up front, so reads inside them are current."""
 
 from __future__ import annotations
 
 import sqlite3
 from contextlib import contextmanager
+from pathlib import Path
 
-__all__ = ["connect", "write"]
+__all__ = ["connect", "open_schema", "write"]
+
+
+def open_schema(path, script: str, table: str, version: int, error, what: str,
+                kind: str = "schema", migrate=None, migratable=()) -> None:
+    """Create the tables of ``script`` (idempotent: IF NOT EXISTS) in the file at ``path``
+    and check its version in ``table``: a new file gets ``version``; a version in
+    ``migratable`` is brought up to date by ``migrate(con, old)`` in the same
+    transaction; any other version is refused.  Problems raise ``error`` (one message
+    naming the file); ``what`` names the store, ``kind`` its version."""
+    path = Path(path)
+    if path.exists() and path.is_dir():
+        raise error(f"store path {str(path)!r} is a directory; expected a file")
+    try:
+        with connect(path) as con:
+            con.execute("PRAGMA journal_mode=WAL")  # persistent: readers never block the writer
+            con.executescript(script)
+            con.execute("BEGIN IMMEDIATE")
+            rows = con.execute(f"SELECT version FROM {table}").fetchall()
+            if not rows:
+                con.execute(f"INSERT INTO {table} VALUES (?)", (version,))
+            elif rows[0][0] in migratable:
+                migrate(con, rows[0][0])
+            elif rows[0][0] != version:
+                con.execute("ROLLBACK")
+                raise error(f"store {str(path)!r} has {kind} version {rows[0][0]}; this "
+                            f"certlib reads version {version}")
+            con.execute("COMMIT")
+    except sqlite3.DatabaseError as exc:
+        raise error(f"cannot open the {what} {str(path)!r}: {exc}") from None
 
 
 @contextmanager

@@ -55,7 +55,6 @@ from __future__ import annotations
 
 import json
 import os
-import sqlite3
 from fractions import Fraction
 from pathlib import Path
 
@@ -191,26 +190,8 @@ class LabelStore:
 
     def __init__(self, path=None):
         self.path = Path(path) if path is not None else default_store_path()
-        if self.path.exists() and self.path.is_dir():
-            raise StoreError(f"store path {str(self.path)!r} is a directory; expected a file")
-        try:
-            with self._connect() as con:
-                con.execute("PRAGMA journal_mode=WAL")  # persistent: readers never block the writer
-                con.executescript(_SCHEMA)  # idempotent (IF NOT EXISTS)
-                con.execute("BEGIN IMMEDIATE")
-                rows = con.execute("SELECT version FROM schema_version").fetchall()
-                if not rows:
-                    con.execute("INSERT INTO schema_version VALUES (?)", (SCHEMA_VERSION,))
-                elif rows[0][0] in (1, 2, 3):
-                    _migrate(con, rows[0][0])
-                elif rows[0][0] != SCHEMA_VERSION:
-                    con.execute("ROLLBACK")
-                    raise StoreError(
-                        f"store {str(self.path)!r} has schema version {rows[0][0]}; this certlib "
-                        f"reads version {SCHEMA_VERSION}")
-                con.execute("COMMIT")
-        except sqlite3.DatabaseError as exc:
-            raise StoreError(f"cannot open the label store {str(self.path)!r}: {exc}") from None
+        _sqlite.open_schema(self.path, _SCHEMA, "schema_version", SCHEMA_VERSION, StoreError,
+                            "label store", migrate=_migrate, migratable=(1, 2, 3))
 
     # ----------------------------------------------------------- plumbing
     def _connect(self):

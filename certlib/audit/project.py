@@ -51,7 +51,6 @@ import hashlib
 import io as _io
 import json
 import math
-import sqlite3
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -512,25 +511,9 @@ class AuditStore:
 
     def __init__(self, path=None):
         self.path = Path(path) if path is not None else default_store_path()
-        if self.path.exists() and self.path.is_dir():
-            raise StoreError(f"store path {str(self.path)!r} is a directory; expected a file")
-        try:
-            with self._connect() as con:
-                con.execute("PRAGMA journal_mode=WAL")
-                con.executescript(_SCHEMA + _TRIGGERS)  # idempotent (IF NOT EXISTS)
-                con.execute("BEGIN IMMEDIATE")
-                rows = con.execute("SELECT version FROM audit_schema_version").fetchall()
-                if not rows:
-                    con.execute("INSERT INTO audit_schema_version VALUES (?)",
-                                (AUDIT_SCHEMA_VERSION,))
-                elif rows[0][0] != AUDIT_SCHEMA_VERSION:
-                    con.execute("ROLLBACK")
-                    raise StoreError(
-                        f"store {str(self.path)!r} has audit schema version {rows[0][0]}; "
-                        f"this certlib reads version {AUDIT_SCHEMA_VERSION}")
-                con.execute("COMMIT")
-        except sqlite3.DatabaseError as exc:
-            raise StoreError(f"cannot open the audit store {str(self.path)!r}: {exc}") from None
+        _sqlite.open_schema(self.path, _SCHEMA + _TRIGGERS, "audit_schema_version",
+                            AUDIT_SCHEMA_VERSION, StoreError, "audit store",
+                            kind="audit schema")
 
     # ----------------------------------------------------------- plumbing
     def _connect(self):
