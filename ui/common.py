@@ -236,6 +236,25 @@ def split_extra(pool, row: int, folder) -> tuple:
     return nums, images, texts
 
 
+def keep_annotator(key: str) -> None:
+    """Copy the name typed in the text input ``key`` into the URL (``?annotator=``), so
+    a reload or a server restart keeps it; an empty name leaves the URL."""
+    who_now = st.session_state[key].strip()
+    if who_now:
+        st.query_params["annotator"] = who_now
+    else:
+        st.query_params.pop("annotator", None)
+
+
+def annotator_input(key: str, container=None) -> str:
+    """The sidebar's "Your name (annotator)" box, kept in the URL; returns the name."""
+    box = container if container is not None else st.sidebar
+    name = box.text_input("Your name (annotator)", key=key,
+                          value=st.query_params.get("annotator", ""),
+                          on_change=keep_annotator, args=(key,))
+    return name.strip()
+
+
 def page_link(page: str, label: str, icon: str | None = None) -> None:
     """A link to another page of the dashboard (``views/NAME.py``).  When the page runs
     on its own (outside app.py's navigation, e.g. in AppTest) there is nothing to link

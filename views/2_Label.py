@@ -18,9 +18,9 @@ from certlib.errors import CertlibError
 from certlib.policies import policy_names
 from certlib.record import labels_csv, make_record
 from certlib.store import LabelStore, PoolMismatchError, UnknownProjectError
-from ui.common import (cached_prelabel, choose_pool, class_settings, class_shortcuts, plain,
-                       plot_text, pool_folder, pool_key, shortcut_kwargs, skip_shortcut,
-                       split_extra, undo_shortcut)
+from ui.common import (annotator_input, cached_prelabel, choose_pool, class_settings,
+                       class_shortcuts, keep_annotator, plain, plot_text, pool_folder, pool_key,
+                       shortcut_kwargs, skip_shortcut, split_extra, undo_shortcut)
 from ui.label_errors import margin_panel
 
 st.title("Label the pool, one row at a time")
@@ -42,17 +42,7 @@ sb = st.sidebar
 sb.header("Labelling")
 
 
-def _keep_annotator():
-    """The name lives in the URL too, so a reload keeps it."""
-    who_now = st.session_state["annotator"].strip()
-    if who_now:
-        st.query_params["annotator"] = who_now
-    else:
-        st.query_params.pop("annotator", None)
-
-
-annotator = sb.text_input("Your name (annotator)", key="annotator",
-                          value=st.query_params.get("annotator", ""), on_change=_keep_annotator)
+who = annotator_input("annotator", sb)
 pid = st.query_params.get("project")
 if pid is None:
     names = list(policy_names())
@@ -76,7 +66,7 @@ if pid is None:
             st.error(plain(exc))
             st.stop()
         st.query_params["project"] = str(pid)
-        _keep_annotator()
+        keep_annotator("annotator")
         st.rerun()  # else this run kept the start settings and button in the sidebar
 else:
     if sb.button("New project", key="new_project",
@@ -140,7 +130,6 @@ sb.markdown(f"**Project {pr.id}** (settings fixed when it started; the budget ca
             f"budget {budget_text}"
             + ("" if prog.budget == pr.budget else
                f" (extended from {'none' if pr.budget is None else f'{pr.budget:,}'})"))
-who = annotator.strip()
 if prog.budget is not None:  # a budget can be raised or removed, never lowered
     low = max(prog.budget, s.t) + 1
     drop = sb.checkbox("Remove the budget", key="remove_budget")

@@ -21,7 +21,8 @@ from plotly.subplots import make_subplots
 from certlib.audit.project import AuditStore, check_batch, read_batch
 from certlib.errors import CertlibError
 from certlib.store import UnknownProjectError
-from ui.common import ROOT, class_shortcuts, plain, shortcut_kwargs, undo_shortcut
+from ui.common import (ROOT, annotator_input, class_shortcuts, keep_annotator, plain,
+                       shortcut_kwargs, undo_shortcut)
 
 SAMPLE = ROOT / "sample_data" / "audit_stream.csv"
 SAMPLE_TAG = "sample_data/audit_stream.csv"
@@ -44,17 +45,7 @@ sb = st.sidebar
 sb.header("Update audit")
 
 
-def _keep_annotator():
-    who_now = st.session_state["audit_annotator"].strip()
-    if who_now:
-        st.query_params["annotator"] = who_now
-    else:
-        st.query_params.pop("annotator", None)
-
-
-annotator = sb.text_input("Your name (annotator)", key="audit_annotator",
-                          value=st.query_params.get("annotator", ""), on_change=_keep_annotator)
-who = annotator.strip()
+who = annotator_input("audit_annotator", sb)
 
 
 @st.cache_data(show_spinner=False)
@@ -78,7 +69,7 @@ def _sample_batch(lo: int, hi: int, hidden: bool):
 
 def _open(pid: int):
     st.query_params["audit"] = str(pid)
-    _keep_annotator()
+    keep_annotator("audit_annotator")
 
 
 # ------------------------------------------------------------------ start or open
