@@ -81,3 +81,14 @@ def launch(sync_api):
             finally:
                 b.close()
     return _cm()
+
+
+def idle(page, timeout=60_000):
+    """Wait until Streamlit has finished the current run (its status widget is gone)."""
+    page.wait_for_function(
+        "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')", timeout=timeout)
+
+
+def wait_text(page, text, timeout=60_000):
+    """Wait until ``text`` is shown somewhere on the page."""
+    page.get_by_text(text, exact=False).first.wait_for(timeout=timeout)

@@ -19,7 +19,7 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from browser_support import ROOT, Server, launch, require_chromium
+from browser_support import ROOT, Server, idle, launch, require_chromium, wait_text
 
 sync_api = require_chromium()
 pytestmark = pytest.mark.slow
@@ -42,13 +42,8 @@ def browser():
         yield b
 
 
-def _idle(page, timeout=60_000):
-    page.wait_for_function(
-        "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')", timeout=timeout)
 
 
-def _wait_text(page, text, timeout=60_000):
-    page.get_by_text(text, exact=False).first.wait_for(timeout=timeout)
 
 
 FRESH = '[data-testid="stElementContainer"][data-stale="false"]'  # drawn by this run
@@ -110,9 +105,9 @@ def test_keyboard_audit_survives_reload_and_restart_then_verifies(server, browse
     name.wait_for(timeout=60_000)
     name.fill("ana")
     name.press("Enter")
-    _idle(page)
+    idle(page)
     page.get_by_role("button", name="Start audit").click()
-    _wait_text(page, "Next item: item_id")
+    wait_text(page, "Next item: item_id")
     labelled = []
     appended = undone = False
     item = _state(page, 0)
@@ -120,14 +115,14 @@ def test_keyboard_audit_survives_reload_and_restart_then_verifies(server, browse
         if item is None:
             assert not appended, "no verdict after the second batch"
             page.get_by_role("button", name="Append sample items 2,501-5,000").click()
-            _wait_text(page, "of 5,000")
+            wait_text(page, "of 5,000")
             appended = True
             item = _state(page, len(labelled))
             continue
         _press(page, str(TRUTH[item]))
         labelled.append(item)
         if len(labelled) == 31:
-            _wait_text(page, "Safe by Tier 1")
+            wait_text(page, "Safe by Tier 1")
             break
         item = _state(page, len(labelled), not_item=item)
         if len(labelled) == 2 and not undone:  # undo by keyboard: the item comes back
@@ -146,16 +141,16 @@ def test_keyboard_audit_survives_reload_and_restart_then_verifies(server, browse
             _shot(page, tmp_path, "audit_running_1400.png")
         assert len(labelled) < 31
     assert appended and len(labelled) == 31
-    _wait_text(page, "Safe by Tier 1")
+    wait_text(page, "Safe by Tier 1")
     assert "item 4,041 after 31 labels" in _fresh(page, "Safe by Tier 1").first.inner_text()
     assert "Traceback" not in page.inner_text("body")
     shot = _shot(page, tmp_path, "audit_verdict_1400.png")
     assert shot.stat().st_size > 10_000
     page.set_viewport_size({"width": 800, "height": 1600})
-    _idle(page)
+    idle(page)
     _shot(page, tmp_path, "audit_verdict_800.png")
     page.set_viewport_size({"width": 1400, "height": 1600})
-    _idle(page)
+    idle(page)
 
     with page.expect_download() as dl:
         page.get_by_role("button", name="Download the evidence record (JSON)").click()
@@ -174,7 +169,7 @@ def test_keyboard_audit_survives_reload_and_restart_then_verifies(server, browse
         str(record))
     page.locator('[data-testid="stFileUploaderDropzoneInput"]').nth(-1).set_input_files(
         str(stream))
-    _wait_text(page, "Verified: every interval, the verdict (safe)")
+    wait_text(page, "Verified: every interval, the verdict (safe)")
     page.close()
 
     from certlib.audit.project import AuditStore

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from browser_support import ROOT, Server, launch, require_chromium
+from browser_support import ROOT, Server, idle, launch, require_chromium, wait_text
 
 sync_api = require_chromium()
 pytestmark = pytest.mark.slow
@@ -35,20 +35,14 @@ def browser():
         yield b
 
 
-def _wait_text(page, text, timeout=60_000):
-    page.get_by_text(text, exact=False).first.wait_for(timeout=timeout)
 
 
-def _idle(page, timeout=60_000):
-    """Wait until Streamlit has finished the current run (its status widget is gone)."""
-    page.wait_for_function(
-        "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')", timeout=timeout)
 
 
 def _next_row_id(page, previous=None) -> int:
     """The row the page asks for next; with ``previous``, wait until it has changed
     (the progress line is drawn before the next row, so a read can be stale)."""
-    _idle(page)
+    idle(page)
     head = page.get_by_text("Next row: row_id").first
     head.wait_for(timeout=60_000)
     rid = int(head.inner_text().rsplit(" ", 1)[1])
@@ -82,7 +76,7 @@ def test_keyboard_labelling_survives_reload_and_restart(server, browser, tmp_pat
     name.fill("ana")
     name.press("Enter")
     page.get_by_role("button", name="Start / resume labelling").click()
-    _wait_text(page, "0 of 171")
+    wait_text(page, "0 of 171")
 
     rows = []
     for t in range(1, 6):
@@ -90,29 +84,29 @@ def test_keyboard_labelling_survives_reload_and_restart(server, browser, tmp_pat
         rows.append(rid)
         page.evaluate("document.activeElement && document.activeElement.blur()")  # off the inputs
         page.keyboard.press(label_of(rid))
-        _wait_text(page, f"{t} of 171")
+        wait_text(page, f"{t} of 171")
     sixth = _next_row_id(page, rows[-1])  # asked for after five labels
-    _idle(page)
+    idle(page)
     page.keyboard.press("U")  # undo the fifth label
-    _wait_text(page, "4 of 171")
+    wait_text(page, "4 of 171")
     # the count is drawn before the next row: wait until the row asked for has changed
     assert _next_row_id(page, sixth) == rows[4]
     shot = _shot(page, tmp_path, "label_page.png")
     assert shot.stat().st_size > 10_000
 
     page.reload()
-    _wait_text(page, "4 of 171", timeout=60_000)
+    wait_text(page, "4 of 171", timeout=60_000)
     assert _next_row_id(page) == rows[4]
 
     server.stop()
     server.start()
     page.goto(page.url)
-    _wait_text(page, "4 of 171", timeout=60_000)
+    wait_text(page, "4 of 171", timeout=60_000)
     assert _next_row_id(page) == rows[4]
-    _idle(page)
+    idle(page)
     page.evaluate("document.activeElement && document.activeElement.blur()")
     page.keyboard.press(label_of(rows[4]))
-    _wait_text(page, "5 of 171")
+    wait_text(page, "5 of 171")
     assert "Traceback" not in page.inner_text("body")
     _shot(page, tmp_path, "label_page_after_restart.png")
     page.close()

@@ -15,10 +15,11 @@ from __future__ import annotations
 import csv
 import json
 import re
+from functools import partial
 
 import pytest
 
-from browser_support import ROOT, Server, launch, require_chromium
+from browser_support import ROOT, Server, idle, launch, require_chromium, wait_text
 
 sync_api = require_chromium()
 pytestmark = pytest.mark.slow
@@ -51,14 +52,12 @@ def _upload(page, path):
     page.locator("section[data-testid=stSidebar] input[type=file]").first.set_input_files(str(path))
 
 
-def _idle(page, timeout=WAIT):
-    """Wait until Streamlit has finished the current run (its status widget is gone)."""
-    page.wait_for_function(
-        "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')", timeout=timeout)
 
 
-def _wait_text(page, text, timeout=WAIT):
-    page.get_by_text(text, exact=False).first.wait_for(timeout=timeout)
+
+
+_idle = partial(idle, timeout=WAIT)
+_wait_text = partial(wait_text, timeout=WAIT)
 
 
 # the "labels read" metric, "t of n", as a number (None while it is not drawn)
