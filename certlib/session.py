@@ -108,6 +108,14 @@ class Session:
         object.__setattr__(self, "_pstate", pol.start(self.policy_context))
         return self
 
+    def sibling(self, policy) -> Session:
+        """A new session on the same pool and settings (rule, tolerance, seed,
+        ``label_errors``; no budget) with nothing read, following ``policy``: what that
+        policy would do alone.  Policies that compare themselves with another use it."""
+        return Session.start(self.pool, policy=policy, rule=self.rule,
+                             tolerance=self.th.tolerance, seed=self.seed,
+                             label_errors=self.label_errors)
+
     @classmethod
     def from_history(cls, pool, history, **kwargs) -> Session:
         """Replay a recorded list of (row position, label value) pairs."""
@@ -129,7 +137,7 @@ class Session:
     @property
     def policy_context(self) -> PolicyContext:
         return PolicyContext(self.pool, self.rule, self.seed, self.th.tolerance,
-                             self.eliminated, self.label_errors)
+                             self.eliminated)
 
     @property
     def policy_name(self) -> str:

@@ -44,7 +44,6 @@ class PolicyContext:
     seed: int = 0
     tolerance: Any = 0
     eliminated: tuple = ()  # candidates already out before any label (e.g. duplicates)
-    label_errors: int | None = None  # the session stops only when robust to e wrong labels
 
 
 class Policy(Protocol):

@@ -36,8 +36,9 @@ The defaults were chosen on the shipped panel pools; how, and the variants that 
 belief): bench/EXPERIMENTS.md.
 
 **Regret guard (opt in).**  With ``regret`` = r (default None: off) the policy also runs
-adaptive pair-sum in its shadow, on that policy's own reads A_1, A_2, ... (each is among
-the rows read, its next row depends only on its own labels) with its own exact bounds.
+adaptive pair-sum in its shadow (a `Session` of that policy alone, `Session.sibling`), on
+its own reads A_1, A_2, ... (each is among the rows read, its next row depends only on
+its own labels) with its own exact bounds and stopping test.
 Before each read, if fewer than t + 1 - floor(r n) of the A's would be read after it (t
 labels read so far), the policy reads adaptive pair-sum's next row instead of its own.
 So after t labels A_1..A_{t - floor(r n)} are read; adaptive pair-sum alone stops at
@@ -60,10 +61,8 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from ..bounds import certified_mask, decide, deficits, eliminated_mask, thresholds
-from ..label_errors import add_top_drops, flip_drops, robust_unreachable
+from ..bounds import deficits, eliminated_mask, thresholds
 from ..pair_terms import (
-    gain_terms,
     initial_lower,
     lower_terms,
     potential_terms,
@@ -92,7 +91,7 @@ class CoverageState:
     ptr: int
     weights: np.ndarray  # (K, K) pair weights the ranking was computed with
     fallback: object = None  # adaptive-pair-sum state when there is no label model
-    shadow: object = None  # adaptive pair-sum run on its own reads (the regret guard)
+    shadow: object = None  # a Session of adaptive pair-sum alone (the regret guard)
 
 
 class ExpectedCoverage(Policy):
@@ -185,8 +184,6 @@ class ExpectedCoverage(Policy):
         th = thresholds(pool.K, pool.scale, ctx.rule, ctx.tolerance)
         L = initial_lower(pool, ctx.rule)
         elim = tuple(int(k) for k in np.flatnonzero(eliminated_mask(L, th)))
-        if self.regret is not None:
-            state = replace(state, shadow=_Shadow.start(ctx, self._fallback))
         return self._rank(ctx, state, L, th.need, elim, unread)
 
     def choose(self, state: CoverageState, view) -> int:
@@ -213,8 +210,7 @@ class ExpectedCoverage(Policy):
         K = view.pool.K
         sum_eg = state.sum_eg - state.eg[:, row].astype(np.float64).reshape(K, K)
         sum_vg = state.sum_vg - state.vg[:, row].astype(np.float64).reshape(K, K)
-        shadow = None if state.shadow is None else state.shadow.advance(view)
-        s = replace(state, sum_eg=sum_eg, sum_vg=sum_vg, shadow=shadow)
+        s = replace(state, sum_eg=sum_eg, sum_vg=sum_vg, shadow=self._advance_shadow(state, view))
         W = self._pair_weights(s, view.L, view.th.need, view.eliminated)
         order, ptr = s.order, s.ptr
         while ptr < order.size and view.is_read(int(order[ptr])):
@@ -228,19 +224,36 @@ class ExpectedCoverage(Policy):
         return replace(s, ptr=ptr)
 
     # ----------------------------------------------------------- regret guard
+    def _shadow(self, state: CoverageState, view):
+        """The shadow run: a session of adaptive pair-sum alone on the same pool and
+        settings (`Session.sibling`), started when the session is first seen."""
+        if self.regret is None:
+            return None
+        return state.shadow if state.shadow is not None else view.sibling(self._fallback)
+
+    def _advance_shadow(self, state: CoverageState, view):
+        """Feed the shadow, in its own order, every row the session has read."""
+        sh = self._shadow(state, view)
+        while sh is not None and not sh.done:
+            row = sh.next_row()
+            if not view.is_read(row):
+                break
+            sh = sh.observe(row, view.pool.classes[view.label_code(row)])
+        return sh
+
     def _forced_row(self, state: CoverageState, view) -> int | None:
         """The row adaptive pair-sum would read next on its own reads, when reading it
         now is needed to keep every one of its first t - floor(regret n) rows read
         after t labels (module docstring); else None."""
-        sh = state.shadow
+        sh = self._shadow(state, view)
         if sh is None or sh.done:
             return None
         slack = int(np.floor(self.regret * view.pool.n))
         if sh.t >= view.t + 1 - slack:
             return None
-        row = sh.pending
+        row = sh.next_row()
         # a row the annotator passed over (skipped) is not forced: skips are the user's
-        return None if row is None or view.is_read(row) else row
+        return None if view.is_read(row) else row
 
     # ----------------------------------------------------------- scoring
     def win_probabilities(self, state: CoverageState, L, need, eliminated) -> np.ndarray:
@@ -307,115 +320,6 @@ class ExpectedCoverage(Policy):
         W = W.copy()
         W.setflags(write=False)
         return replace(state, order=order, ptr=0, weights=W)
-
-
-class _ShadowLog:
-    """Append-only rows read by the shadow run, shared by a chain of its states."""
-
-    __slots__ = ("rows", "read_at")
-
-    def __init__(self, n: int):
-        self.rows: list[int] = []
-        self.read_at = np.full(n, np.iinfo(np.int64).max, dtype=np.int64)
-
-    def prefix(self, t: int) -> _ShadowLog:
-        new = _ShadowLog(0)
-        new.rows = self.rows[:t]
-        new.read_at = np.where(self.read_at < t, self.read_at, np.iinfo(np.int64).max)
-        return new
-
-
-@dataclass(frozen=True, eq=False)
-class _Shadow:
-    """Adaptive pair-sum as it would run alone: its own reads A_1..A_t (all among the
-    session's reads), its own exact bounds and eliminations, and the next row it would
-    read (``pending``, not read by the session yet), or ``done`` once a session of its
-    own would stop (its reads certify; with ``label_errors`` e, as `Session` does: the
-    certificate survives e wrong labels, or no continuation can).  Used only through
-    `advance` and `pending`."""
-
-    pool: object
-    rule: str
-    th: object
-    L: np.ndarray
-    t: int
-    log: _ShadowLog
-    policy: object
-    pstate: object
-    pending: int | None
-    done: bool
-    label_errors: int | None = None
-    tops: object = None  # (K, K, e) largest drops of the reads, as in `Session`
-
-    @classmethod
-    def start(cls, ctx: PolicyContext, policy) -> _Shadow:
-        pool = ctx.pool
-        th = thresholds(pool.K, pool.scale, ctx.rule, ctx.tolerance)
-        L = initial_lower(pool, ctx.rule)
-        e = ctx.label_errors or None
-        tops = np.zeros((pool.K, pool.K, e), dtype=np.int64) if e else None
-        sh = cls(pool, ctx.rule, th, L, 0, _ShadowLog(pool.n), policy, None, None,
-                 False, e, tops)
-        sh = replace(sh, done=sh._stops())
-        sh = replace(sh, pstate=policy.start(sh.policy_context))
-        return replace(sh, pending=None if sh.done else policy.choose(sh.pstate, sh))
-
-    def _stops(self) -> bool:
-        """`Session.done` of adaptive pair-sum on these reads (no budget)."""
-        dec = decide(self.L, self.th)
-        if self.t >= self.pool.n:
-            return True
-        if not self.label_errors:
-            return dec.certified
-        if not dec.certified:
-            return False
-        robust = certified_mask(self._robust_lower(), self.th)[dec.selected_index]
-        return bool(robust) or robust_unreachable(self.L, self.tops, self.th)
-
-    def _robust_lower(self) -> np.ndarray:
-        return self.L - self.tops.sum(axis=2, dtype=np.int64)
-
-    # the view adaptive pair-sum needs of a session
-    @property
-    def eliminated(self) -> tuple:
-        dec = decide(self.L, self.th)
-        if not self.label_errors or not dec.certified:
-            return dec.eliminated
-        return tuple(int(k) for k in np.flatnonzero(eliminated_mask(self._robust_lower(),
-                                                                    self.th)))
-
-    @property
-    def policy_context(self) -> PolicyContext:
-        return PolicyContext(self.pool, self.rule, 0, self.th.tolerance, self.eliminated)
-
-    def is_read(self, row: int) -> bool:
-        return bool(self.log.read_at[row] < self.t)
-
-    def unread_mask(self) -> np.ndarray:
-        return self.log.read_at >= self.t
-
-    def advance(self, view) -> _Shadow:
-        """Read, in adaptive pair-sum's own order, every row the session has read."""
-        sh = self
-        while not sh.done and sh.pending is not None and view.is_read(sh.pending):
-            sh = sh._observe(sh.pending, view.label_code(sh.pending))
-        return sh
-
-    def _observe(self, row: int, code: int) -> _Shadow:
-        log = self.log if len(self.log.rows) == self.t else self.log.prefix(self.t)
-        log.rows.append(row)
-        log.read_at[row] = self.t
-        gain = gain_terms(self.pool, np.array([row]), np.array([code]), self.rule)[:, :, 0]
-        tops = self.tops
-        if self.label_errors:
-            tops = add_top_drops(tops, flip_drops(self.pool, np.array([row]), np.array([code]),
-                                                  self.rule)[0])
-        sh = replace(self, L=self.L + gain, t=self.t + 1, log=log, pending=None, tops=tops)
-        sh = replace(sh, done=sh._stops())
-        done = sh.done
-        pstate = self.policy.update(self.pstate, sh, row, code)
-        pending = None if done else self.policy.choose(pstate, sh)
-        return replace(sh, pstate=pstate, pending=pending)
 
 
 def _rule_potential(pool, rows, rule):
