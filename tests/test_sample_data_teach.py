@@ -94,7 +94,7 @@ def test_generator_deterministic_exact_parts(tmp_path):
     """Two runs write the same teaching pools and digit images as the shipped files:
     pools compared on what the protocol fixes (tests/pool_files.py), images on their
     pixels; the digits pool's exact parts (row ids, image paths, empty labels) match too
-    (its probabilities belong to scikit-learn, compared to 1e-9)."""
+    (its probabilities belong to scikit-learn, compared to 1e-6)."""
     import numpy as np
 
     gen = _gen()
@@ -117,5 +117,7 @@ def test_generator_deterministic_exact_parts(tmp_path):
         assert new[col].to_list() == shipped[col].to_list()
     probs = [c for c in new.columns if c.startswith("prob_")]
 
+    # a fitted model's probabilities: with the lowest supported numpy / scikit-learn they
+    # differ from the shipped ones by about 3e-8, so 1e-6 (still far below any choice)
     assert np.allclose(new.select(probs).to_numpy(), shipped.select(probs).to_numpy(),
-                       atol=1e-9, rtol=0)
+                       atol=1e-6, rtol=0)

@@ -263,7 +263,7 @@ def page_link(page: str, label: str, icon: str | None = None) -> None:
 
     try:
         st.page_link(page, label=label, icon=icon)
-    except StreamlitAPIException:
+    except (StreamlitAPIException, KeyError):  # KeyError: streamlit 1.62's AppTest
         pass
 
 
