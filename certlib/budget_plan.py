@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
 
-from .errors import ParameterError
+from .errors import CertlibError, ParameterError
 
 __all__ = ["BudgetMap", "DEFAULT_FRACTIONS", "DEFAULT_TOLERANCES", "MultiBudgetMap",
            "budget_map", "budget_map_many", "default_budgets"]
@@ -241,9 +241,19 @@ def _frac_budget(f, n: int) -> int:
     return int(f.numerator * n // f.denominator)
 
 
+def _load_named(path):
+    """`load_pool`, with the file named in any error: among several pools the message
+    must say which one is broken."""
+    from .io import load_pool
+
+    try:
+        return load_pool(path)
+    except CertlibError as exc:
+        raise type(exc)(f"pool file {Path(path).name!r}: {exc}") from None
+
+
 def _pools_of(pools) -> tuple:
     """(names, pools) of a list of pools / files, or of a folder of pool files."""
-    from .io import load_pool
     from .pool import Pool
 
     if isinstance(pools, (str, Path)):
@@ -255,7 +265,7 @@ def _pools_of(pools) -> tuple:
         if not files:
             raise ParameterError(f"the folder {str(folder)!r} holds no pool file "
                                  f"({', '.join(POOL_SUFFIXES)})")
-        return tuple(p.stem for p in files), tuple(load_pool(p) for p in files)
+        return tuple(p.stem for p in files), tuple(_load_named(p) for p in files)
     try:
         items = list(pools)
     except TypeError as e:
@@ -270,7 +280,7 @@ def _pools_of(pools) -> tuple:
             out.append(p)
         elif isinstance(p, (str, Path)):
             names.append(Path(p).stem)
-            out.append(load_pool(p))
+            out.append(_load_named(p))
         else:
             raise ParameterError(f"pools[{i}] must be a Pool or a pool file; got "
                                  f"{type(p).__name__}")

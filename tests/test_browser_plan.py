@@ -55,3 +55,17 @@ def test_several_pools_from_a_zip(server, tmp_path):
         # (tests/test_budget_plan.py)
         page.get_by_text("smallest certified tolerance per budget and pool").first.wait_for(
             timeout=30_000)
+
+
+def test_a_broken_zip_gives_one_message(server, tmp_path):
+    """A file named .zip that is not one: one message naming it, no traceback."""
+    bad = tmp_path / "pools.zip"
+    bad.write_text("row_id,pred_a,conf_a\n1,0,0.5\n")
+    with launch(sync_api) as browser:
+        page = browser.new_page(viewport={"width": 1400, "height": 1000})
+        page.goto(f"{server.url}/budget?pool=sample:demo")
+        page.get_by_text("Upload several pool files or a zip of them").first.click()
+        page.locator("input[type=file]").last.set_input_files(str(bad))
+        page.get_by_text("is not a readable zip file").first.wait_for(timeout=90_000)
+        assert "Traceback" not in page.inner_text("body")
+        assert page.get_by_text("pools.zip").count() >= 1

@@ -166,3 +166,18 @@ def test_to_dict_round_trips_through_json():
     d = json.loads(json.dumps(certlib.budget_map(pool).to_dict()))
     assert d["cells"][0][-1] == "certified"
     assert d["labels_read"][0] == certlib.replay(pool).labels_read
+
+
+def test_a_broken_file_among_several_is_named(tmp_path):
+    """Among several pools, the error says which file is broken (and nothing is mapped)."""
+    import shutil
+
+    from certlib import CertlibError, budget_map
+
+    src = Path(__file__).resolve().parents[1] / "sample_data" / "panels" / "wine_s0_logreg_k4.csv"
+    shutil.copy(src, tmp_path / "good.csv")
+    (tmp_path / "broken.csv").write_text("row_id,pred_a,conf_a\n1,0,0.5\n")
+    with pytest.raises(CertlibError, match="pool file 'broken.csv': only one candidate"):
+        budget_map(tmp_path)
+    with pytest.raises(CertlibError, match="pool file 'broken.csv'"):
+        budget_map([src, tmp_path / "broken.csv"])

@@ -252,17 +252,23 @@ with st.expander("Upload several pool files or a zip of them"):
     if ups:
         with tempfile.TemporaryDirectory() as tmp:
             folder = Path(tmp)
-            for up in ups:
-                data = up.getvalue()
-                if up.name.lower().endswith(".zip"):
-                    with zipfile.ZipFile(io.BytesIO(data)) as zf:
-                        for info in zf.infolist():
-                            name = Path(info.filename).name
-                            if not info.is_dir() and name and not name.startswith("."):
-                                (folder / name).write_bytes(zf.read(info))
-                else:
-                    (folder / Path(up.name).name).write_bytes(data)
             try:
+                for up in ups:
+                    data = up.getvalue()
+                    if up.name.lower().endswith(".zip"):
+                        try:
+                            zf = zipfile.ZipFile(io.BytesIO(data))
+                        except zipfile.BadZipFile:
+                            raise CertlibError(f"{up.name!r} is not a readable zip file; "
+                                               "expected a .zip of CSV or Parquet pool "
+                                               "files") from None
+                        with zf:
+                            for info in zf.infolist():
+                                name = Path(info.filename).name
+                                if not info.is_dir() and name and not name.startswith("."):
+                                    (folder / name).write_bytes(zf.read(info))
+                    else:
+                        (folder / Path(up.name).name).write_bytes(data)
                 mm = certlib.budget_map(folder, tols, policy=policy)
             except CertlibError as exc:
                 st.error(plain(exc))
