@@ -23,7 +23,15 @@ from typing import Any
 
 import numpy as np
 
-from .bounds import Decision, Thresholds, certified_mask, decide, eliminated_mask, thresholds
+from .bounds import (
+    Decision,
+    Thresholds,
+    certified_mask,
+    decide,
+    eliminated_mask,
+    excess_units,
+    thresholds,
+)
 from .pair_terms import check_rule, gain_terms, initial_lower
 from .errors import ParameterError
 from .label_errors import (
@@ -104,7 +112,7 @@ class Session:
         L.setflags(write=False)
         tops = np.zeros((pool.K, pool.K, e), dtype=np.int64) if e else None
         self = cls(pool, pol, rule, th, int(seed), _budget(budget, pool.n), L, 0,
-                   decide(L, th), _Log(pool.n), None, e, tops)
+                   _decide(L, tops, th), _Log(pool.n), None, e, tops)
         object.__setattr__(self, "_pstate", pol.start(self.policy_context))
         return self
 
@@ -315,13 +323,33 @@ class Session:
             tops = add_top_drops(tops, flip_drops(self.pool, rows, np.array([code]),
                                                   self.rule)[0])
         new = Session(self.pool, self.policy, self.rule, self.th, self.seed, self.budget, L,
-                      self.t + 1, decide(L, self.th), log, None, self.label_errors, tops)
+                      self.t + 1, _decide(L, tops, self.th), log, None, self.label_errors,
+                      tops)
         object.__setattr__(new, "_pstate", self.policy.update(self._pstate, new, row, code))
         return new
 
     def observe_id(self, row_id, label) -> Session:
         """`observe` by row id instead of position."""
         return self.observe(self.pool.position(row_id), label)
+
+
+def _decide(L: np.ndarray, tops, th) -> Decision:
+    """`decide`, except that with label errors (``tops`` not None) a certified answer is
+    one whose certificate survives the e wrong labels when some candidate's does: with a
+    tolerance several candidates can be certified at once, and the plain choice (the
+    smallest worst-case excess) may be fragile while another is robust.  Robust
+    certificates are plain ones too (their bound is lower), so this only changes which
+    certified candidate is named."""
+    dec = decide(L, th)
+    if tops is None or not dec.certified:
+        return dec
+    robust = certified_mask(L - tops.sum(axis=2, dtype=np.int64), th)
+    if robust[dec.selected_index] or not robust.any():
+        return dec
+    exc = excess_units(L, th)
+    ok = np.flatnonzero(robust)
+    k = int(ok[np.argmin(exc[ok])])
+    return Decision(True, k, Fraction(int(exc[k]), th.unit * th.scale), dec.eliminated)
 
 
 class _Passing:
