@@ -1,0 +1,184 @@
+"""How good can a forecast with independent rows be?  A ceiling for issue 10's targets.
+
+    python bench/bench_forecast_ceiling.py --splits 40-43
+    python bench/bench_forecast_ceiling.py --splits 4-7,40-43,60-63,90-93,110-113 --dir DIR
+
+The forecast's misses could come from a badly estimated label model or from the
+model family itself (every unread label drawn independently given its row's
+features).  This bench separates the two with a *correctness model* fitted with
+hindsight:
+
+    P(candidate e is right on row i) = sigmoid(a + b logit(conf_ei) + c share_ei),
+
+``share_ei`` the fraction of the other candidates that predict what e predicts (the
+strongest label-free feature on the panel pools: c = 2-6 in every data set, model
+family and K), conf clipped to [1/C, 0.99].  A row's label is the class of a group of
+agreeing candidates with the group's mean P(right) (normalised when they add up to
+more than 1; otherwise the rest is spread over the classes nobody predicted).  Each
+draw shifts (a, b, c) by N(0, (0.6, 0.15, 0.6)) / sqrt(1 + labels read / 50).
+
+* ``share``: (a, b, c) from the prior (-2.5, 0.6, 4.5) (pooled fits on the development
+  pools, rounded), refitted MAP on the labels read with a ridge of 20 to the prior.
+* ``oracle``: (a, b, c) fitted by maximum likelihood on **every label of the pool**
+  (in-sample, hindsight), then the forecast runs as usual on the hidden labels.  No
+  label-free or label-read estimate of these three numbers can do better than the
+  pool's own best fit, so its errors are (about) what this family of models cannot
+  avoid: the order in which the true labels fall is not in the row's features.
+
+Not a library feature: nothing here is used by `certlib.forecast`.  Results are in
+bench/EXPERIMENTS.md ("Label forecast").
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
+
+from bench_forecast_holdout import evaluate, panel_files, parse_splits, summary  # noqa: E402
+
+from certlib.io import load_pool  # noqa: E402
+from certlib.policies.label_model import (  # noqa: E402
+    _logit,
+    fit_label_sampler,
+    label_probabilities,
+)
+
+SHARE_PRIOR = (-2.5, 0.6, 4.5)
+
+
+@dataclass(frozen=True, eq=False)
+class ShareSampler:
+    source: str
+    note: str
+    labels: np.ndarray
+    n_classes: int
+    pred: np.ndarray  # (E, n)
+    feats: np.ndarray  # (3, E, n): 1, logit conf, share
+    coef: np.ndarray  # (3,)
+    jitter: np.ndarray  # (3,) sd per coefficient per draw
+
+    def sample(self, rng, draws: int) -> np.ndarray:
+        n, C = self.labels.size, self.n_classes
+        unread = np.flatnonzero(self.labels < 0)
+        Y = np.broadcast_to(self.labels, (draws, n)).copy()
+        if unread.size == 0:
+            return Y
+        m = unread.size
+        pred = self.pred[:, unread]
+        F = self.feats[:, :, unread]
+        E = pred.shape[0]
+        same = pred[:, None, :] == pred[None, :, :]  # (E, E, m)
+        cnt = same.sum(axis=1)  # (E, m)
+        first = np.array([~(same[e, :e]).any(axis=0) for e in range(E)])  # (E, m)
+        W = self.coef[None, :] + rng.normal(size=(draws, 3)) * self.jitter[None, :]
+        for d0 in range(0, draws, 16):
+            d1 = min(draws, d0 + 16)
+            z = np.einsum("dk,kem->dem", W[d0:d1], F)
+            q = 1.0 / (1.0 + np.exp(-z))  # (d, E, m)
+            S = np.einsum("efm,dfm->dem", same, q) / cnt[None]  # P(y = pred_e), group mean
+            p = S * first[None]
+            T = p.sum(axis=1, keepdims=True)  # (d, 1, m)
+            n_pred = first.sum(axis=0)  # distinct predicted classes per row
+            room = (C - n_pred) > 0
+            scale = np.where(room[None, None, :] & (T <= 1), 1.0, 1.0 / np.maximum(T, 1e-12))
+            p = p * scale
+            cdf = np.cumsum(p, axis=1)  # (d, E, m)
+            u = rng.random((d1 - d0, 1, m))
+            k = (u > cdf).sum(axis=1)  # (d, m): index of the chosen expert, E = other
+            k = np.minimum(k, E)
+            lab = np.where(k < E, pred[np.minimum(k, E - 1), np.arange(m)[None, :]], -1)
+            if (lab < 0).any():
+                # a class nobody predicted: uniformly among those
+                dd, mm = np.nonzero(lab < 0)
+                for a, b in zip(dd, mm):
+                    taken = set(pred[:, b].tolist())
+                    free = [c for c in range(C) if c not in taken]
+                    lab[a, b] = free[rng.integers(len(free))]
+            Y[d0:d1, unread] = lab
+        return Y
+
+
+def _fit_coef(F, t, prior, ridge, steps=30):
+    X = F.T  # (rows, 3)
+    w = np.array(prior, dtype=float)
+    pr = np.array(prior, dtype=float)
+
+    def obj(w):
+        z = X @ w
+        return float(t @ z - np.logaddexp(0.0, z).sum() - ridge / 2 * ((w - pr) ** 2).sum())
+
+    f = obj(w)
+    for _ in range(steps):
+        z = X @ w
+        p = 1.0 / (1.0 + np.exp(-z))
+        g = X.T @ (t - p) - ridge * (w - pr)
+        H = (X * (p * (1 - p))[:, None]).T @ X + ridge * np.eye(3)
+        st = np.linalg.solve(H, g)
+        s = 1.0
+        while s > 1e-6 and obj(w + s * st) < f:
+            s /= 2
+        w = w + s * st
+        fn = obj(w)
+        if fn - f < 1e-10:
+            break
+        f = fn
+    return w
+
+
+def fit_share_sampler(pool, ridge=20.0, jit=(0.6, 0.15, 0.6), jscale=50.0, clip=0.99,
+                      prior=SHARE_PRIOR):
+    C = pool.n_classes
+    labels = np.asarray(pool.labels, dtype=np.int64)
+    known = np.flatnonzero(labels >= 0)
+    lm = label_probabilities(pool)
+    if lm.source != "confidences":
+        return fit_label_sampler(pool)
+    pred = lm.expert_pred
+    E, n = pred.shape
+    x = _logit(np.clip(lm.expert_conf, 1.0 / C, clip))
+    share = (np.stack([(pred == pred[e]).sum(axis=0) for e in range(E)]) - 1) / max(E - 1, 1)
+    F = np.stack([np.ones_like(x), x, share])
+    coef = np.array(prior, dtype=float)
+    if known.size:
+        t = (pred[:, known] == labels[known][None, :]).astype(float).ravel()
+        coef = _fit_coef(F[:, :, known].reshape(3, -1), t, prior, ridge)
+    j = np.asarray(jit, dtype=float) / np.sqrt(1.0 + known.size / jscale)
+    return ShareSampler("confidences", "share model", labels, C, pred, F, coef, j)
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--splits", default="40-43")
+    ap.add_argument("--dir", default=None, help="also evaluate the pool files in DIR")
+    a = ap.parse_args(argv)
+    tmp, files = panel_files(parse_splits(a.splits) if a.splits else ())
+    if a.dir:
+        files += sorted(Path(a.dir).glob("*.csv"))
+    pools = [(f.stem, load_pool(f)) for f in files]
+
+    def oracle(seen, full):
+        s = fit_share_sampler(seen)
+        return replace(s, coef=fit_share_sampler(full, ridge=1e-6).coef)
+
+    makers = [("library label model", None),
+              ("share", lambda seen, full: fit_share_sampler(seen)),
+              ("share, oracle coefficients (hindsight)", oracle)]
+    print(f"{len(pools)} pools, split seeds {a.splits}, 200 draws")
+    for name, make in makers:
+        rows = [evaluate(p, {}, make=make) for _, p in pools]
+        print(name)
+        print("  " + summary(rows, "before"))
+        print("  " + summary(rows, "quarter"))
+    tmp.cleanup()
+
+
+if __name__ == "__main__":
+    main()
