@@ -8,7 +8,9 @@
 
 The defaults of ``expected-coverage`` (certlib/policies/coverage.py) were
 chosen on the 36 shipped panel pools (sample_data/panels, split seeds 0, 1, 2),
-so the saving reported by bench/bench_policies.py is in-sample; variants that
+so the saving reported by bench/bench_policies.py is in-sample (the agreement model,
+the default since issue 13, was chosen on split seeds 3-32, 200-203 and 300-311 and
+checked once on fresh seeds 400-411: ``--splits 400-411 --no-synthetic``); variants that
 were tried and dropped were developed on split seeds 3-8.  Split seeds 9 and up
 were not used for any choice (9-20 and 21-32 each checked a dropped variant
 once; bench/EXPERIMENTS.md).  This benchmark:

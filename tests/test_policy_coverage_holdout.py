@@ -5,9 +5,10 @@ tests run on the panel pools of split seed 3 (held out: never used for tuning),
 generated once with the same protocol and shipped in ``sample_data/holdout/`` so
 that the guard does not change meaning with the scikit-learn version.  Every run
 must certify the full-pool winner; expected-coverage must never read more than
-adaptive pair-sum + 6% of n on a pool (the default reads at worst 3 labels = 5.6% of
-n more, on wine_s3_logreg_k8) and must read on average at least 15 points of n fewer
-(15.5 with the default; each data set weighted equally).  These are guards against
+adaptive pair-sum + 5% of n on a pool (issue 13's bound; the default reads at worst as
+many; the first default, ``model="mixture"``, read 3 labels = 5.6% of n more on
+wine_s3_logreg_k8) and must read on average at least 17 points of n fewer (18.3 with
+the default, 15.5 with the mixture; each data set weighted equally).  These are guards against
 regressions on files, not the held-out claim: that is bench/bench_policies_holdout.py
 on fresh split seeds (README).
 """
@@ -76,14 +77,14 @@ def test_expected_coverage_held_out(held_out_pools):
             assert r.certified, (f.name, pol)
             assert r.selected == r.full_pool_winner, (f.name, pol)
             reads[pol] = r.labels_read
-        # worst case (issue 13): never more than 6% of n above adaptive pair-sum
-        assert reads["expected-coverage"] <= reads["adaptive-pair-sum"] + 0.06 * pool.n, \
+        # worst case (issue 13): never more than 5% of n above adaptive pair-sum
+        assert reads["expected-coverage"] <= reads["adaptive-pair-sum"] + 0.05 * pool.n, \
             (f.name, reads)
         gap = (reads["adaptive-pair-sum"] - reads["expected-coverage"]) / pool.n
         saving.setdefault(f.name.split("_s")[0], []).append(gap)
     assert sorted(saving) == ["breast_cancer", "digits", "wine"]
     mean = float(np.mean([np.mean(v) for v in saving.values()]))
-    assert mean >= 0.15, saving
+    assert mean >= 0.17, saving
 
 
 @pytest.mark.parametrize("seed", range(3))

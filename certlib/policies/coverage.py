@@ -4,7 +4,9 @@ The paper's heuristics (section 5, eq. (10) and pair-sum) rank rows by the *pote
 |b_jki|, which a row delivers for only one of its labels; a minimum certificate (Theorem 2)
 is made of rows whose *realised* gains cover the winner's deficits.  This policy estimates
 the realised gains from what the candidates say about the labels (``q_ji = P(y_i =
-pred_ji)``, `certlib.policies.label_model`, shrunk towards uniform by ``shrink``) and reads
+pred_ji)``, `certlib.policies.label_model`: by default the *agreement model*, a
+candidate's confidence and the share of the others that agree with it, where it applies,
+else the mixture of the candidates' views; shrunk towards uniform by ``shrink``) and reads
 first the rows expected to close the largest share of the remaining deficits of the likely
 winners.  With no label model it reads exactly the ``adaptive-pair-sum`` order.  It only
 orders rows: the exact stopping test decides when to stop, so the guarantee is unchanged.
@@ -29,11 +31,14 @@ sum_unread E g_jk), the share of the expected remaining supply they need, row i 
       + explore * (the same with the potential gain in place of E g),
 
 its expected share of the remaining deficits it closes, scarce pairs weighted up (s =
-``scarcity`` = 0.5), plus a small term (``explore`` = 0.05) that keeps rows with a large
-potential gain in play when the label model is wrong.  Ties go to the lowest row position.
-The defaults were chosen on the shipped panel pools; how, and the variants that lost
-(refitting the label model on the labels read, correcting or blending the winner
-belief): bench/EXPERIMENTS.md.
+``scarcity``), plus a small term (``explore``) that keeps rows with a large potential gain
+in play when the label model is wrong.  Ties go to the lowest row position.
+(``shrink``, ``explore``, ``scarcity``) default to (0.01, 0.1, 1) with the agreement model
+and (0.1, 0.05, 0.5) with the mixture (`ExpectedCoverage.DEFAULTS`; ``model="mixture"``
+is the first default).  The mixture's were chosen on the shipped panel pools, the
+agreement model's on development split seeds 3-32, 200-203 and 300-311; how, the
+held-out check and the variants that lost (refitting the label model on the labels read,
+correcting or blending the winner belief): bench/EXPERIMENTS.md.
 
 **Regret guard (opt in).**  With ``regret`` = r (default None: off) the policy also runs
 adaptive pair-sum in its shadow (a `Session` of that policy alone, `Session.sibling`), on
@@ -73,7 +78,12 @@ from ..pair_terms import (
 from ..errors import ParameterError
 from .base import Policy, PolicyContext
 from .heuristics import AdaptivePairSum
-from .label_model import LabelProbabilities, label_probabilities
+from .label_model import (
+    LabelProbabilities,
+    agreement_applies,
+    agreement_pred_prob,
+    label_probabilities,
+)
 
 __all__ = ["CoverageState", "ExpectedCoverage"]
 
@@ -92,6 +102,7 @@ class CoverageState:
     weights: np.ndarray  # (K, K) pair weights the ranking was computed with
     fallback: object = None  # adaptive-pair-sum state when there is no label model
     shadow: object = None  # a Session of adaptive pair-sum alone (the regret guard)
+    settings: tuple = (0.1, 0.05, 0.5)  # (shrink, explore, scarcity) used on this pool
 
 
 class ExpectedCoverage(Policy):
@@ -100,22 +111,30 @@ class ExpectedCoverage(Policy):
 
     name = "expected-coverage"
 
-    def __init__(self, shrink: float = 0.1, explore: float = 0.05, refresh: float = 0.05,
-                 head: int = 64, temper: float = 3.0, scarcity: float = 0.5,
-                 regret: float | None = None,
-                 probabilities: LabelProbabilities | None = None):
+    #: (shrink, explore, scarcity) per label model, when not given
+    DEFAULTS = {"agreement": (0.01, 0.1, 1.0), "mixture": (0.1, 0.05, 0.5)}
+
+    def __init__(self, shrink: float | None = None, explore: float | None = None,
+                 refresh: float = 0.05, head: int = 64, temper: float = 3.0,
+                 scarcity: float | None = None, regret: float | None = None,
+                 probabilities: LabelProbabilities | None = None, model: str = "agreement"):
+        if model not in self.DEFAULTS:
+            raise ParameterError(f"model must be 'agreement' or 'mixture'; got {model!r}")
         if regret is not None and not 0 <= regret <= 1:
             raise ParameterError(f"regret must lie in [0, 1] or be None; got {regret!r}")
         for nm, v in (("shrink", shrink), ("explore", explore), ("refresh", refresh)):
-            if not 0 <= v <= 1:
+            if v is not None and not 0 <= v <= 1:
                 raise ParameterError(f"{nm} must lie in [0, 1]; got {v!r}")
         for nm, v in (("temper", temper), ("scarcity", scarcity)):
-            if not 0 <= v < float("inf") or (nm == "temper" and v == 0):
+            if v is not None and (not 0 <= v < float("inf") or (nm == "temper" and v == 0)):
                 raise ParameterError(f"{nm} must be a finite number > 0; got {v!r}")
         if int(head) < 1:
             raise ParameterError(f"head must be a positive number of rows; got {head!r}")
-        self.shrink, self.explore, self.refresh, self.head = shrink, explore, refresh, int(head)
-        self.temper, self.scarcity = temper, scarcity
+        self.model = model
+        # None: the default of the label model that applies to the pool (`settings`)
+        self.shrink, self.explore, self.scarcity = shrink, explore, scarcity
+        self.refresh, self.head = refresh, int(head)
+        self.temper = temper
         self.regret = regret
         self.probabilities = probabilities
         self._fallback = AdaptivePairSum()
@@ -142,12 +161,25 @@ class ExpectedCoverage(Policy):
         self._cache = {key: (pool, out)}
         return out
 
+    def settings(self, pool, lm: LabelProbabilities) -> tuple:
+        """(agreement model used?, shrink, explore, scarcity) on ``pool``: the values
+        given, else the defaults of the label model that applies (`DEFAULTS`)."""
+        agree = self.model == "agreement" and agreement_applies(pool, lm)
+        d = self.DEFAULTS["agreement" if agree else "mixture"]
+        return (agree,) + tuple(d[i] if v is None else v
+                                for i, v in enumerate((self.shrink, self.explore,
+                                                       self.scarcity)))
+
     def _moments(self, ctx: PolicyContext, lm: LabelProbabilities, lo):
         """(K*K, n) float32 expected gains and their variances (module docstring)."""
         pool = ctx.pool
+        agree, shrink, _, _ = self.settings(pool, lm)
         K, n = pool.K, pool.n
         unit = rule_unit(ctx.rule)
-        q_all = lm.pred_prob(pool, self.shrink)
+        if agree:
+            q_all = (1 - shrink) * agreement_pred_prob(pool) + shrink / pool.n_classes
+        else:
+            q_all = lm.pred_prob(pool, shrink)
         eg = np.empty((K * K, n), dtype=np.float32)
         vg = np.empty((K * K, n), dtype=np.float32)
         for blk in row_blocks(n):
@@ -178,7 +210,8 @@ class ExpectedCoverage(Policy):
         K = pool.K
         state = CoverageState(eg, vg, eg.sum(axis=1, dtype=np.float64).reshape(K, K),
                               vg.sum(axis=1, dtype=np.float64).reshape(K, K),
-                              np.zeros(0, np.int64), 0, np.zeros((K, K)))
+                              np.zeros(0, np.int64), 0, np.zeros((K, K)),
+                              settings=self.settings(pool, lm)[1:])
         unread = np.ones(pool.n, dtype=bool)
         # the session has not started: bounds with nothing read
         th = thresholds(pool.K, pool.scale, ctx.rule, ctx.tolerance)
@@ -282,15 +315,17 @@ class ExpectedCoverage(Policy):
         Def = deficits(need, L).astype(np.float64)
         np.fill_diagonal(Def, 0)
         W = np.where(Def > 0, pi[None, :] / np.where(Def > 0, Def, 1), 0.0)
-        if self.scarcity > 0:
+        scarcity = state.settings[2]
+        if scarcity > 0:
             rho = np.minimum(Def / np.maximum(state.sum_eg, 1e-9), 1.0)
-            W = W * rho ** self.scarcity
+            W = W * rho ** scarcity
         return W
 
     def _rank(self, ctx, state, L, need, eliminated, unread, W=None) -> CoverageState:
         if W is None:
             W = self._pair_weights(state, L, need, eliminated)
         _, pot, _ = self._static(ctx)
+        explore = state.settings[1]
         Def = deficits(need, L).astype(np.float64)
         np.fill_diagonal(Def, 0)
         live = np.flatnonzero(W.reshape(-1) > 0)
@@ -303,8 +338,8 @@ class ExpectedCoverage(Policy):
             # column blocks keep the capped gains in cache; float32 is enough to rank
             for blk in row_blocks(n, 1 << 13):
                 score[blk] = w @ np.minimum(state.eg[live, blk], cap)
-                if self.explore > 0:
-                    score[blk] += self.explore * (w @ np.minimum(pot[live, blk], cap))
+                if explore > 0:
+                    score[blk] += explore * (w @ np.minimum(pot[live, blk], cap))
         rows = np.flatnonzero(unread)
         score = score[rows]
         m = min(self.head, rows.size)
