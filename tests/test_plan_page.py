@@ -83,6 +83,8 @@ def test_unlabelled_demo_forecast_equals_the_cli():
         b = cli["map"]["budgets"].index(n // 2)
         assert [round(p[b], 3) for p in cli["p_certified"]] == list(q[col])
     assert any("forecast, not a guarantee" in m.value for m in at.caption)
+    # and how far off it has been, so nobody reads the median as a promise
+    assert any("held-out panel pools" in m.value for m in at.caption)
     assert not at.error
 
 
