@@ -10,7 +10,10 @@ DIR holds panel pools in DIR/panels, e.g. written by
 cached in DIR/aps.json.  Prints the saving in points of n (each data set weighted
 equally), the pools read more than adaptive pair-sum, over +5% and +10% of n, and the
 worst pool.  The variants are kept here, outside the library, so that the numbers in
-bench/EXPERIMENTS.md can be reproduced; none is the default.
+bench/EXPERIMENTS.md can be reproduced; none is the default.  They were measured on the
+first default's label model, so they use ``model="mixture"`` unless given another;
+``'ExpectedCoverage(model="mixture")'`` is that default itself, ``'ExpectedCoverage()'``
+the current one (the agreement model).
 """
 
 from __future__ import annotations
@@ -54,6 +57,7 @@ class GroupPosterior(ExpectedCoverage):
     arrays on each update; small pools only)."""
 
     def __init__(self, m: float = 10.0, **kw):
+        kw.setdefault("model", "mixture")  # measured on the first default's label model
         super().__init__(**kw)
         self.m = m
 
@@ -63,7 +67,7 @@ class GroupPosterior(ExpectedCoverage):
             return s
         pool = ctx.pool
         lm, _, lo = self._static(ctx)
-        q = lm.pred_prob(pool, self.shrink)
+        q = lm.pred_prob(pool, self.settings(pool, lm)[1])
         key = np.concatenate([pool.preds.T.astype(np.float64),
                               pool.weights.T.astype(np.float64), q.T], axis=1)
         gid = np.unique(key, axis=0, return_inverse=True)[1].reshape(-1)
@@ -127,6 +131,7 @@ class Interleave(ExpectedCoverage):
     else the next expected-coverage row."""
 
     def __init__(self, lam: float = 0.5, **kw):
+        kw.setdefault("model", "mixture")  # measured on the first default's label model
         super().__init__(**kw)
         self.lam = lam
         self.base = ExpectedCoverage(**kw)

@@ -151,3 +151,18 @@ def test_one_policy_object_on_two_pools_in_turn():
             sa, sb = (s, sb) if name == "a" else (sa, s)
     assert sa.read_rows == tuple(a.position(i) for i in replay(a, ExpectedCoverage()).order)
     assert sb.read_rows == tuple(b.position(i) for i in replay(b, ExpectedCoverage()).order)
+
+
+def test_probabilities_given_are_used_as_they_are():
+    """``ExpectedCoverage(probabilities=lm)`` uses ``lm`` (the agreement model replaces
+    only the built-in mixture): flat confidences give another order than the default."""
+    from dataclasses import replace as dc_replace
+
+    pool = prob_pool(4, n=60, K=3)
+    lm = label_probabilities(pool)
+    flat = dc_replace(lm, expert_conf=np.full_like(lm.expert_conf, 0.5))
+    given = ExpectedCoverage(probabilities=flat)
+    assert given.settings(pool, flat) == (False, 0.1, 0.05, 0.5)
+    assert replay(pool, given).order == replay(
+        pool, ExpectedCoverage(probabilities=flat, model="mixture")).order
+    assert replay(pool, given).order != replay(pool, ExpectedCoverage()).order

@@ -163,8 +163,11 @@ class ExpectedCoverage(Policy):
 
     def settings(self, pool, lm: LabelProbabilities) -> tuple:
         """(agreement model used?, shrink, explore, scarcity) on ``pool``: the values
-        given, else the defaults of the label model that applies (`DEFAULTS`)."""
-        agree = self.model == "agreement" and agreement_applies(pool, lm)
+        given, else the defaults of the label model that applies (`DEFAULTS`).  Label
+        probabilities given to the policy (``probabilities``) are always used as they
+        are: the agreement model replaces only the built-in mixture."""
+        agree = (self.model == "agreement" and self.probabilities is None
+                 and agreement_applies(pool, lm))
         d = self.DEFAULTS["agreement" if agree else "mixture"]
         return (agree,) + tuple(d[i] if v is None else v
                                 for i, v in enumerate((self.shrink, self.explore,
