@@ -46,6 +46,7 @@ from bench_forecast_holdout import evaluate, panel_files, parse_splits, summary 
 
 from certlib.io import load_pool  # noqa: E402
 from certlib.policies.label_model import (  # noqa: E402
+    _logistic_map,
     _logit,
     fit_label_sampler,
     label_probabilities,
@@ -107,30 +108,8 @@ class ShareSampler:
 
 
 def _fit_coef(F, t, prior, ridge, steps=30):
-    X = F.T  # (rows, 3)
-    w = np.array(prior, dtype=float)
-    pr = np.array(prior, dtype=float)
-
-    def obj(w):
-        z = X @ w
-        return float(t @ z - np.logaddexp(0.0, z).sum() - ridge / 2 * ((w - pr) ** 2).sum())
-
-    f = obj(w)
-    for _ in range(steps):
-        z = X @ w
-        p = 1.0 / (1.0 + np.exp(-z))
-        g = X.T @ (t - p) - ridge * (w - pr)
-        H = (X * (p * (1 - p))[:, None]).T @ X + ridge * np.eye(3)
-        st = np.linalg.solve(H, g)
-        s = 1.0
-        while s > 1e-6 and obj(w + s * st) < f:
-            s /= 2
-        w = w + s * st
-        fn = obj(w)
-        if fn - f < 1e-10:
-            break
-        f = fn
-    return w
+    """MAP coefficients on the rows read: the library's penalised logistic fit."""
+    return _logistic_map(F.T, t, prior, ridge, steps)
 
 
 def fit_share_sampler(pool, ridge=20.0, jit=(0.6, 0.15, 0.6), jscale=50.0, clip=0.99,

@@ -263,26 +263,22 @@ def _logit(p):
     return np.log(p) - np.log1p(-p)
 
 
-def _platt(x, correct, ridge: float, steps: int = 25):
-    """(a, b) maximising sum log-lik of correct ~ sigmoid(a + b x) - ridge/2 |(a, b-1)|^2."""
-    a, b = 0.0, 1.0
-    if x.size == 0:
-        return a, b
-    X = np.stack([np.ones_like(x), x], axis=1)
-    w = np.array([a, b])
-    prior = np.array([0.0, 1.0])
+def _logistic_map(X, y, prior, ridge: float, steps: int = 25) -> np.ndarray:
+    """Coefficients w maximising sum log-lik of y ~ sigmoid(X w) - ridge/2 |w - prior|^2
+    (a penalised logistic regression, so no labels = the prior), by damped Newton steps."""
+    w = np.array(prior, dtype=np.float64)
+    prior = w.copy()
 
     def objective(w):  # concave: log-likelihood (log-sum-exp form) minus the penalty
         z = X @ w
-        return float(correct @ z - np.logaddexp(0.0, z).sum()
-                     - ridge / 2 * ((w - prior) ** 2).sum())
+        return float(y @ z - np.logaddexp(0.0, z).sum() - ridge / 2 * ((w - prior) ** 2).sum())
 
     f = objective(w)
     for _ in range(steps):
         z = X @ w
         p = 1.0 / (1.0 + np.exp(-z))
-        g = X.T @ (correct - p) - ridge * (w - prior)
-        H = (X * (p * (1 - p))[:, None]).T @ X + ridge * np.eye(2)
+        g = X.T @ (y - p) - ridge * (w - prior)
+        H = (X * (p * (1 - p))[:, None]).T @ X + ridge * np.eye(w.size)
         step = np.linalg.solve(H, g)
         # damped Newton: a full step from saturated probabilities (confidences near 1)
         # overshoots and can oscillate; halve it until the objective improves
@@ -292,10 +288,18 @@ def _platt(x, correct, ridge: float, steps: int = 25):
         w = w + t * step
         f_new = objective(w)
         if f_new - f < 1e-12 or np.abs(t * step).max() < 1e-9:
-            f = f_new
             break
         f = f_new
-    return float(w[0]), float(w[1])
+    return w
+
+
+def _platt(x, correct, ridge: float, steps: int = 25):
+    """(a, b) maximising sum log-lik of correct ~ sigmoid(a + b x) - ridge/2 |(a, b-1)|^2."""
+    if x.size == 0:
+        return 0.0, 1.0
+    X = np.stack([np.ones_like(x), x], axis=1)
+    a, b = _logistic_map(X, correct, (0.0, 1.0), ridge, steps)
+    return float(a), float(b)
 
 
 @dataclass(frozen=True, eq=False)
