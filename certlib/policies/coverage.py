@@ -173,10 +173,10 @@ class ExpectedCoverage(Policy):
                                 for i, v in enumerate((self.shrink, self.explore,
                                                        self.scarcity)))
 
-    def _moments(self, ctx: PolicyContext, lm: LabelProbabilities, lo):
+    def _moments(self, ctx: PolicyContext, lm: LabelProbabilities, lo, agree: bool,
+                 shrink: float):
         """(K*K, n) float32 expected gains and their variances (module docstring)."""
         pool = ctx.pool
-        agree, shrink, _, _ = self.settings(pool, lm)
         K, n = pool.K, pool.n
         unit = rule_unit(ctx.rule)
         if agree:
@@ -209,12 +209,13 @@ class ExpectedCoverage(Policy):
         lm, _, lo = self._static(ctx)
         if not lm.usable:
             return CoverageState(None, None, None, None, None, 0, None, self._fallback.start(ctx))
-        eg, vg = self._moments(ctx, lm, lo)
+        agree, *settings = self.settings(pool, lm)
+        eg, vg = self._moments(ctx, lm, lo, agree, settings[0])
         K = pool.K
         state = CoverageState(eg, vg, eg.sum(axis=1, dtype=np.float64).reshape(K, K),
                               vg.sum(axis=1, dtype=np.float64).reshape(K, K),
                               np.zeros(0, np.int64), 0, np.zeros((K, K)),
-                              settings=self.settings(pool, lm)[1:])
+                              settings=tuple(settings))
         unread = np.ones(pool.n, dtype=bool)
         # the session has not started: bounds with nothing read
         th = thresholds(pool.K, pool.scale, ctx.rule, ctx.tolerance)
