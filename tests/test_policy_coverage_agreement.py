@@ -114,12 +114,13 @@ def test_where_the_agreement_model_applies():
 def test_settings_follow_the_model_that_applies():
     mixed, shared = prob_pool(1, n=20, K=3), prob_pool(1, n=20, K=3, kind="shared")
     pol = ExpectedCoverage()
-    assert pol.settings(mixed, label_probabilities(mixed)) == (True, 0.01, 0.1, 1.0)
-    assert pol.settings(shared, label_probabilities(shared)) == (False, 0.1, 0.05, 0.5)
+    assert pol.settings(mixed, label_probabilities(mixed)) == (True, 0.01, 0.1, 1.0, 2.0, True)
+    assert pol.settings(shared, label_probabilities(shared)) == (False, 0.1, 0.05, 0.5, 3.0,
+                                                                  False)
     old = ExpectedCoverage(model="mixture")
-    assert old.settings(mixed, label_probabilities(mixed)) == (False, 0.1, 0.05, 0.5)
-    mine = ExpectedCoverage(shrink=0.2, scarcity=0.0)  # given values are kept
-    assert mine.settings(mixed, label_probabilities(mixed)) == (True, 0.2, 0.1, 0.0)
+    assert old.settings(mixed, label_probabilities(mixed)) == (False, 0.1, 0.05, 0.5, 3.0, False)
+    mine = ExpectedCoverage(shrink=0.2, scarcity=0.0, temper=3, branch=False)  # kept
+    assert mine.settings(mixed, label_probabilities(mixed)) == (True, 0.2, 0.1, 0.0, 3, False)
     with pytest.raises(CertlibError, match="model"):
         ExpectedCoverage(model="agreements")
 
@@ -162,7 +163,7 @@ def test_probabilities_given_are_used_as_they_are():
     lm = label_probabilities(pool)
     flat = dc_replace(lm, expert_conf=np.full_like(lm.expert_conf, 0.5))
     given = ExpectedCoverage(probabilities=flat)
-    assert given.settings(pool, flat) == (False, 0.1, 0.05, 0.5)
+    assert given.settings(pool, flat) == (False, 0.1, 0.05, 0.5, 3.0, False)
     assert replay(pool, given).order == replay(
         pool, ExpectedCoverage(probabilities=flat, model="mixture")).order
     assert replay(pool, given).order != replay(pool, ExpectedCoverage()).order

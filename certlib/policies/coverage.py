@@ -102,7 +102,18 @@ class CoverageState:
     weights: np.ndarray  # (K, K) pair weights the ranking was computed with
     fallback: object = None  # adaptive-pair-sum state when there is no label model
     shadow: object = None  # a Session of adaptive pair-sum alone (the regret guard)
-    settings: tuple = (0.1, 0.05, 0.5)  # (shrink, explore, scarcity) used on this pool
+    # (shrink, explore, scarcity, temper, branch) used on this pool
+    settings: tuple = (0.1, 0.05, 0.5, 3.0, False)
+    # the hedge's no-error branch (``branch``; None when off): which rows every candidate
+    # predicts alike, log P(such a row's label is that prediction), and over the unread
+    # rows: the gains of the unanimous rows if they are right, the sums of E g and Var g
+    # over the other rows, and the log-probability that every unanimous row is right
+    unanimous: np.ndarray | None = None  # (n,) bool, shared read-only
+    log_right: np.ndarray | None = None  # (n,) float64, 0 on other rows, shared read-only
+    sure_gain: np.ndarray | None = None  # (K, K)
+    split_eg: np.ndarray | None = None  # (K, K)
+    split_vg: np.ndarray | None = None  # (K, K)
+    log_p0: float = 0.0
 
 
 class ExpectedCoverage(Policy):
@@ -111,13 +122,15 @@ class ExpectedCoverage(Policy):
 
     name = "expected-coverage"
 
-    #: (shrink, explore, scarcity) per label model, when not given
-    DEFAULTS = {"agreement": (0.01, 0.1, 1.0), "mixture": (0.1, 0.05, 0.5)}
+    #: (shrink, explore, scarcity, temper, branch) per label model, when not given
+    DEFAULTS = {"agreement": (0.01, 0.1, 1.0, 2.0, True),
+                "mixture": (0.1, 0.05, 0.5, 3.0, False)}
 
     def __init__(self, shrink: float | None = None, explore: float | None = None,
-                 refresh: float = 0.05, head: int = 64, temper: float = 3.0,
+                 refresh: float = 0.05, head: int = 64, temper: float | None = None,
                  scarcity: float | None = None, regret: float | None = None,
-                 probabilities: LabelProbabilities | None = None, model: str = "agreement"):
+                 probabilities: LabelProbabilities | None = None, model: str = "agreement",
+                 branch: bool | None = None):
         if model not in self.DEFAULTS:
             raise ParameterError(f"model must be 'agreement' or 'mixture'; got {model!r}")
         if regret is not None and not 0 <= regret <= 1:
@@ -135,6 +148,7 @@ class ExpectedCoverage(Policy):
         self.shrink, self.explore, self.scarcity = shrink, explore, scarcity
         self.refresh, self.head = refresh, int(head)
         self.temper = temper
+        self.branch = None if branch is None else bool(branch)
         self.regret = regret
         self.probabilities = probabilities
         self._fallback = AdaptivePairSum()
@@ -162,7 +176,8 @@ class ExpectedCoverage(Policy):
         return out
 
     def settings(self, pool, lm: LabelProbabilities) -> tuple:
-        """(agreement model used?, shrink, explore, scarcity) on ``pool``: the values
+        """(agreement model used?, shrink, explore, scarcity, temper, branch) on ``pool``:
+        the values
         given, else the defaults of the label model that applies (`DEFAULTS`).  Label
         probabilities given to the policy (``probabilities``) are always used as they
         are: the agreement model replaces only the built-in mixture."""
@@ -171,11 +186,14 @@ class ExpectedCoverage(Policy):
         d = self.DEFAULTS["agreement" if agree else "mixture"]
         return (agree,) + tuple(d[i] if v is None else v
                                 for i, v in enumerate((self.shrink, self.explore,
-                                                       self.scarcity)))
+                                                       self.scarcity, self.temper,
+                                                       self.branch)))
 
     def _moments(self, ctx: PolicyContext, lm: LabelProbabilities, lo, agree: bool,
                  shrink: float):
-        """(K*K, n) float32 expected gains and their variances (module docstring)."""
+        """(K*K, n) float32 expected gains and their variances (module docstring), and
+        (n,) P(y_i = pred_0i), the label model's probability that row i is right for
+        every candidate where all predict alike (unused elsewhere)."""
         pool = ctx.pool
         K, n = pool.K, pool.n
         unit = rule_unit(ctx.rule)
@@ -201,7 +219,7 @@ class ExpectedCoverage(Policy):
             vg[:, blk] = np.maximum(var, 0).reshape(K * K, -1) * (unit * unit)
         for a in (eg, vg):
             a.setflags(write=False)
-        return eg, vg
+        return eg, vg, q_all[0]
 
     # ----------------------------------------------------------- protocol
     def start(self, ctx: PolicyContext) -> CoverageState:
@@ -210,12 +228,14 @@ class ExpectedCoverage(Policy):
         if not lm.usable:
             return CoverageState(None, None, None, None, None, 0, None, self._fallback.start(ctx))
         agree, *settings = self.settings(pool, lm)
-        eg, vg = self._moments(ctx, lm, lo, agree, settings[0])
+        eg, vg, q0 = self._moments(ctx, lm, lo, agree, settings[0])
         K = pool.K
         state = CoverageState(eg, vg, eg.sum(axis=1, dtype=np.float64).reshape(K, K),
                               vg.sum(axis=1, dtype=np.float64).reshape(K, K),
                               np.zeros(0, np.int64), 0, np.zeros((K, K)),
                               settings=tuple(settings))
+        if settings[4]:
+            state = self._start_branch(state, pool, lo, q0)
         unread = np.ones(pool.n, dtype=bool)
         # the session has not started: bounds with nothing read
         th = thresholds(pool.K, pool.scale, ctx.rule, ctx.tolerance)
@@ -248,6 +268,8 @@ class ExpectedCoverage(Policy):
         sum_eg = state.sum_eg - state.eg[:, row].astype(np.float64).reshape(K, K)
         sum_vg = state.sum_vg - state.vg[:, row].astype(np.float64).reshape(K, K)
         s = replace(state, sum_eg=sum_eg, sum_vg=sum_vg, shadow=self._advance_shadow(state, view))
+        if s.unanimous is not None:
+            s = self._read_branch(s, view.policy_context, row)
         W = self._pair_weights(s, view.L, view.th.need, view.eliminated)
         order, ptr = s.order, s.ptr
         while ptr < order.size and view.is_read(int(order[ptr])):
@@ -292,27 +314,52 @@ class ExpectedCoverage(Policy):
         # a row the annotator passed over (skipped) is not forced: skips are the user's
         return None if view.is_read(row) else row
 
+    # ----------------------------------------------------------- no-error branch
+    @staticmethod
+    def _start_branch(state: CoverageState, pool, lo, q0) -> CoverageState:
+        """The branch sums over every row (nothing read yet; module docstring)."""
+        K = pool.K
+        unan = (pool.preds == pool.preds[:1]).all(axis=0)
+        log_right = np.where(unan, np.log(np.maximum(q0, 1e-300)), 0.0)
+        sure = np.zeros((K, K))
+        split_eg = np.zeros((K, K))
+        split_vg = np.zeros((K, K))
+        for blk in row_blocks(pool.n):
+            u = unan[blk]
+            # a row every candidate gets right has d = 0: its gain is minus its lower term
+            sure -= lo[:, blk][:, u].sum(axis=1, dtype=np.float64).reshape(K, K)
+            split_eg += state.eg[:, blk][:, ~u].sum(axis=1, dtype=np.float64).reshape(K, K)
+            split_vg += state.vg[:, blk][:, ~u].sum(axis=1, dtype=np.float64).reshape(K, K)
+        for a in (unan, log_right):
+            a.setflags(write=False)
+        return replace(state, unanimous=unan, log_right=log_right, sure_gain=sure,
+                       split_eg=split_eg, split_vg=split_vg,
+                       log_p0=float(log_right.sum()))
+
+    def _read_branch(self, state: CoverageState, ctx, row: int) -> CoverageState:
+        """Remove a row just read from the branch sums."""
+        K = ctx.pool.K
+        if state.unanimous[row]:
+            _, _, lo = self._static(ctx)
+            return replace(state, sure_gain=state.sure_gain + lo[:, row].astype(np.float64)
+                           .reshape(K, K), log_p0=state.log_p0 - float(state.log_right[row]))
+        return replace(state,
+                       split_eg=state.split_eg - state.eg[:, row].astype(np.float64).reshape(K, K),
+                       split_vg=state.split_vg - state.vg[:, row].astype(np.float64).reshape(K, K))
+
     # ----------------------------------------------------------- scoring
     def win_probabilities(self, state: CoverageState, L, need, eliminated) -> np.ndarray:
         """P(k wins) under the label model, given the labels read (module docstring)."""
-        K = L.shape[0]
-        mean = L + state.sum_eg
-        sd = np.sqrt(np.maximum(state.sum_vg, 0) + 0.25)
-        need_f = np.where(need <= _NEED_NEVER, -np.inf, need.astype(np.float64))
-        z = (mean - need_f + 0.5) / (sd * self.temper)
-        np.fill_diagonal(z, np.inf)
-        from scipy.special import log_ndtr  # scipy only when the policy runs
-
-        logp = log_ndtr(z).sum(axis=0)
-        logp[list(eliminated)] = -np.inf
-        if not np.isfinite(logp).any():
-            logp = np.zeros(K)
-            logp[list(eliminated)] = -np.inf
-            if not np.isfinite(logp).any():
-                logp = np.zeros(K)
-        p = np.exp(logp - logp.max())
-        p /= p.sum()
-        return p
+        temper = state.settings[3]
+        p = _hedge(L, need, eliminated, state.sum_eg, state.sum_vg, temper)
+        if state.unanimous is None:
+            return p
+        p0 = float(np.exp(min(state.log_p0, 0.0)))
+        if p0 <= 0:
+            return p
+        sure = _hedge(L, need, eliminated, state.sure_gain + state.split_eg, state.split_vg,
+                      temper)
+        return (1 - p0) * p + p0 * sure
 
     def _pair_weights(self, state, L, need, eliminated) -> np.ndarray:
         pi = self.win_probabilities(state, L, need, eliminated)
@@ -359,6 +406,29 @@ class ExpectedCoverage(Policy):
         W = W.copy()
         W.setflags(write=False)
         return replace(state, order=order, ptr=0, weights=W)
+
+
+def _hedge(L, need, eliminated, gain_mean, gain_var, temper: float) -> np.ndarray:
+    """P(k wins) when r_j - r_k is about normal with mean L_jk + gain_mean_jk and
+    variance gain_var_jk, widened by ``temper`` (module docstring)."""
+    K = L.shape[0]
+    mean = L + gain_mean
+    sd = np.sqrt(np.maximum(gain_var, 0) + 0.25)
+    need_f = np.where(need <= _NEED_NEVER, -np.inf, need.astype(np.float64))
+    z = (mean - need_f + 0.5) / (sd * temper)
+    np.fill_diagonal(z, np.inf)
+    from scipy.special import log_ndtr  # scipy only when the policy runs
+
+    logp = log_ndtr(z).sum(axis=0)
+    logp[list(eliminated)] = -np.inf
+    if not np.isfinite(logp).any():
+        logp = np.zeros(K)
+        logp[list(eliminated)] = -np.inf
+        if not np.isfinite(logp).any():
+            logp = np.zeros(K)
+    p = np.exp(logp - logp.max())
+    p /= p.sum()
+    return p
 
 
 def _rule_potential(pool, rows, rule):
