@@ -13,7 +13,8 @@ worst pool.  The variants are kept here, outside the library, so that the number
 bench/EXPERIMENTS.md can be reproduced; none is the default.  They were measured on the
 first default's label model, so they use ``model="mixture"`` unless given another;
 ``'ExpectedCoverage(model="mixture")'`` is that default itself, ``'ExpectedCoverage()'``
-the current one (the agreement model).
+the current one (the agreement model with the hedge's no-error branch) and
+``'ExpectedCoverage(branch=False, temper=3)'`` the agreement model's first version.
 """
 
 from __future__ import annotations

@@ -21,8 +21,20 @@ categorical pools alike.
 **Who wins (the hedge).**  The unread rows make r_j - r_k roughly normal with mean m_jk =
 L_jk + sum_unread E g and variance s2_jk = sum_unread Var g.  P(k wins) is proportional to
 prod_j Phi((m_jk - need_jk + 1/2) / (temper * sqrt(s2_jk + 1/4))), zero for eliminated
-candidates.  ``temper`` (3) widens the normal: each candidate's confidences favour itself,
-so the untempered model is overconfident and chases candidates about to be ruled out.
+candidates.  ``temper`` (2 with the agreement model, 3 with the mixture) widens the
+normal: each candidate's confidences favour itself, so the untempered model is
+overconfident and chases candidates about to be ruled out.
+
+**The no-error branch** (``branch``, on with the agreement model).  Late in a run on a
+small pool the unread rows are mostly rows every candidate predicts alike, and the label
+model expects well under one error on all of them; the normal above then spreads a
+likely outcome, "no more errors", over candidates that can only win through one.  So
+with P0 = prod over the unread such rows of P(the shared prediction is right), the
+hedge is P0 * (the same formula with those rows fixed at their realised gains if right,
+-lower, and only the other unread rows uncertain) + (1 - P0) * (the formula above).
+It costs three K x K sums kept up to date as rows are read.  (It was added for pools
+like wine_s302_tree_k8 of bench/EXPERIMENTS.md: four perfect, tied candidates, where the
+plain hedge at temper 2 chased a tied candidate that the tie rule never certifies.)
 
 **Score.**  With deficits Def_jk = max(0, need_jk - L_jk) and rho_jk = min(1, Def_jk /
 sum_unread E g_jk), the share of the expected remaining supply they need, row i scores
@@ -33,10 +45,11 @@ sum_unread E g_jk), the share of the expected remaining supply they need, row i 
 its expected share of the remaining deficits it closes, scarce pairs weighted up (s =
 ``scarcity``), plus a small term (``explore``) that keeps rows with a large potential gain
 in play when the label model is wrong.  Ties go to the lowest row position.
-(``shrink``, ``explore``, ``scarcity``) default to (0.01, 0.1, 1) with the agreement model
-and (0.1, 0.05, 0.5) with the mixture (`ExpectedCoverage.DEFAULTS`; ``model="mixture"``
-is the first default).  The mixture's were chosen on the shipped panel pools, the
-agreement model's on development split seeds 3-32, 200-203 and 300-311; how, the
+(``shrink``, ``explore``, ``scarcity``, ``temper``, ``branch``) default to (0.01, 0.1, 1,
+2, on) with the agreement model and (0.1, 0.05, 0.5, 3, off) with the mixture
+(`ExpectedCoverage.DEFAULTS`; ``model="mixture"`` is the first default).  The mixture's
+were chosen on the shipped panel pools, the agreement model's on development split seeds
+3-32, 200-203, 300-311, 400-411 and 500-511; how, the
 held-out check and the variants that lost (refitting the label model on the labels read,
 correcting or blending the winner belief): bench/EXPERIMENTS.md.
 
