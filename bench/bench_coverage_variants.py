@@ -59,6 +59,10 @@ class GroupPosterior(ExpectedCoverage):
 
     def __init__(self, m: float = 10.0, **kw):
         kw.setdefault("model", "mixture")  # measured on the first default's label model
+        if kw.setdefault("branch", False):
+            # its update rewrites the gains of a group's unread rows, which the no-error
+            # branch's sums (coverage.ExpectedCoverage._read_branch) do not follow
+            raise ValueError("GroupPosterior keeps no no-error branch; use branch=False")
         super().__init__(**kw)
         self.m = m
 

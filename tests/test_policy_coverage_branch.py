@@ -8,9 +8,11 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from certlib import CertlibError
 from certlib.pair_terms import lower_terms, realised_terms
 from certlib.policies.coverage import ExpectedCoverage
 from certlib.policies.label_model import agreement_applies, agreement_pred_prob, label_probabilities
@@ -90,3 +92,10 @@ def test_branch_off_is_the_plain_hedge():
                       st_.sum_vg, 2.0)
     np.testing.assert_allclose(pol.win_probabilities(st_, s.L, s.th.need, s.eliminated), want,
                                rtol=1e-6, atol=1e-9)
+
+
+def test_branch_parameter_is_checked():
+    for bad in ("False", "no", 1, 0.0):
+        with pytest.raises(CertlibError, match="branch"):
+            ExpectedCoverage(branch=bad)
+    assert ExpectedCoverage(branch=np.bool_(False)).branch is False

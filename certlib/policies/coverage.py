@@ -122,6 +122,7 @@ class CoverageState:
     # rows: the gains of the unanimous rows if they are right, the sums of E g and Var g
     # over the other rows, and the log-probability that every unanimous row is right
     unanimous: np.ndarray | None = None  # (n,) bool, shared read-only
+    lower: np.ndarray | None = None  # (K*K, n) the lower terms (`_static`), shared read-only
     log_right: np.ndarray | None = None  # (n,) float64, 0 on other rows, shared read-only
     sure_gain: np.ndarray | None = None  # (K, K)
     split_eg: np.ndarray | None = None  # (K, K)
@@ -156,6 +157,8 @@ class ExpectedCoverage(Policy):
                 raise ParameterError(f"{nm} must be a finite number > 0; got {v!r}")
         if int(head) < 1:
             raise ParameterError(f"head must be a positive number of rows; got {head!r}")
+        if branch is not None and not isinstance(branch, (bool, np.bool_)):
+            raise ParameterError(f"branch must be True, False or None; got {branch!r}")
         self.model = model
         # None: the default of the label model that applies to the pool (`settings`)
         self.shrink, self.explore, self.scarcity = shrink, explore, scarcity
@@ -282,7 +285,7 @@ class ExpectedCoverage(Policy):
         sum_vg = state.sum_vg - state.vg[:, row].astype(np.float64).reshape(K, K)
         s = replace(state, sum_eg=sum_eg, sum_vg=sum_vg, shadow=self._advance_shadow(state, view))
         if s.unanimous is not None:
-            s = self._read_branch(s, view.policy_context, row)
+            s = self._read_branch(s, K, row)
         W = self._pair_weights(s, view.L, view.th.need, view.eliminated)
         order, ptr = s.order, s.ptr
         while ptr < order.size and view.is_read(int(order[ptr])):
@@ -345,16 +348,15 @@ class ExpectedCoverage(Policy):
             split_vg += state.vg[:, blk][:, ~u].sum(axis=1, dtype=np.float64).reshape(K, K)
         for a in (unan, log_right):
             a.setflags(write=False)
-        return replace(state, unanimous=unan, log_right=log_right, sure_gain=sure,
+        return replace(state, unanimous=unan, lower=lo, log_right=log_right, sure_gain=sure,
                        split_eg=split_eg, split_vg=split_vg,
                        log_p0=float(log_right.sum()))
 
-    def _read_branch(self, state: CoverageState, ctx, row: int) -> CoverageState:
+    @staticmethod
+    def _read_branch(state: CoverageState, K: int, row: int) -> CoverageState:
         """Remove a row just read from the branch sums."""
-        K = ctx.pool.K
         if state.unanimous[row]:
-            _, _, lo = self._static(ctx)
-            return replace(state, sure_gain=state.sure_gain + lo[:, row].astype(np.float64)
+            return replace(state, sure_gain=state.sure_gain + state.lower[:, row].astype(np.float64)
                            .reshape(K, K), log_p0=state.log_p0 - float(state.log_right[row]))
         return replace(state,
                        split_eg=state.split_eg - state.eg[:, row].astype(np.float64).reshape(K, K),
