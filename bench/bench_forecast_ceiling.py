@@ -48,8 +48,10 @@ from certlib.io import load_pool  # noqa: E402
 from certlib.policies.label_model import (  # noqa: E402
     _logistic_map,
     _logit,
+    agreement_groups,
     fit_label_sampler,
     label_probabilities,
+    unread_frame,
 )
 
 SHARE_PRIOR = (-2.5, 0.6, 4.5)
@@ -67,30 +69,22 @@ class ShareSampler:
     jitter: np.ndarray  # (3,) sd per coefficient per draw
 
     def sample(self, rng, draws: int) -> np.ndarray:
-        n, C = self.labels.size, self.n_classes
-        unread = np.flatnonzero(self.labels < 0)
-        Y = np.broadcast_to(self.labels, (draws, n)).copy()
-        if unread.size == 0:
-            return Y
+        C = self.n_classes
+        Y, unread = unread_frame(self.labels, draws)
         m = unread.size
+        if m == 0:
+            return Y
         pred = self.pred[:, unread]
         F = self.feats[:, :, unread]
         E = pred.shape[0]
         same = pred[:, None, :] == pred[None, :, :]  # (E, E, m)
-        cnt = same.sum(axis=1)  # (E, m)
         first = np.array([~(same[e, :e]).any(axis=0) for e in range(E)])  # (E, m)
         W = self.coef[None, :] + rng.normal(size=(draws, 3)) * self.jitter[None, :]
         for d0 in range(0, draws, 16):
             d1 = min(draws, d0 + 16)
             z = np.einsum("dk,kem->dem", W[d0:d1], F)
-            q = 1.0 / (1.0 + np.exp(-z))  # (d, E, m)
-            S = np.einsum("efm,dfm->dem", same, q) / cnt[None]  # P(y = pred_e), group mean
-            p = S * first[None]
-            T = p.sum(axis=1, keepdims=True)  # (d, 1, m)
-            n_pred = first.sum(axis=0)  # distinct predicted classes per row
-            room = (C - n_pred) > 0
-            scale = np.where(room[None, None, :] & (T <= 1), 1.0, 1.0 / np.maximum(T, 1e-12))
-            p = p * scale
+            # P(y = pred_e) per draw, one entry per predicted class (the library's model)
+            p = agreement_groups(pred, 1.0 / (1.0 + np.exp(-z)), C) * first[None]
             cdf = np.cumsum(p, axis=1)  # (d, E, m)
             u = rng.random((d1 - d0, 1, m))
             k = (u > cdf).sum(axis=1)  # (d, m): index of the chosen expert, E = other

@@ -281,11 +281,13 @@ class ExpectedCoverage(Policy):
             return replace(state, fallback=self._fallback.update(state.fallback, view, row, label))
         ctx = view.policy_context
         K = view.pool.K
-        sum_eg = state.sum_eg - state.eg[:, row].astype(np.float64).reshape(K, K)
-        sum_vg = state.sum_vg - state.vg[:, row].astype(np.float64).reshape(K, K)
-        s = replace(state, sum_eg=sum_eg, sum_vg=sum_vg, shadow=self._advance_shadow(state, view))
-        if s.unanimous is not None:
-            s = self._read_branch(s, K, row)
+        e_row = state.eg[:, row].astype(np.float64).reshape(K, K)
+        v_row = state.vg[:, row].astype(np.float64).reshape(K, K)
+        fields = dict(sum_eg=state.sum_eg - e_row, sum_vg=state.sum_vg - v_row,
+                      shadow=self._advance_shadow(state, view))
+        if state.unanimous is not None:
+            fields.update(_read_branch(state, row, e_row, v_row))
+        s = replace(state, **fields)
         W = self._pair_weights(s, view.L, view.th.need, view.eliminated)
         order, ptr = s.order, s.ptr
         while ptr < order.size and view.is_read(int(order[ptr])):
@@ -352,16 +354,6 @@ class ExpectedCoverage(Policy):
                        split_eg=split_eg, split_vg=split_vg,
                        log_p0=float(log_right.sum()))
 
-    @staticmethod
-    def _read_branch(state: CoverageState, K: int, row: int) -> CoverageState:
-        """Remove a row just read from the branch sums."""
-        if state.unanimous[row]:
-            return replace(state, sure_gain=state.sure_gain + state.lower[:, row].astype(np.float64)
-                           .reshape(K, K), log_p0=state.log_p0 - float(state.log_right[row]))
-        return replace(state,
-                       split_eg=state.split_eg - state.eg[:, row].astype(np.float64).reshape(K, K),
-                       split_vg=state.split_vg - state.vg[:, row].astype(np.float64).reshape(K, K))
-
     # ----------------------------------------------------------- scoring
     def win_probabilities(self, state: CoverageState, L, need, eliminated) -> np.ndarray:
         """P(k wins) under the label model, given the labels read (module docstring)."""
@@ -421,6 +413,15 @@ class ExpectedCoverage(Policy):
         W = W.copy()
         W.setflags(write=False)
         return replace(state, order=order, ptr=0, weights=W)
+
+
+def _read_branch(state: CoverageState, row: int, e_row, v_row) -> dict:
+    """The branch sums without a row just read (its E g and Var g: ``e_row``, ``v_row``)."""
+    if state.unanimous[row]:
+        lo = state.lower[:, row].astype(np.float64).reshape(e_row.shape)
+        return dict(sure_gain=state.sure_gain + lo,
+                    log_p0=state.log_p0 - float(state.log_right[row]))
+    return dict(split_eg=state.split_eg - e_row, split_vg=state.split_vg - v_row)
 
 
 def _hedge(L, need, eliminated, gain_mean, gain_var, temper: float) -> np.ndarray:

@@ -187,15 +187,31 @@ def agreement_pred_prob(pool, coef=AGREEMENT_PRIOR, clip: float = 0.99) -> np.nd
     for blk in row_blocks(pool.n, 1 << 14):
         P = pool.preds[:, blk]
         x = _logit(np.clip(pool.confs[:, blk], 1.0 / C, clip))
-        same = P[:, None, :] == P[None, :, :]  # (K, K, m)
-        cnt = same.sum(axis=1)  # candidates predicting what k predicts, k included
+        cnt = (P[:, None, :] == P[None, :, :]).sum(axis=1)  # k's group size, k included
         r = 1.0 / (1.0 + np.exp(-(a + b * x + c * (cnt - 1) / (K - 1))))
-        g = np.einsum("jkm,km->jm", same, r) / cnt  # mean r of k's group
-        first = np.array([~same[k, :k].any(axis=0) for k in range(K)])  # one per class
-        total = (g * first).sum(axis=0)
-        room = first.sum(axis=0) < C  # some class nobody predicts takes the rest
-        q[:, blk] = g * np.where(room & (total <= 1), 1.0, 1.0 / np.maximum(total, 1e-12))
+        q[:, blk] = agreement_groups(P, r, C)
     return q
+
+
+def agreement_groups(P: np.ndarray, r: np.ndarray, C: int):
+    """P(y_i = pred_ki) from each candidate's P(right) ``r`` (..., K, m) on rows with
+    predictions ``P`` (K, m): candidates predicting the same class share their group's
+    mean, and the classes' probabilities are normalised when they sum to more than 1 or
+    every class is predicted (a class nobody predicts takes the rest).  Leading axes of
+    ``r`` (e.g. one per forecast draw) are kept."""
+    K = P.shape[0]
+    same = P[:, None, :] == P[None, :, :]  # (K, K, m)
+    g = np.einsum("jkm,...km->...jm", same, r) / same.sum(axis=1)  # mean r of k's group
+    first = np.array([~same[k, :k].any(axis=0) for k in range(K)])  # one per class
+    total = (g * first).sum(axis=-2, keepdims=True)
+    room = first.sum(axis=0) < C
+    return g * np.where(room & (total <= 1), 1.0, 1.0 / np.maximum(total, 1e-12))
+
+
+def unread_frame(labels: np.ndarray, draws: int):
+    """(draws, n) copies of the known label codes and the positions still to sample."""
+    return (np.broadcast_to(labels, (draws, labels.size)).copy(),
+            np.flatnonzero(labels < 0))
 
 # ---------------------------------------------------------------------------
 # The forecast's label sampler (`certlib.label_forecast`): the same experts, calibrated
@@ -319,12 +335,11 @@ class LabelSampler:
 
     def sample(self, rng, draws: int) -> np.ndarray:
         """(draws, n) label codes."""
-        n, C = self.labels.size, self.n_classes
-        unread = np.flatnonzero(self.labels < 0)
-        Y = np.broadcast_to(self.labels, (draws, n)).copy()
-        if unread.size == 0:
-            return Y
+        C = self.n_classes
+        Y, unread = unread_frame(self.labels, draws)
         m = unread.size
+        if m == 0:
+            return Y
         if self.probs is not None:
             cdf = np.cumsum(self.probs[unread], axis=1)
             u = rng.random((draws, m))
