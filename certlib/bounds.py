@@ -98,12 +98,15 @@ class Decision:
     eliminated: tuple  # candidates that lose under every completion
 
 
-def decide(L: np.ndarray, th: Thresholds) -> Decision:
+def decide(L: np.ndarray, th: Thresholds, prefer: np.ndarray | None = None) -> Decision:
     """Certified candidate if any (smallest worst-case excess, earliest on ties), else
-    the candidate with the smallest worst-case excess (the budget-exhausted answer)."""
+    the candidate with the smallest worst-case excess (the budget-exhausted answer).
+    ``prefer`` (K,) bool: when some certified candidate is in it, the choice is made
+    among those (the robust certificates under label errors, `certlib.session`)."""
     cert = certified_mask(L, th)
     exc = excess_units(L, th)
-    pool_of = np.flatnonzero(cert) if cert.any() else np.arange(th.K)
+    among = cert & prefer if prefer is not None and (cert & prefer).any() else cert
+    pool_of = np.flatnonzero(among) if cert.any() else np.arange(th.K)
     sel = int(pool_of[np.argmin(exc[pool_of])])
     elim = tuple(int(k) for k in np.flatnonzero(eliminated_mask(L, th)))
     return Decision(bool(cert.any()), sel, Fraction(int(exc[sel]), th.unit * th.scale), elim)

@@ -29,7 +29,6 @@ from .bounds import (
     certified_mask,
     decide,
     eliminated_mask,
-    excess_units,
     thresholds,
 )
 from .pair_terms import check_rule, gain_terms, initial_lower
@@ -340,16 +339,9 @@ def _decide(L: np.ndarray, tops, th) -> Decision:
     smallest worst-case excess) may be fragile while another is robust.  Robust
     certificates are plain ones too (their bound is lower), so this only changes which
     certified candidate is named."""
-    dec = decide(L, th)
-    if tops is None or not dec.certified:
-        return dec
-    robust = certified_mask(L - tops.sum(axis=2, dtype=np.int64), th)
-    if robust[dec.selected_index] or not robust.any():
-        return dec
-    exc = excess_units(L, th)
-    ok = np.flatnonzero(robust)
-    k = int(ok[np.argmin(exc[ok])])
-    return Decision(True, k, Fraction(int(exc[k]), th.unit * th.scale), dec.eliminated)
+    if tops is None:
+        return decide(L, th)
+    return decide(L, th, prefer=certified_mask(L - tops.sum(axis=2, dtype=np.int64), th))
 
 
 class _Passing:
