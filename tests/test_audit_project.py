@@ -268,6 +268,9 @@ B = good(start=100)
      InvalidValueError, r"column `pred_incumbent`, row 2 .* is None; expected a class value"),
     (B.with_columns(pl.Series("label", [None, None, None, None, "x", None])), LabelError,
      r"column `label`, row 4 .* is 'x'; expected a number"),
+    # a file's label column is text as soon as one cell is not a number: name that cell
+    (B.with_columns(pl.Series("label", ["1", "0", None, "cat", "1", "0"])), LabelError,
+     r"column `label`, row 3 \(0-based data row, item_id 103\) is 'cat'; expected a number"),
     (B.with_columns(pl.Series("item_id", [100, 101, 102, 101, 104, 105])), InvalidValueError,
      r"column `item_id`, row 3 .* repeats the id '101' of row 1"),
     (B.with_columns(pl.Series("region", ["a", "b", "a", None, "a", "b"])),
@@ -281,6 +284,19 @@ def test_malformed_batch_refused_whole_naming_column_and_row(project, bad, error
         store.append_batch(pid, bad)
     assert store.status(pid).items == 6 and len(store.batches(pid)) == 1
     store.append_batch(pid, B)  # nothing of the refused batch was kept
+
+
+def test_numbers_written_as_text_in_a_label_column_are_numbers(project, tmp_path):
+    store, pid = project
+    other = store.create(epsilon=0.05, judge_column="judge", slice_column="region")
+    f, g = tmp_path / "text.csv", tmp_path / "num.csv"
+    good().with_columns(pl.Series("label", ["1", "0", None, " 1 ", "0", "1.0"])).write_csv(f)
+    good().with_columns(pl.Series("label", [1, 0, None, 1, 0, 1])).write_csv(g)
+    store.append_batch(pid, f)
+    store.append_batch(other, g)
+    text, num = store.status(pid), store.status(other)
+    assert text.labels_in_force == num.labels_in_force == 5
+    assert text.result.to_dict() == num.result.to_dict()
 
 
 def test_text_batch_after_numeric_batch_is_refused(project):

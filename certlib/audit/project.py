@@ -422,6 +422,11 @@ def _validate(batch: _Batch, project: AuditProject, kind: str | None) -> _Rows:
             v = python_scalar(v)
             if is_none_or_nan(v) or (isinstance(v, str) and not v.strip()):
                 continue
+            if kind_now == "num" and isinstance(v, str):
+                # a file's label column is text as soon as one cell is not a number: the
+                # cells that are numbers written as text are numbers, so the error names
+                # the cell that is not
+                v = class_value_from_text(v)
             if _kind_of(v) != kind_now:
                 raise LabelError(f"{_where(src, 'label', i, ids)} is {v!r}; expected "
                                  + ("a number like the predictions" if kind_now == "num"
