@@ -491,7 +491,10 @@ class LabelStore:
                       expect_seq: int | None = None) -> Event:
         """Replace the label in force of a row (a ``correct`` event that names the label
         event it replaces); the row keeps its place in the reading order and the session
-        replays with the new label.  Refuses the label already in force."""
+        replays with the new label.  Refuses the label already in force, and a reviewer
+        adopting their own review of the row (someone else decides a disagreement)."""
+        from .reviews import review_items
+
         annotator = str(annotator).strip()
         with self._write() as con:
             events, rid, lab = self._labelled_row(con, project_id, row_id, annotator, pool,
@@ -500,6 +503,12 @@ class LabelStore:
             if value == lab.label:
                 raise StoreError(f"row_id {rid!r} already has label {value!r}; nothing to "
                                  "correct")
+            item = next((i for i in review_items(events) if i.row_id == rid), None)
+            if item is not None and item.reviews and item.reviews[-1][1] == annotator \
+                    and item.review_label == value:
+                raise StoreError(f"annotator {annotator!r} gave the review of row_id {rid!r}; "
+                                 "a reviewer cannot adopt their own review, another "
+                                 "annotator decides")
             return self._append(con, project_id, events, "correct", rid, annotator, value,
                                 undoes=lab.seq)
 

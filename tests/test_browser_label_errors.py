@@ -1,6 +1,7 @@
 """The Label page's review action in headless Chromium (issue 14): after a certificate the
 page names the rows that, if mislabelled, would undo it; one click queues exactly those
-rows for a second annotator (review events in the store)."""
+rows for a second annotator (review events in the store), who answers with the keyboard;
+the undo key cannot take back the first annotator's label."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ import os
 import pytest
 
 import certlib
-from browser_support import ROOT, Server, launch, require_chromium
+from browser_support import ROOT, Server, idle, launch, require_chromium, wait_text
 from certlib.reviews import review_items
 from certlib.store import LabelStore
 
@@ -44,8 +45,27 @@ def test_queue_the_critical_rows_for_review(tmp_path):
             if SCREENSHOT_DIR:
                 page.screenshot(path=os.path.join(SCREENSHOT_DIR, "label_review.png"),
                                 full_page=True)
+            items = review_items(store.events(pid))
+            assert [i.row_id for i in items] == list(m.critical_ids)
+            assert all(i.status == "waiting" and i.queued_by == "lead" for i in items)
+            # bob reviews by keyboard; U (undo) must not cancel ana's label
+            page.goto(f"{srv.url}/Label?project={pid}&annotator=bob&pool=sample:unlabelled")
+            wait_text(page, "Your review")
+            wait_text(page, f"({len(items):,} waiting)")
+            first = items[0]
+            idle(page)
+            page.evaluate("document.activeElement && document.activeElement.blur()")
+            page.keyboard.press(str(first.label))
+            wait_text(page, f"({len(items) - 1:,} waiting)")
+            idle(page)
+            page.keyboard.press("U")
+            idle(page)
+            page.wait_for_timeout(1_000)
+            assert "Traceback" not in page.inner_text("body")
     finally:
         srv.stop()
-    items = review_items(store.events(pid))
-    assert [i.row_id for i in items] == list(m.critical_ids)
-    assert all(i.status == "waiting" and i.queued_by == "lead" for i in items)
+    events = store.events(pid)
+    assert [e.kind for e in events[-len(items) - 1:]] == ["review_request"] * len(items) + [
+        "review"]
+    reviewed = review_items(events)[0]
+    assert reviewed.status == "agrees" and reviewed.reviews[-1][1] == "bob"

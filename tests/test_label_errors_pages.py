@@ -95,6 +95,20 @@ def test_label_page_margin_review_and_correction(private_store, pools):
     assert not at.exception, at.exception
     assert any(f"Row_id {first.row_id}: labelled {first.label} by ana, reviewed {wrong} by bob"
                in w.value for w in at.warning)
+    # bob can neither adopt his own review nor undo ana's label; the rows still waiting
+    # for him keep their labels hidden in the log; reviewed rows are not offered again
+    assert at.button(key=f"correct_{first.row_id}").disabled
+    assert at.button(key="undo").disabled
+    log = _table(at, "seq")
+    waiting = {str(i.row_id) for i in items[1:]}
+    shown = log[log["row_id"].astype(str).isin(waiting)]["label"].astype(str)
+    assert len(shown) >= 2 * len(waiting) and set(shown) == {"(hidden: your review)"}
+    assert not [b for b in at.button if b.key == "queue_review"]
+    assert "Every one of these rows is queued for review or reviewed." in [
+        c.value for c in at.caption]
+    # ana (who labelled) may undo her own newest label
+    at.text_input(key="annotator").set_value("ana").run()
+    assert not at.button(key="undo").disabled
     # the lead accepts it: the session replays with the corrected label
     at.text_input(key="annotator").set_value("lead").run()
     at.button(key=f"correct_{first.row_id}").click().run()

@@ -72,6 +72,8 @@ def test_review_flow_disagreement_and_correction_replay(tmp_path, pools):
     # the lead accepts bob's label: the session replays with it, in the same order
     with pytest.raises(StoreError, match="nothing to correct"):
         store.correct_label(pid, rows[1], second, "lead", pool=pool)
+    with pytest.raises(StoreError, match="cannot adopt their own review"):
+        store.correct_label(pid, rows[1], wrong, "bob", pool=pool)
     ev = store.correct_label(pid, rows[1], wrong, "lead", pool=pool)
     assert ev.kind == "correct" and ev.undoes is not None
     after = store.progress(pid, pool, since=before)

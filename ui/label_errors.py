@@ -13,7 +13,7 @@ from certlib.errors import CertlibError
 from certlib.label_errors import full_pool_fragility
 from certlib.replay import replay
 from certlib.reviews import review_items, waiting_for
-from ui.common import plain, pool_folder, split_extra
+from ui.common import plain, pool_folder, shortcut_kwargs, split_extra
 
 __all__ = ["fragility_section", "margin_panel"]
 
@@ -77,10 +77,12 @@ def _act(fn, *args, **kwargs):
         st.session_state["label_flash"] = str(exc)
 
 
-def margin_panel(prog, store, pool, who: str, display_name=str) -> None:
+def margin_panel(prog, store, pool, who: str, display_name=str, keys=None) -> None:
     """Label page: the label-error margin of the certificate with the rows that, if
     mislabelled, would undo it; a review action that queues exactly those rows; the
-    second annotator's queue; disagreements for the lead with the correction."""
+    second annotator's queue; disagreements for the lead with the correction.
+    ``keys``: one keyboard key per class for the review answers (None: no keys, when
+    the page's label buttons hold them)."""
     s, pid = prog.session, prog.project.id
     items = review_items(prog.events)
     if s.certified:
@@ -95,17 +97,19 @@ def margin_panel(prog, store, pool, who: str, display_name=str) -> None:
                        f"it ({plain(m.rival)} would then not be beaten). "
                        f"{len(m.critical_ids):,} of the {m.labels_read:,} rows read.")
             st.text("row_id: " + ", ".join(str(r) for r in m.critical_ids))
-            open_ = {i.row_id for i in items if i.status == "waiting"}
+            # a row is queued once: again only when its label was undone since
+            open_ = {i.row_id for i in items if i.status != "withdrawn"}
             todo = [r for r in m.critical_ids if r not in open_]
             if todo:
-                st.button(f"Queue these {len(todo):,} rows for review", key="queue_review",
+                st.button("Queue this row for review" if len(todo) == 1 else
+                          f"Queue these {len(todo):,} rows for review", key="queue_review",
                           disabled=not who, on_click=_queue,
                           args=(store, pid, todo, who, pool, prog.last_seq),
                           help="A second annotator labels them again (review events in the "
                                "store); a disagreement is shown here and a corrected label "
                                "replays the session.")
             else:
-                st.caption("Every one of these rows is queued for review.")
+                st.caption("Every one of these rows is queued for review or reviewed.")
     if not items:
         return
     with st.expander(f"Review: {len(items):,} row(s) queued for a second annotator",
@@ -113,8 +117,11 @@ def margin_panel(prog, store, pool, who: str, display_name=str) -> None:
         mine = waiting_for(prog.events, who) if who else ()
         if mine:
             item = mine[0]
+            keyed = [(k, c) for k, c in zip(keys or (), pool.classes) if k]
             st.markdown(f"**Your review** ({len(mine):,} waiting): row_id {plain(item.row_id)}. "
-                        "The first label stays hidden until you answer.")
+                        "The first label stays hidden until you answer."
+                        + (" Keyboard: " + ", ".join(f"`{k}` = {plain(c)}" for k, c in keyed)
+                           + "." if keyed else ""))
             nums, images, texts = split_extra(pool, pool.position(item.row_id), pool_folder())
             if nums:
                 st.dataframe(pd.DataFrame({"column": list(nums),
@@ -130,7 +137,8 @@ def margin_panel(prog, store, pool, who: str, display_name=str) -> None:
                 cols.button(plain(shown) if shown else f"class {plain(cls)}",
                             key=f"review_{c_i}", on_click=_act,
                             args=(store.append_review, pid, item.row_id, cls, who),
-                            kwargs={"pool": pool, "expect_seq": prog.last_seq})
+                            kwargs={"pool": pool, "expect_seq": prog.last_seq},
+                            **shortcut_kwargs(keys[c_i] if keys else None))
         elif who:
             st.caption("No row waits for your review (a row is reviewed by someone other than "
                        "its first annotator).")
@@ -148,9 +156,14 @@ def margin_panel(prog, store, pool, who: str, display_name=str) -> None:
             st.warning(f"Row_id {plain(i.row_id)}: labelled {plain(i.label)} by "
                        f"{plain(i.labelled_by)}, reviewed {plain(i.review_label)} by "
                        f"{plain(i.reviews[-1][1])}.")
+            reviewer = str(i.reviews[-1][1])
+            own = who.strip() == reviewer
             st.button(f"Correct row_id {plain(i.row_id)} to {plain(i.review_label)}",
-                      key=f"correct_{i.row_id}", disabled=not who, on_click=_act,
+                      key=f"correct_{i.row_id}", disabled=not who or own, on_click=_act,
                       args=(store.correct_label, pid, i.row_id, i.review_label, who),
                       kwargs={"pool": pool, "expect_seq": prog.last_seq},
-                      help="Replaces the label in force (a correct event); the session is "
-                           "replayed with it, so the certificate may fall and labelling resume.")
+                      help=(f"{reviewer} gave this review, so someone else (the lead) "
+                            "decides it." if own else
+                            "Replaces the label in force (a correct event); the session is "
+                            "replayed with it, so the certificate may fall and labelling "
+                            "resume."))

@@ -15,8 +15,10 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from certlib.errors import CertlibError
+from certlib.events import labels_in_force
 from certlib.policies import policy_names
 from certlib.record import labels_csv, make_record
+from certlib.reviews import waiting_for
 from certlib.store import LabelStore, PoolMismatchError, UnknownProjectError
 from ui.common import (annotator_input, cached_prelabel, choose_pool, class_settings,
                        class_shortcuts, keep_annotator, plain, plot_text, pool_folder, pool_key,
@@ -180,10 +182,12 @@ else:
             + (f" At least {left:,} more labels are needed by any policy (prelabel bound)."
                if left else ""))
 
-margin_panel(prog, store, pool, who, class_settings().name)  # issue 14: label errors
+keys = class_shortcuts(pool.classes)
+# issue 14: label errors; the review answers take the class keys when no row is up
+margin_panel(prog, store, pool, who, class_settings().name, keys=keys if g.final else None)
+blind = {i.row_id for i in waiting_for(prog.events, who)} if who else set()
 
 # ------------------------------------------------------------------ next row
-keys = class_shortcuts(pool.classes)
 if not g.final:
     r = prog.next_row
     rid = pool.row_ids[r]
@@ -237,8 +241,17 @@ if not g.final:
                   args=(store.unskip_all, pid, who), kwargs={"expect_seq": prog.last_seq})
 else:
     undo_col = st.container()
-undo_col.button("Undo last label", key="undo", disabled=s.t == 0, on_click=_act,
-                args=(store.undo_last, pid, who), kwargs={"expect_seq": prog.last_seq},
+live = labels_in_force(prog.events)
+newest = live[-1] if live else None
+# an annotator undoes their own newest label, never a colleague's (nor the label a
+# reviewer is reviewing); expect_seq makes the check exact
+not_mine = newest is not None and newest.annotator != who.strip()
+undo_col.button("Undo last label", key="undo", disabled=newest is None or not_mine,
+                on_click=_act, args=(store.undo_last, pid, who),
+                kwargs={"expect_seq": prog.last_seq},
+                help=(f"The newest label (row_id {plain(newest.row_id)}) is "
+                      f"{plain(newest.annotator)}'s; only they can undo it." if not_mine
+                      else "Cancels the newest label (an undo event; nothing is deleted)."),
                 **shortcut_kwargs(undo_shortcut(keys)))
 
 # ------------------------------------------------------------------ bounds
@@ -279,5 +292,10 @@ st.dataframe(pd.DataFrame({
 
 with st.expander(f"Label log ({len(prog.events)} events, nothing is ever deleted)"):
     if prog.events:
-        st.dataframe(pd.DataFrame([e.to_dict() for e in reversed(prog.events)]),
-                     hide_index=True, width="stretch")
+        log = pd.DataFrame([e.to_dict() for e in reversed(prog.events)])
+        if blind:  # blind review: rows waiting for this annotator's review
+            hide = log["row_id"].isin(list(blind)) & log["kind"].ne("skip")
+            log["label"] = log["label"].astype(object).where(~hide, "(hidden: your review)")
+            st.caption(f"Labels of the {len(blind):,} row(s) waiting for your review are "
+                       "hidden here until you answer.")
+        st.dataframe(log, hide_index=True, width="stretch")
