@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from browser_support import ROOT, Server, launch, require_chromium
+from browser_support import ROOT, Server, idle, launch, require_chromium
 
 sync_api = require_chromium()
 pytestmark = pytest.mark.slow
@@ -60,6 +60,16 @@ def test_broken_upload_gives_one_clear_message(server, browser, tmp_path):
     # the previous pool stays active
     assert page.evaluate("location.href").endswith("pool=sample%3Ademo")
     assert "logreg, tree, naive_bayes, knn" in page.inner_text("body")
+    # choosing another pool is moving on: the message goes
+    page.locator("section[data-testid=stSidebar] [data-testid=stSelectbox]").first.click()
+    page.get_by_role("option", name="Teaching pool (paper Figure 10 protocol)").click()
+    page.wait_for_function("location.href.endsWith('pool=sample%3Ateaching')",
+                           timeout=30_000)
+    page.wait_for_function("!document.body.innerText.includes('Could not load broken.csv')",
+                           timeout=30_000)
+    idle(page)
+    page.wait_for_timeout(1_000)
+    assert "Could not load broken.csv" not in page.inner_text("body")
     page.close()
 
 

@@ -110,7 +110,10 @@ def _options(saved) -> dict:
 def _take_upload(folder: SavedPools):
     """Save a newly chosen upload; returns its reference, or None after showing why not."""
     up = st.session_state.get("upload")
-    if up is None or st.session_state.get("_upload_seen") == up.file_id:
+    if up is None:  # the file was removed from the uploader: its error goes with it
+        st.session_state.pop("_upload_error", None)
+        return None
+    if st.session_state.get("_upload_seen") == up.file_id:
         return None
     st.session_state["_upload_seen"] = up.file_id
     try:
@@ -123,6 +126,7 @@ def _take_upload(folder: SavedPools):
 
 
 def _picked() -> None:
+    st.session_state.pop("_upload_error", None)  # the user moved on to another pool
     options = st.session_state["_pool_options"]
     st.session_state["pool_ref"] = options[st.session_state["pool_choice"]]
 

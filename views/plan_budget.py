@@ -5,9 +5,7 @@ Thin: every number comes from `certlib.cli_plan.plan_payload` (the function behi
 
 from __future__ import annotations
 
-import io
 import tempfile
-import zipfile
 from pathlib import Path
 
 import pandas as pd
@@ -20,6 +18,7 @@ from certlib.cli_plan import plan_payload
 from certlib.errors import CertlibError
 from certlib.policies import policy_names
 from ui.common import choose_pool, plain, plot_text, pool_key, pool_summary
+from ui.multi_upload import unpack_pool_uploads
 
 COLOURS = {"ruled_out": "#d9534f", "unresolved": "#f0ad4e", "certified": "#5cb85c"}
 WORDS = {"ruled_out": "ruled out", "unresolved": "unresolved", "certified": "certified"}
@@ -256,35 +255,27 @@ with st.expander("Upload several pool files or a zip of them"):
         with tempfile.TemporaryDirectory() as tmp:
             folder = Path(tmp)
             try:
-                for up in ups:
-                    data = up.getvalue()
-                    if up.name.lower().endswith(".zip"):
-                        try:
-                            zf = zipfile.ZipFile(io.BytesIO(data))
-                        except zipfile.BadZipFile:
-                            raise CertlibError(f"{up.name!r} is not a readable zip file; "
-                                               "expected a .zip of CSV or Parquet pool "
-                                               "files") from None
-                        with zf:
-                            for info in zf.infolist():
-                                name = Path(info.filename).name
-                                if not info.is_dir() and name and not name.startswith("."):
-                                    (folder / name).write_bytes(zf.read(info))
-                    else:
-                        (folder / Path(up.name).name).write_bytes(data)
+                unpacked = unpack_pool_uploads([(up.name, up.getvalue()) for up in ups],
+                                               folder)
                 mm = certlib.budget_map(folder, tols, policy=policy)
             except CertlibError as exc:
                 st.error(plain(exc))
                 mm = None
         if mm is not None:
+            if unpacked.skipped:
+                shown = ", ".join(plain(n) for n in unpacked.skipped[:8])
+                st.caption(f"Skipped {len(unpacked.skipped):,} file(s) that are not pool files "
+                           f"(.csv, .tsv, .parquet, .pq): {shown}"
+                           + (", ..." if len(unpacked.skipped) > 8 else "") + ".")
             counts = mm.counts()
             cols = [f"{100 * float(fr):g}%" for fr in mm.fractions]
             table = pd.DataFrame(
                 [[f"{c['certified']} C / {c['unresolved']} ? / {c['ruled_out']} x"
                   for c in row] for row in counts],
                 index=[_tol_label(t) for t in mm.tolerances], columns=cols)
-            st.markdown(f"**{len(mm.maps)} pools.** Cells: certified (C) / unresolved (?) / "
-                        "ruled out (x), budget as % of each pool's n.")
+            many = "" if len(mm.maps) == 1 else "s"
+            st.markdown(f"**{len(mm.maps)} pool{many}.** Cells: certified (C) / unresolved (?) "
+                        "/ ruled out (x), budget as % of each pool's n.")
             st.dataframe(table, key="plan_multi_counts")
             small = mm.smallest_tolerances()
             st.markdown("**Figure 8:** smallest certified tolerance per budget and pool "
