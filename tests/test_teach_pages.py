@@ -78,10 +78,43 @@ def test_figure2_page_follows_labels_and_order():
     assert {m.label: m.value for m in at.metric}["minimum certificate C(y)"] == str(c.upper)
 
 
-def test_figure2_page_bad_order():
+@pytest.mark.parametrize("typed, message", [
+    ("1, 1, 2, 3", "row 1 is listed twice"),
+    ("0, 1, 2, 3", "'0' is not a row; rows are 1 to 4"),
+    ("1, 2, 3", "row 4 is missing"),
+    ("2, 3", "rows 1, 4 are missing"),
+    ("1, 2, x, 4", "'x' is not a row"),
+    ("1, 2, 3, 5", "'5' is not a row"),
+])
+def test_figure2_page_bad_order_names_the_typed_row(typed, message):
     at = _run("teach_figure2.py")
-    at.text_input(key="fig2_order").set_value("1, 1, 2, 3").run()
-    assert not at.exception and at.error and "Read order" in at.error[0].value
+    at.text_input(key="fig2_order").set_value(typed).run()
+    assert not at.exception and len(at.error) == 1
+    err = at.error[0].value
+    assert err.startswith("Read order: ") and message in err
+    assert "-1" not in err and "0..3" not in err  # never the internal 0-based positions
+
+
+def test_figure2_page_says_when_the_test_stopped():
+    """Stepping past the stop: the page says since when B is certified, as the
+    hindsight metric does, instead of 'certified after 4 labels'."""
+    from certlib.teaching import figure2_pool, pair_trace
+
+    at = _run("teach_figure2.py")
+    at.text_input(key="fig2_order").set_value("1, 2, 3, 4").run()
+    stop = pair_trace(figure2_pool(), [0, 1, 2, 3]).certified_at
+    assert stop == 3
+    for t in range(1, 5):
+        at.button(key="fig2_step").click().run()
+        ok = [x.value for x in at.success if "certified" in x.value]
+        if t < stop:
+            assert not ok
+        elif t == stop:
+            assert ok and f"is certified** after {stop} labels" in ok[0]
+        else:
+            assert ok and f"has been certified since label {stop}**" in ok[0]
+            assert "after 4 labels" not in ok[0]
+    assert {m.label: m.value for m in at.metric}["labels this order read"] == str(stop)
 
 
 def test_figure3_page():

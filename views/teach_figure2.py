@@ -42,15 +42,30 @@ order_text = cols[4].text_input(
     on_change=_reset, help="All four rows, e.g. 3, 4, 1, 2 (the static range order: "
     "decreasing |b_i|, ties by row index).")
 pool = figure2_pool(labels)
+
+
+def _read_order(text: str, n: int) -> list:
+    """The typed rows (1-based, as shown) as row positions; ValueError names the entry."""
+    rows = [x for x in text.replace(" ", ",").split(",") if x.strip()]
+    out = []
+    for x in rows:
+        if not x.strip().isdigit() or not 1 <= int(x) <= n:
+            raise ValueError(f"{x.strip()!r} is not a row; rows are 1 to {n}")
+        if int(x) - 1 in out:
+            raise ValueError(f"row {int(x)} is listed twice")
+        out.append(int(x) - 1)
+    if len(out) != n:
+        missing = ", ".join(str(r + 1) for r in range(n) if r not in out)
+        raise ValueError(f"row {missing} is missing" if len(out) == n - 1
+                         else f"rows {missing} are missing")
+    return out
+
+
 try:
-    order = [int(x) - 1 for x in order_text.replace(" ", ",").split(",") if x.strip()]
+    order = _read_order(order_text, pool.n)
     trace = pair_trace(pool, order)
 except (ValueError, CertlibError) as exc:
-    msg = str(exc) if isinstance(exc, CertlibError) else "rows must be numbers 1 to 4"
-    st.error(f"Read order: {msg}. Write the four rows 1-4 once each, e.g. 3, 4, 1, 2.")
-    st.stop()
-if len(order) != pool.n:
-    st.error("Read order: list all four rows 1-4 once each, e.g. 3, 4, 1, 2.")
+    st.error(f"Read order: {exc}. Write the four rows 1-4 once each, e.g. 3, 4, 1, 2.")
     st.stop()
 
 T = len(trace.steps) - 1
@@ -110,9 +125,15 @@ else:
             else f"leaves L_AB at {cur.lower} and lowers H_AB from {prev.upper} to {cur.upper}")
     st.markdown(f"Step {t}: read **row {cur.row + 1}**, y = {cur.label}, b = {cur.b}, "
                 f"g = {cur.gain}: it {what}.")
-if cur.selected is not None:
+stop_at = trace.certified_at
+if cur.selected is not None and t > stop_at:
+    st.success(f"**{cur.selected} has been certified since label {stop_at}**: the exact "
+               f"test stops there, so a policy reads {stop_at} labels with this order. The "
+               "steps after it only show the rest of the order, for the hindsight view.")
+elif cur.selected is not None:
     st.success(f"**{cur.selected} is certified** after {t} labels: it wins under every "
-               "completion of the unread labels (tie rule included).")
+               "completion of the unread labels (tie rule included). The exact test stops "
+               "here" + (f"; step on to see the rest ({T - t} more)." if t < T else "."))
 elif cur.lower == 0:
     st.warning(
         "**The tie rule at L_AB = 0.** Every completion now gives r_A − r_B ≥ 0: B is never "
@@ -143,14 +164,14 @@ else:
     stop = trace.certified_at
     read = trace.order[:stop]
     needed = {r for m in mins for r in m}
-    never = [r + 1 for r in read if r not in needed]
-    c1, c2, c3, c4 = st.columns(4)
-    c1.metric("prelabel bound", pb)
-    c2.metric("LP relaxation", f"{float(lp.value):g}",
+    never = sorted(r + 1 for r in read if r not in needed)
+    c1 = c2 = c3 = c4 = st.container(horizontal=True)  # wraps at 800 px, never truncates
+    c1.metric("prelabel bound", pb, width="content")
+    c2.metric("LP relaxation", f"{float(lp.value):g}", width="content",
               help=f"exactly {lp.value.numerator}/{lp.value.denominator}")
     c3.metric("minimum certificate C(y)", cert.upper if cert.exact else
-              f"{cert.lower}-{cert.upper}")
-    c4.metric("labels this order read", stop)
+              f"{cert.lower}-{cert.upper}", width="content")
+    c4.metric("labels this order read", stop, width="content")
     sets = " or ".join("{" + ", ".join(str(r + 1) for r in m) + "}" for m in mins)
     st.markdown(
         f"Before any label, a budget below **{pb}** is ruled out. With all labels known "
