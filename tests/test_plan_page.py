@@ -15,6 +15,7 @@ st_testing = pytest.importorskip("streamlit.testing.v1")
 AppTest = st_testing.AppTest
 
 from certlib.cli import main  # noqa: E402
+from certlib.cli_plan import percent  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 PAGE = str(ROOT / "views" / "plan_budget.py")
@@ -81,7 +82,7 @@ def test_unlabelled_demo_forecast_equals_the_cli():
     from certlib.budget_plan import default_budgets
     if n // 2 in default_budgets(n):
         b = cli["map"]["budgets"].index(n // 2)
-        assert [round(p[b], 3) for p in cli["p_certified"]] == list(q[col])
+        assert [percent(p[b]) for p in cli["p_certified"]] == list(q[col])
     assert any("forecast, not a guarantee" in m.value for m in at.caption)
     # and how far off it has been, so nobody reads the median as a promise
     assert any("held-out panel pools" in m.value for m in at.caption)

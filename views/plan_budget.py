@@ -14,7 +14,7 @@ import streamlit as st
 
 import certlib
 from certlib.budget_plan import DEFAULT_TOLERANCES
-from certlib.cli_plan import plan_payload
+from certlib.cli_plan import percent, plan_payload
 from certlib.errors import CertlibError
 from certlib.policies import policy_names
 from ui.common import choose_pool, plain, plot_text, pool_key, pool_summary
@@ -63,7 +63,7 @@ def _heatmap(m, fcs, budgets_txt) -> go.Figure:
             p = None
             if cell == "unresolved" and fcs is not None:
                 p = fcs[i].p_certified(b)
-            tr.append("" if p is None else f"{100 * p:.0f}%")  # short: readable at 800 px
+            tr.append("" if p is None else percent(p))
             if cell == "ruled_out":
                 h = (f"tolerance {_tol_label(t)}, budget {b:,}: ruled out. No policy can "
                      f"certify with fewer than {m.prelabel[i]:,} labels, whatever the labels.")
@@ -76,7 +76,8 @@ def _heatmap(m, fcs, budgets_txt) -> go.Figure:
             else:
                 h = (f"tolerance {_tol_label(t)}, budget {b:,}: unresolved. Not ruled out; "
                      "the labels decide" + ("" if p is None else
-                                            f" (forecast: certifies with probability {p:.2f})")
+                                            f" (forecast: certifies with probability "
+                                            f"{percent(p)})")
                      + ".")
             hr.append(h)
         z.append(zr)
@@ -199,9 +200,9 @@ else:
             probs = [(float(t), f.p_certified(budget)) for t, f in zip(m.tolerances, fcs)]
             likely = [t for t, p in probs if p >= 0.5]
             msg += (" Forecast: the smallest tolerance certified with probability at least "
-                    f"0.5 is tau = {likely[0]:g}." if likely else
+                    f"50% is tau = {likely[0]:g}." if likely else
                     " Forecast: at no tolerance on the grid is the probability of certifying "
-                    f"within {budget:,} labels 0.5 or more.")
+                    f"within {budget:,} labels 50% or more.")
         st.info(msg)
 
 st.header("4. Forecast: labels the policy will read")
@@ -239,7 +240,7 @@ else:
             "10%": [f.quantiles[0.1] for f in fcs],
             "50%": [f.quantiles[0.5] for f in fcs],
             "90%": [f.quantiles[0.9] for f in fcs],
-            f"P(certify within {budget:,})": [round(f.p_certified(budget), 3) for f in fcs],
+            f"P(certify within {budget:,})": [percent(f.p_certified(budget)) for f in fcs],
         })
         st.dataframe(qdf, hide_index=True, key="plan_forecast_table")
         pick = st.selectbox("Histogram for tolerance", [_tol_label(f.tolerance) for f in fcs],
