@@ -123,6 +123,27 @@ def test_undo_reload_and_stale_click(store_path, pools):
     assert "2 of 171" in [m.value for m in at.metric]  # the refused click redrew the page
 
 
+def test_chart_reference_survives_a_reload(store_path, pools):
+    """The bounds chart's reference is fixed per project: a reload (a new session on the
+    same address) draws against the same candidate, whatever the best guess is now."""
+    pool, truth = pools
+    at = _start()
+    names = list(pool.names)
+    ref_key = f"label_ref_{at.query_params['project'][0]}" \
+        if isinstance(at.query_params["project"], list) else \
+        f"label_ref_{at.query_params['project']}"
+    other = next(c for c in names if c != at.selectbox(key=ref_key).value)
+    at.selectbox(key=ref_key).set_value(other).run()
+    assert at.query_params["ref"] in (other, [other])
+    again = AppTest.from_file(PAGE, default_timeout=60)
+    for k in ("project", "ref", "pool"):
+        if k in at.query_params:
+            again.query_params[k] = at.query_params[k]
+    again.run()
+    assert not again.exception, again.exception
+    assert again.selectbox(key=ref_key).value == other
+
+
 def test_budget_exhausted_is_reported(store_path, pools):
     pool, truth = pools
     at = _start(label_budget=3)

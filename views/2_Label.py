@@ -68,6 +68,7 @@ if pid is None:
             st.error(plain(exc))
             st.stop()
         st.query_params["project"] = str(pid)
+        st.query_params.pop("ref", None)
         keep_annotator("annotator")
         st.rerun()  # else this run kept the start settings and button in the sidebar
 else:
@@ -75,6 +76,7 @@ else:
                  help="Close this project (its labels stay in the store) and choose new "
                       "settings."):
         st.query_params.pop("project", None)
+        st.query_params.pop("ref", None)
         st.session_state.pop("label_progress", None)
         st.rerun()
 sb.caption(f"Label store: {plain(store.path)} (set CERTLIB_STORE to move it)")
@@ -258,10 +260,14 @@ undo_col.button("Undo last label", key="undo", disabled=newest is None or not_mi
 best = s.best_guess
 ref_key = f"label_ref_{pid}"
 if st.session_state.get(ref_key) not in pr.candidates:
-    st.session_state[ref_key] = best  # fixed for this project until the user changes it
+    # fixed for this project until the user changes it, across reloads too (the address
+    # keeps it); the first default is the best guess when the page first drew the chart
+    kept = st.query_params.get("ref")
+    st.session_state[ref_key] = kept if kept in pr.candidates else best
 ref = st.selectbox("Draw every bound against", list(pr.candidates), key=ref_key,
                    help="A fixed reference, so the history does not flip when the best guess "
                         "changes. The table below is always against the current best guess.")
+st.query_params["ref"] = ref
 k = list(pr.candidates).index(ref)
 fig = go.Figure()
 palette = ["#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948", "#b07aa1"]
