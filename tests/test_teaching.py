@@ -199,6 +199,16 @@ def test_copula_falls_with_rho():
     assert abs(r.prelabel[0] - 0.250) <= 0.01 and abs(r.prelabel[1] - 0.204) <= 0.01
 
 
+def test_copula_one_rho_at_a_time_equals_the_table():
+    """The explorer asks for one rho at a time: each must equal its entry in the table of
+    all five (a pool's draws depend on the seed, n and its index only)."""
+    rhos = (0.0, 0.3, 0.6, 0.9, 0.99)
+    table = copula_prelabel(rhos=rhos, n=300, seeds=2)
+    for rho, value in zip(rhos, table.prelabel):
+        assert copula_prelabel(rhos=(rho,), n=300, seeds=2).prelabel == (value,)
+    assert copula_prelabel(rhos=rhos[::-1], n=300, seeds=2).prelabel == table.prelabel[::-1]
+
+
 def test_random_orders_default_limits():
     """Propositions 2-3 at the explorer's default (n up to 10,000, 5 pools, K = 2,
     q = .3).  Tolerances: prelabel/n within .01 of 1/4 (per-pool sd about .001 at

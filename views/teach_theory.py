@@ -65,8 +65,10 @@ fig.update_layout(height=420, xaxis=dict(type="log", title="pool size n"),
                   legend=dict(orientation="h", y=-0.25), margin=dict(t=20, r=80))
 st.plotly_chart(fig, width="stretch")
 last = parts[-1]
-cert_txt = (f"{last.cert_upper[0]:.3f}" if last.cert_lower == last.cert_upper
-            else f"{last.cert_lower[0]:.3f}-{last.cert_upper[0]:.3f}")
+lo_txt, hi_txt = f"{last.cert_lower[0]:.3f}", f"{last.cert_upper[0]:.3f}"
+# the certificate is enclosed (lower-upper) when a pool's search ran out of work; show
+# one number when the two agree to the digits shown
+cert_txt = hi_txt if lo_txt == hi_txt else f"{lo_txt}-{hi_txt}"
 st.markdown(
     f"At **n = {ns[-1]:,}** (K = {int(K)}, q = {q:g}, mean of {int(seeds)} pools): "
     f"prelabel/n = **{last.prelabel[0]:.3f}** (limit {LIMITS['prelabel']}), "
