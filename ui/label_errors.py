@@ -57,10 +57,12 @@ def fragility_section(pool, key: str, tolerance: float, policy: str = "adaptive-
                            for r in runs],
         "status": [r.status for r in runs],
     }), hide_index=True)
+    fragile = any(r.status == "certified but fragile" for r in runs)
     st.caption(f"{plain(policy)} with the stopping rule that survives e wrong labels: it stops "
                "when no e wrong labels among the rows read can undo the certificate (label-error "
-               "margin at least e + 1). 'certified but fragile': no continuation can reach "
-               "that, because the full-pool choice itself is that fragile.")
+               "margin at least e + 1)."
+               + (" 'certified but fragile': no continuation can reach that, because the "
+                  "full-pool choice itself is that fragile." if fragile else ""))
 
 
 def _queue(store, pid, rows, who, pool, seq):

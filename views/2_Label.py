@@ -194,7 +194,7 @@ if not g.final:
     r = prog.next_row
     rid = pool.row_ids[r]
     st.subheader(f"Next row: row_id {plain(rid)}")
-    left_col, right_col = st.columns(2)
+    left_col, right_col = st.columns([2, 3])  # the candidates' table needs the room
     nums, images, texts = split_extra(pool, r, pool_folder())
     if nums:
         left_col.dataframe(pd.DataFrame({"column": list(nums),
@@ -288,13 +288,17 @@ st.caption(f"Exact bounds of each rival's objective minus {plain(ref)}'s over ev
            "against it clears zero (strictly for rivals earlier in the tie priority).")
 kb = list(pr.candidates).index(best)
 Lnow, Hnow, unit = s.lower(), s.upper(), pool.scale
+# short headers: the table must fit the 500 px beside a sidebar at 800 px
 st.dataframe(pd.DataFrame({
     "rival": [str(c) for j, c in enumerate(pr.candidates) if j != kb],
-    f"lower L (integer, rival − {best})": [str(Lnow[j, kb]) for j in range(pool.K) if j != kb],
-    "upper H (integer)": [str(Hnow[j, kb]) for j in range(pool.K) if j != kb],
-    "AUGRC gap interval": [f"[{float(Lnow[j, kb]) / unit:+.4f}, {float(Hnow[j, kb]) / unit:+.4f}]"
-                           for j in range(pool.K) if j != kb],
+    "L": [str(Lnow[j, kb]) for j in range(pool.K) if j != kb],
+    "H": [str(Hnow[j, kb]) for j in range(pool.K) if j != kb],
+    "AUGRC gap": [f"[{float(Lnow[j, kb]) / unit:+.4f}, {float(Hnow[j, kb]) / unit:+.4f}]"
+                  for j in range(pool.K) if j != kb],
 }), hide_index=True, width="stretch")
+st.caption(f"Each rival against the current best guess, {plain(best)}: L and H are the "
+           f"exact integer bounds of AUGRC(rival) − AUGRC({plain(best)}) in units of "
+           f"1/{unit:,}; the AUGRC gap is the same interval as a number.")
 
 with st.expander(f"Label log ({len(prog.events)} events, nothing is ever deleted)"):
     if prog.events:

@@ -58,8 +58,11 @@ def preview(pool, rows: int = PREVIEW_ROWS) -> pd.DataFrame:
     m = min(rows, pool.n)
     taken: set = set()
     cols = {_unique("row id", taken): _column(pool.row_ids[:m]),
-            _unique("label", taken): _column(None if c == UNREAD else pool.classes[c]
-                                             for c in pool.labels[:m].tolist())}
+            # an unread label says so (st.dataframe would write None)
+            _unique("label", taken): _column(pool.classes[c] for c in pool.labels[:m].tolist())
+            if (pool.labels[:m] != UNREAD).all() else
+            pd.Series(["unread" if c == UNREAD else str(pool.classes[c])
+                       for c in pool.labels[:m].tolist()], dtype=object)}
     for name, values in pool.extra.items():
         cols[_unique(str(name), taken)] = _column(values[:m])
     for j, name in enumerate(pool.names):
