@@ -46,8 +46,7 @@ with st.expander("Labels each candidate needs at least before it can be certifie
         "labels needed at least": ["never" if m is None else f"{m:,}" for m in pre.per_target],
     }), hide_index=True)
 page_link("views/plan_budget.py", icon=":material/grid_on:",
-          label="Every tolerance and budget at once, and a forecast of the labels you will "
-                "need: Budget map and forecast")
+          label="Budget map and forecast: every tolerance and budget")
 
 if not pool.fully_labelled:
     sess = certlib.Session.from_pool_labels(pool, tolerance=tol)
