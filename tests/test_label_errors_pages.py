@@ -102,7 +102,7 @@ def test_label_page_margin_review_and_correction(private_store, pools):
     log = _table(at, "seq")
     waiting = {str(i.row_id) for i in items[1:]}
     shown = log[log["row_id"].astype(str).isin(waiting)]["label"].astype(str)
-    assert len(shown) >= 2 * len(waiting) and set(shown) == {"(hidden: your review)"}
+    assert len(shown) >= 2 * len(waiting) and set(shown) == {"(hidden)"}
     assert not [b for b in at.button if b.key == "queue_review"]
     assert "Every one of these rows is queued for review or reviewed." in [
         c.value for c in at.caption]

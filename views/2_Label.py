@@ -305,7 +305,7 @@ with st.expander(f"Label log ({len(prog.events)} events, nothing is ever deleted
         log = pd.DataFrame([e.to_dict() for e in reversed(prog.events)])
         if blind:  # blind review: rows waiting for this annotator's review
             hide = log["row_id"].isin(list(blind)) & log["kind"].ne("skip")
-            log["label"] = log["label"].astype(object).where(~hide, "(hidden: your review)")
+            log["label"] = log["label"].astype(object).where(~hide, "(hidden)")
             st.caption(f"Labels of the {len(blind):,} row(s) waiting for your review are "
                        "hidden here until you answer.")
         st.dataframe(log, hide_index=True, width="stretch")
