@@ -13,7 +13,7 @@ from datetime import datetime, timezone
 from fractions import Fraction
 
 __all__ = ["EVENT_KINDS", "Event", "Project", "budget_in_force", "labels_in_force",
-           "skipped_rows", "utc_now"]
+           "skipped_rows", "step_labels", "utc_now"]
 
 # label: a row's label; undo: cancels the newest label in force; skip: the annotator passes
 # over a row for now; unskip: every skipped row is available again.  Skips never touch
@@ -86,15 +86,23 @@ def labels_in_force(events) -> list:
     >>> [e.row_id for e in labels_in_force(log)]
     [7]
     """
-    stack = []
+    stack: list = []
     for e in events:
-        if e.kind == "label":
-            stack.append(e)
-        elif e.kind == "undo" and stack:
-            stack.pop()
-        elif e.kind == "correct":  # the corrected row keeps its place in the order
-            stack = [e if x.row_id == e.row_id else x for x in stack]
+        stack, _ = step_labels(stack, e)
     return stack
+
+
+def step_labels(stack: list, e) -> tuple:
+    """One event applied to the labels in force (``stack``, in reading order, changed in
+    place except by a correction): returns the stack and the label event an undo
+    cancelled (None for any other event)."""
+    if e.kind == "label":
+        stack.append(e)
+    elif e.kind == "undo" and stack:
+        return stack, stack.pop()
+    elif e.kind == "correct":  # the corrected row keeps its place in the order
+        stack = [e if x.row_id == e.row_id else x for x in stack]
+    return stack, None
 
 
 def skipped_rows(events) -> tuple:

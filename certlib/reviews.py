@@ -10,16 +10,25 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .events import labels_in_force
+from .events import step_labels
 
-__all__ = ["ReviewItem", "review_items", "waiting_for"]
+__all__ = ["ReviewItem", "review_items", "same_annotator", "waiting_for"]
+
+
+def same_annotator(a, b) -> bool:
+    """Two annotator names name one person: compared without surrounding spaces and case."""
+    return str(a).strip().casefold() == str(b).strip().casefold()
 
 
 @dataclass(frozen=True)
 class ReviewItem:
     """One row queued for review.  ``label`` is its label in force now (None when it was
     undone since), ``labelled_by`` who gave it; ``reviews`` the (seq, annotator, label) of
-    every review since it was queued; ``corrected`` whether its label was corrected since."""
+    every review since it was queued; ``corrected`` whether its label was corrected since;
+    ``replaced`` whether the label under review was undone and the row labelled again (the
+    round then reviews a label that is no longer in force); ``authors`` who gave or
+    adopted the label under review (the first annotator, and after a correction the
+    reviewer whose label it adopted): none of them may review it."""
 
     row_id: object
     queued_seq: int
@@ -28,12 +37,15 @@ class ReviewItem:
     labelled_by: str | None
     reviews: tuple
     corrected: bool
+    replaced: bool = False
+    authors: tuple = ()
 
     @property
     def status(self) -> str:
         """"waiting" (no review yet), "agrees" / "disagrees" (the newest review against the
-        label in force), "withdrawn" (the label was undone)."""
-        if self.label is None:
+        label in force), "withdrawn" (the label under review was undone, or replaced by a
+        new label after an undo)."""
+        if self.label is None or self.replaced:
             return "withdrawn"
         if not self.reviews:
             return "waiting"
@@ -43,6 +55,11 @@ class ReviewItem:
     def review_label(self):
         """The newest reviewer's label, or None."""
         return self.reviews[-1][2] if self.reviews else None
+
+    def may_review(self, annotator) -> bool:
+        """Whether ``annotator`` is a second annotator for this row (not an author)."""
+        return bool(str(annotator).strip()) and not any(
+            same_annotator(annotator, a) for a in self.authors)
 
     def to_dict(self) -> dict:
         return {"row_id": self.row_id, "queued_seq": self.queued_seq,
@@ -54,7 +71,9 @@ class ReviewItem:
 
 def review_items(events) -> tuple:
     """Every row queued for review, in the order of its newest queueing (a row queued
-    again starts a new review round).
+    again starts a new review round).  A round reviews the label in force when it was
+    queued: a correction after it is still compared with the review, but a label undone
+    and given again ends the round ("withdrawn").
 
     >>> from certlib.events import Event
     >>> log = [Event(1, "label", 7, 1, "ana", "t1"),
@@ -63,32 +82,57 @@ def review_items(events) -> tuple:
     >>> [(i.row_id, i.status) for i in review_items(log)]
     [(7, 'disagrees')]
     >>> log.append(Event(4, "correct", 7, 0, "lead", "t4", undoes=1))
-    >>> [(i.status, i.label, i.corrected) for i in review_items(log)]
-    [('agrees', 0, True)]
+    >>> [(i.status, i.label, i.corrected, i.authors) for i in review_items(log)]
+    [('agrees', 0, True, ('ana',))]
+    >>> log += [Event(5, "undo", 7, 0, "lead", "t5", undoes=4),
+    ...         Event(6, "label", 7, 1, "cy", "t6")]
+    >>> [(i.status, i.label, i.labelled_by) for i in review_items(log)]
+    [('withdrawn', 1, 'cy')]
     """
     events = tuple(events)
     rounds: dict = {}
+    stack: list = []  # labels in force, as `labels_in_force` keeps them
+    live: dict = {}  # row id -> its label event in force
+    adopted: dict = {}  # row id -> reviewers whose label a correction adopted
     for e in events:
-        if e.kind == "review_request":
+        stack, gone = step_labels(stack, e)
+        if e.kind == "label":
+            live[e.row_id] = e
+            adopted.pop(e.row_id, None)
+        elif gone is not None:  # an undo
+            live.pop(gone.row_id, None)
+            adopted.pop(gone.row_id, None)
+        elif e.kind == "correct":
+            live[e.row_id] = e
+            r = rounds.get(e.row_id)
+            adopted[e.row_id] = tuple(a for _, a, v in (r["reviews"] if r else ())
+                                      if v == e.label)
+            if r is not None:
+                r["corrected"] = True
+        elif e.kind == "review_request":
+            target = live.get(e.row_id)
+            authors = () if target is None else \
+                (target.annotator,) + adopted.get(e.row_id, ())
             rounds.pop(e.row_id, None)
-            rounds[e.row_id] = {"seq": e.seq, "by": e.annotator, "reviews": [], "corrected": False}
+            rounds[e.row_id] = {"seq": e.seq, "by": e.annotator, "reviews": [],
+                                "corrected": False, "target": target, "authors": authors}
         elif e.kind == "review" and e.row_id in rounds:
             rounds[e.row_id]["reviews"].append((e.seq, e.annotator, e.label))
-        elif e.kind == "correct" and e.row_id in rounds:
-            rounds[e.row_id]["corrected"] = True
-    live = {e.row_id: e for e in labels_in_force(events)}
     out = []
     for rid, r in rounds.items():
         lab = live.get(rid)
+        # the round's label, or a correction of it made during the round
+        ours = lab is not None and (lab is r["target"] or (lab.kind == "correct"
+                                                          and lab.seq > r["seq"]))
         out.append(ReviewItem(rid, r["seq"], r["by"], None if lab is None else lab.label,
                               None if lab is None else lab.annotator, tuple(r["reviews"]),
-                              r["corrected"]))
+                              r["corrected"], lab is not None and not ours,
+                              tuple(dict.fromkeys(r["authors"]))))
     return tuple(out)
 
 
 def waiting_for(events, annotator: str) -> tuple:
-    """Items still waiting for a review that ``annotator`` may give (not the one who gave
-    the label: a review is a second annotator's label)."""
-    who = str(annotator).strip()
+    """Items still waiting for a review that ``annotator`` may give (not one who gave or
+    adopted the label under review: a review is a second annotator's label)."""
     return tuple(i for i in review_items(events)
-                 if i.status == "waiting" and i.labelled_by != who)
+                 if i.status == "waiting" and i.may_review(annotator))

@@ -344,7 +344,15 @@ class LabelStore:
 
     def undo_last(self, project_id: int, annotator: str = "", *,
                   expect_seq: int | None = None) -> Event:
-        """Cancel the newest label in force by appending an ``undo`` event (nothing is deleted)."""
+        """Cancel the newest label in force by appending an ``undo`` event (nothing is
+        deleted).  Only the annotator who gave that label may undo it (names compared
+        without surrounding spaces and case): nobody takes back a colleague's label, nor
+        the label a reviewer is reviewing."""
+        from .reviews import same_annotator
+
+        annotator = str(annotator).strip()
+        if not annotator:
+            raise StoreError("annotator must be a non-empty name; it goes into the evidence record")
         with self._write() as con:
             self._get(con, project_id)
             events = self._events_of(con, project_id)
@@ -353,8 +361,11 @@ class LabelStore:
             if not live:
                 raise NothingToUndoError(f"project {project_id} has no label to undo")
             target = live[-1]
+            if not same_annotator(target.annotator, annotator):
+                raise StoreError(f"the newest label in force (row_id {target.row_id!r}) was "
+                                 f"given by {target.annotator!r}; only they can undo it")
             seq = events[-1].seq + 1
-            ev = Event(seq, "undo", target.row_id, target.label, str(annotator).strip(), utc_now(),
+            ev = Event(seq, "undo", target.row_id, target.label, annotator, utc_now(),
                        target.seq)
             con.execute("INSERT INTO events VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                         (project_id, seq, "undo", json.dumps(ev.row_id), json.dumps(ev.label),
@@ -471,17 +482,22 @@ class LabelStore:
     def append_review(self, project_id: int, row_id, label, annotator: str, *, pool,
                       expect_seq: int | None = None) -> Event:
         """A second annotator's label for a row queued for review (a ``review`` event; no
-        bound changes).  Refuses a row not queued, a label outside the class set, and the
-        annotator who gave the label under review."""
+        bound changes).  Refuses a row not queued (or whose label under review was
+        replaced), a label outside the class set, and an annotator who gave or adopted
+        the label under review (`ReviewItem.authors`)."""
         from .reviews import review_items
 
         annotator = str(annotator).strip()
         with self._write() as con:
             events, rid, lab = self._labelled_row(con, project_id, row_id, annotator, pool,
                                                   expect_seq)
-            if not any(i.row_id == rid for i in review_items(events)):
+            item = next((i for i in review_items(events) if i.row_id == rid), None)
+            if item is None:
                 raise StoreError(f"row_id {rid!r} is not queued for review")
-            if lab.annotator == annotator:
+            if item.status == "withdrawn":
+                raise StoreError(f"the label of row_id {rid!r} under review was undone and "
+                                 "given again; queue the row again to review the new label")
+            if not item.may_review(annotator):
                 raise StoreError(f"annotator {annotator!r} gave the label of row_id {rid!r}; a "
                                  "review must come from a second annotator")
             value = python_scalar(pool.classes[pool.class_code(python_scalar(label))])
@@ -493,7 +509,7 @@ class LabelStore:
         event it replaces); the row keeps its place in the reading order and the session
         replays with the new label.  Refuses the label already in force, and a reviewer
         adopting their own review of the row (someone else decides a disagreement)."""
-        from .reviews import review_items
+        from .reviews import review_items, same_annotator
 
         annotator = str(annotator).strip()
         with self._write() as con:
@@ -504,7 +520,8 @@ class LabelStore:
                 raise StoreError(f"row_id {rid!r} already has label {value!r}; nothing to "
                                  "correct")
             item = next((i for i in review_items(events) if i.row_id == rid), None)
-            if item is not None and item.reviews and item.reviews[-1][1] == annotator \
+            if item is not None and item.reviews \
+                    and same_annotator(item.reviews[-1][1], annotator) \
                     and item.review_label == value:
                 raise StoreError(f"annotator {annotator!r} gave the review of row_id {rid!r}; "
                                  "a reviewer cannot adopt their own review, another "

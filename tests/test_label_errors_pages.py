@@ -100,15 +100,20 @@ def test_label_page_margin_review_and_correction(private_store, pools):
     assert at.button(key=f"correct_{first.row_id}").disabled
     assert at.button(key="undo").disabled
     log = _table(at, "seq")
-    waiting = {str(i.row_id) for i in items[1:]}
-    shown = log[log["row_id"].astype(str).isin(waiting)]["label"].astype(str)
+    waiting = {i.row_id for i in items[1:]}
+    rows = log["row_id"].map(lambda v: v == v and v is not None and int(v) in waiting)
+    shown = log[rows]["label"].astype(str)
     assert len(shown) >= 2 * len(waiting) and set(shown) == {"(hidden)"}
+    # the downloads hold the first labels too: hidden while bob has rows to review
+    assert not at.get("download_button")
+    assert any("downloads are hidden while" in c.value for c in at.caption)
     assert not [b for b in at.button if b.key == "queue_review"]
     assert "Every one of these rows is queued for review or reviewed." in [
         c.value for c in at.caption]
-    # ana (who labelled) may undo her own newest label
+    # ana (who labelled) may undo her own newest label and download the files
     at.text_input(key="annotator").set_value("ana").run()
     assert not at.button(key="undo").disabled
+    assert len(at.get("download_button")) == 2
     # the lead accepts it: the session replays with the corrected label
     at.text_input(key="annotator").set_value("lead").run()
     at.button(key=f"correct_{first.row_id}").click().run()

@@ -172,3 +172,52 @@ def test_correct_keeps_reading_order_and_undo_still_pops_newest():
     log.append(Event(4, "undo", 3, 0, "ana", "t4", undoes=2))
     assert [(e.row_id, e.label) for e in labels_in_force(log)] == [(7, 0)]
     assert np.array_equal([e.seq for e in labels_in_force(log)], [3])
+
+
+def test_undo_is_the_annotators_own_and_names_ignore_case(tmp_path, pools):
+    pool, truth = pools
+    store = LabelStore(tmp_path / "l.db")
+    pid = store.open_project(pool, "demo.csv")
+    r = pool.row_ids[store.progress(pid, pool).next_row]
+    store.append_label(pid, r, 1, "ana", pool=pool)
+    with pytest.raises(StoreError, match=r"was given by 'ana'; only they can undo it"):
+        store.undo_last(pid, "bob")
+    with pytest.raises(StoreError, match="non-empty name"):
+        store.undo_last(pid, " ")
+    assert store.undo_last(pid, " ANA ").kind == "undo"
+
+
+def test_a_round_reviews_the_label_it_was_queued_for(tmp_path, pools):
+    """Undo and relabel ends the round; a correction adopts a review, and its reviewer is
+    then an author of the label: a new round needs someone else."""
+    pool, truth = pools
+    store = LabelStore(tmp_path / "l.db")
+    pid = store.open_project(pool, "demo.csv")
+    a, b = pool.row_ids[0], pool.row_ids[1]
+    store.append_label(pid, a, 1, "ana", pool=pool)
+    store.append_label(pid, b, 1, "ana", pool=pool)
+    store.queue_review(pid, [a, b], "lead", pool=pool)
+    store.append_review(pid, b, 0, "bob", pool=pool)
+    assert {i.row_id: i.status for i in review_items(store.events(pid))}[b] == "disagrees"
+    # ana takes b back and cy labels it again: bob's review was of the old label
+    store.undo_last(pid, "ana")
+    store.append_label(pid, b, 1, "cy", pool=pool)
+    item = {i.row_id: i for i in review_items(store.events(pid))}[b]
+    assert (item.status, item.label, item.labelled_by) == ("withdrawn", 1, "cy")
+    with pytest.raises(StoreError, match="undone and given again; queue the row again"):
+        store.append_review(pid, b, 0, "dee", pool=pool)
+    # a: bob disagrees, the lead adopts it; re-queued, bob may not review his own label
+    store.append_review(pid, a, 0, "bob", pool=pool)
+    with pytest.raises(StoreError, match="cannot adopt their own review"):
+        store.correct_label(pid, a, 0, " BOB", pool=pool)
+    store.correct_label(pid, a, 0, "lead", pool=pool)
+    store.queue_review(pid, [a, b], "lead", pool=pool)
+    items = {i.row_id: i for i in review_items(store.events(pid))}
+    assert items[a].authors == ("lead", "bob") and items[b].authors == ("cy",)
+    assert [i.row_id for i in waiting_for(store.events(pid), "Bob")] == [b]
+    assert [i.row_id for i in waiting_for(store.events(pid), "dee")] == [a, b]
+    with pytest.raises(StoreError, match="second annotator"):
+        store.append_review(pid, a, 0, "bob", pool=pool)
+    store.append_review(pid, a, 0, "dee", pool=pool)
+    assert {i.row_id: i.status for i in review_items(store.events(pid))} == {
+        a: "agrees", b: "waiting"}

@@ -12,7 +12,7 @@ import streamlit as st
 from certlib.errors import CertlibError
 from certlib.label_errors import full_pool_fragility
 from certlib.replay import replay
-from certlib.reviews import review_items, waiting_for
+from certlib.reviews import review_items, same_annotator, waiting_for
 from ui.common import plain, pool_folder, shortcut_kwargs, split_extra
 
 __all__ = ["fragility_section", "margin_panel"]
@@ -159,13 +159,13 @@ def margin_panel(prog, store, pool, who: str, display_name=str, keys=None) -> No
                        f"{plain(i.labelled_by)}, reviewed {plain(i.review_label)} by "
                        f"{plain(i.reviews[-1][1])}.")
             reviewer = str(i.reviews[-1][1])
-            own = who.strip() == reviewer
+            own = same_annotator(who, reviewer)
             st.button(f"Correct row_id {plain(i.row_id)} to {plain(i.review_label)}",
                       key=f"correct_{i.row_id}", disabled=not who or own, on_click=_act,
                       args=(store.correct_label, pid, i.row_id, i.review_label, who),
                       kwargs={"pool": pool, "expect_seq": prog.last_seq},
-                      help=(f"{reviewer} gave this review, so someone else (the lead) "
-                            "decides it." if own else
+                      help=(f"{reviewer} gave this review, so someone else decides it."
+                            if own else
                             "Replaces the label in force (a correct event); the session is "
                             "replayed with it, so the certificate may fall and labelling "
                             "resume."))

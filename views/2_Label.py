@@ -18,7 +18,7 @@ from certlib.errors import CertlibError
 from certlib.events import labels_in_force
 from certlib.policies import policy_names
 from certlib.record import labels_csv, make_record
-from certlib.reviews import waiting_for
+from certlib.reviews import same_annotator, waiting_for
 from certlib.store import LabelStore, PoolMismatchError, UnknownProjectError
 from ui.common import (annotator_input, cached_prelabel, choose_pool, class_settings,
                        class_shortcuts, keep_annotator, plain, plot_text, pool_folder, pool_key,
@@ -156,6 +156,8 @@ st.caption(f"Project {pr.id} on {plain(pr.pool_name)}: policy {pr.policy}, rule 
            f"tolerance {float(pr.tolerance):g}, seed {pr.seed}; candidates in tie priority "
            f"order: {', '.join(plain(c) for c in pr.candidates)}.")
 
+# blind review: the rows waiting for this annotator's review keep their labels hidden
+blind = {i.row_id for i in waiting_for(prog.events, who)} if who else set()
 if g.final:
     box = st.success if s.certified else st.warning
     box(f"**{s.status.capitalize()} after {s.t:,} labels:** {g.text(plain)}."
@@ -168,16 +170,21 @@ if g.final:
         if hs.witness:
             with st.expander(f"The {len(hs.witness):,} rows that would have sufficed (row ids)"):
                 st.text(", ".join(str(r) for r in hs.witness))
-    downloads = st.container(horizontal=True)
-    downloads.download_button("Download the evidence record (JSON)", key="download",
-                              data=json.dumps(make_record(prog), indent=2),
-                              file_name=f"certlib_record_project{pid}.json",
-                              mime="application/json")
-    downloads.download_button("Download the labels (CSV)", key="download_csv",
-                              data=labels_csv(prog), file_name=f"certlib_labels_project{pid}.csv",
-                              mime="text/csv", help="row_id, label, annotator, time of the labels "
-                              "in force, in reading order; text that a spreadsheet would run as "
-                              "a formula starts with '.")
+    if blind:  # blind review: both files hold the labels under review
+        st.caption(f"The downloads are hidden while {len(blind):,} row(s) wait for your "
+                   "review: they hold the first labels.")
+    else:
+        downloads = st.container(horizontal=True)
+        downloads.download_button("Download the evidence record (JSON)", key="download",
+                                  data=json.dumps(make_record(prog), indent=2),
+                                  file_name=f"certlib_record_project{pid}.json",
+                                  mime="application/json")
+        downloads.download_button("Download the labels (CSV)", key="download_csv",
+                                  data=labels_csv(prog),
+                                  file_name=f"certlib_labels_project{pid}.csv", mime="text/csv",
+                                  help="row_id, label, annotator, time of the labels in "
+                                  "force, in reading order; text that a spreadsheet would run "
+                                  "as a formula starts with '.")
 else:
     left = prog.labels_left_at_least
     st.info(f"Running: {g.text(plain)}."
@@ -187,7 +194,6 @@ else:
 keys = class_shortcuts(pool.classes)
 # issue 14: label errors; the review answers take the class keys when no row is up
 margin_panel(prog, store, pool, who, class_settings().name, keys=keys if g.final else None)
-blind = {i.row_id for i in waiting_for(prog.events, who)} if who else set()
 
 # ------------------------------------------------------------------ next row
 if not g.final:
@@ -246,14 +252,15 @@ else:
 live = labels_in_force(prog.events)
 newest = live[-1] if live else None
 # an annotator undoes their own newest label, never a colleague's (nor the label a
-# reviewer is reviewing); expect_seq makes the check exact
-not_mine = newest is not None and newest.annotator != who.strip()
-undo_col.button("Undo last label", key="undo", disabled=newest is None or not_mine,
+# reviewer is reviewing): the store refuses, the button says why
+not_mine = bool(who) and newest is not None and not same_annotator(newest.annotator, who)
+undo_col.button("Undo last label", key="undo", disabled=not who or newest is None or not_mine,
                 on_click=_act, args=(store.undo_last, pid, who),
                 kwargs={"expect_seq": prog.last_seq},
-                help=(f"The newest label (row_id {plain(newest.row_id)}) is "
+                help=("Enter your name in the sidebar to undo your newest label." if not who
+                      else f"The newest label (row_id {plain(newest.row_id)}) is "
                       f"{plain(newest.annotator)}'s; only they can undo it." if not_mine
-                      else "Cancels the newest label (an undo event; nothing is deleted)."),
+                      else "Cancels your newest label (an undo event; nothing is deleted)."),
                 **shortcut_kwargs(undo_shortcut(keys)))
 
 # ------------------------------------------------------------------ bounds
