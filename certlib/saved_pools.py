@@ -79,7 +79,7 @@ class ClassSettings:
         return self.names.get(file_class_key(cls), str(cls))
 
 
-def _display_name(name: str) -> str:
+def display_name(name: str) -> str:
     """The base name of an uploaded file (a browser may send a path)."""
     base = Path(str(name).replace("\\", "/")).name.strip()
     return base or "upload"
@@ -111,7 +111,7 @@ class SavedPools:
         Raises the loader's `CertlibError` (naming ``name``, the column and row)
         and writes nothing when the file is not a valid pool.
         """
-        display = _display_name(name)
+        display = display_name(name)
         suffix = Path(display).suffix.lower()
         if suffix not in SUFFIXES:
             raise PoolFileError(

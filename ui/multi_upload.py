@@ -1,27 +1,41 @@
 """Several uploaded pool files, or zips of them, as one folder of pool files (the Budget
 map page's *Several pools*).  No streamlit: the page hands over (name, bytes) pairs.
 
-Every pool keeps its file name (the tables name pools by it), so two files with the same
-name, in two folders of a zip or in a zip and an upload, are refused with one message
-naming both; a zip that holds no pool file is refused naming the upload, never the
-server's temporary folder.  Other files in a zip (a README, hidden files) are listed as
-skipped.
+The tables name every pool by its file name without the suffix, so two pool files with
+one such name (in two folders of a zip, or ``a.csv`` and ``a.parquet``) are refused with
+one message naming both; a zip that holds no pool file is refused naming the upload,
+never the server's temporary folder.  Other files in a zip (a README, hidden files) are
+listed as skipped.  A zip is checked before anything is unpacked: at most `MAX_MEMBERS`
+pool files and `MAX_TOTAL_BYTES` unpacked bytes in all (a small zip can unpack to
+gigabytes), and each member is copied with a byte count, so a member whose header
+understates its size cannot exceed the limit either.
 """
 
 from __future__ import annotations
 
 import io
+import lzma
 import zipfile
+import zlib
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 from certlib.budget_plan import POOL_SUFFIXES
 from certlib.errors import CertlibError
+from certlib.saved_pools import display_name
 
-__all__ = ["Unpacked", "unpack_pool_uploads"]
+__all__ = ["MAX_MEMBERS", "MAX_TOTAL_BYTES", "UploadError", "Unpacked", "unpack_pool_uploads"]
 
-#: refused beyond this many bytes of pool files in all (unpacked), like a zip bomb
-MAX_TOTAL_BYTES = 2 * 1024 ** 3
+#: at most this many bytes of pool files in all, unpacked (the single-upload limit)
+MAX_TOTAL_BYTES = 200 * 1024 * 1024
+#: at most this many pool files in all
+MAX_MEMBERS = 500
+#: file names longer than this are refused (most file systems allow 255 bytes)
+MAX_NAME_BYTES = 200
+_CHUNK = 1 << 20
+# what a damaged member can raise while it is decompressed
+_UNPACK_ERRORS = (zipfile.BadZipFile, zlib.error, lzma.LZMAError, EOFError, OSError,
+                  NotImplementedError, RuntimeError, ValueError)
 
 
 class UploadError(CertlibError):
@@ -38,65 +52,98 @@ def _is_pool(name: str) -> bool:
     return PurePosixPath(name).suffix.lower() in POOL_SUFFIXES
 
 
+class _Writer:
+    """Writes pool files into one folder, refusing clashes and anything over the limits."""
+
+    def __init__(self, folder: Path):
+        self.folder, self.where, self.files, self.total = folder, {}, [], 0
+
+    def claim(self, name: str, origin: str) -> Path:
+        if len(name.encode()) > MAX_NAME_BYTES:
+            raise UploadError(f"the file name of {origin} is longer than {MAX_NAME_BYTES} "
+                              "bytes; rename it")
+        key = PurePosixPath(name).stem.casefold()
+        if key in self.where:
+            raise UploadError(f"two pool files are named {PurePosixPath(name).stem!r} "
+                              f"({self.where[key]} and {origin}); the tables name each pool "
+                              "by its file name, so rename one of them")
+        if len(self.files) >= MAX_MEMBERS:
+            raise UploadError(f"the uploads hold more than {MAX_MEMBERS} pool files; upload "
+                              "fewer at a time")
+        self.where[key] = origin
+        path = self.folder / name
+        self.files.append(path)
+        return path
+
+    def count(self, n: int) -> None:
+        self.total += n
+        if self.total > MAX_TOTAL_BYTES:
+            raise UploadError(f"the uploads hold more than {MAX_TOTAL_BYTES:,} bytes of pool "
+                              "files (unpacked); upload fewer at a time")
+
+
 def unpack_pool_uploads(uploads, folder) -> Unpacked:
     """Write every pool file of ``uploads`` ((name, bytes) pairs; a ``.zip`` is opened
     and its pool files taken from any folder in it) into ``folder`` under its own file
     name, and return them.  Raises `UploadError` naming the upload (and the member) on
-    an unreadable zip, two pool files with one name, or no pool file at all."""
-    folder = Path(folder)
-    where: dict = {}  # file name -> where it came from
-    files, skipped = [], []
-    total = 0
-
-    def put(name: str, origin: str, data: bytes) -> None:
-        nonlocal total
-        key = name.lower()
-        if key in where:
-            raise UploadError(f"two pool files are named {name!r} ({where[key]} and "
-                              f"{origin}); the tables name each pool by its file name, so "
-                              "rename one of them")
-        total += len(data)
-        if total > MAX_TOTAL_BYTES:
-            raise UploadError(f"the uploads hold more than {MAX_TOTAL_BYTES:,} bytes of pool "
-                              "files; upload fewer at a time")
-        where[key] = origin
-        path = folder / name
-        path.write_bytes(data)
-        files.append(path)
-
+    an unreadable or damaged zip, two pool files with one name, too many or too large
+    files, or no pool file at all."""
+    out = _Writer(Path(folder))
+    skipped = []
     for up_name, data in uploads:
-        base = PurePosixPath(str(up_name).replace("\\", "/")).name
+        base = display_name(up_name)
         if base.lower().endswith(".zip"):
-            try:
-                zf = zipfile.ZipFile(io.BytesIO(data))
-            except zipfile.BadZipFile:
-                raise UploadError(f"{base!r} is not a readable zip file; expected a .zip of "
-                                  "CSV or Parquet pool files") from None
-            with zf:
-                for info in zf.infolist():
-                    member = info.filename.replace("\\", "/")
-                    name = PurePosixPath(member).name
-                    if info.is_dir() or not name:
-                        continue
-                    if name.startswith(".") or "__MACOSX/" in member or not _is_pool(name):
-                        skipped.append(f"{base}: {member}")
-                        continue
-                    if info.file_size > MAX_TOTAL_BYTES:
-                        raise UploadError(f"{member!r} in {base!r} unpacks to "
-                                          f"{info.file_size:,} bytes; the limit is "
-                                          f"{MAX_TOTAL_BYTES:,}")
-                    try:
-                        content = zf.read(info)
-                    except (zipfile.BadZipFile, OSError, NotImplementedError, RuntimeError) as e:
-                        raise UploadError(f"{member!r} in {base!r} cannot be unpacked "
-                                          f"({type(e).__name__})") from None
-                    put(name, f"{member!r} in {base!r}", content)
+            skipped += _unpack_zip(base, data, out)
         elif _is_pool(base):
-            put(base, f"the upload {base!r}", data)
+            path = out.claim(base, f"the upload {base!r}")
+            out.count(len(data))
+            path.write_bytes(data)
         else:
             skipped.append(base)
-    if not files:
-        names = ", ".join(repr(PurePosixPath(str(n)).name) for n, _ in uploads)
+    if not out.files:
+        names = ", ".join(repr(display_name(n)) for n, _ in uploads)
         raise UploadError(f"the upload ({names}) holds no pool file; expected CSV or Parquet "
                           f"pool files ({', '.join(POOL_SUFFIXES)}), or a .zip of them")
-    return Unpacked(tuple(files), tuple(skipped))
+    return Unpacked(tuple(out.files), tuple(skipped))
+
+
+def _unpack_zip(base: str, data: bytes, out: _Writer) -> list:
+    """The pool files of one zip into ``out``; returns the skipped member names."""
+    try:
+        zf = zipfile.ZipFile(io.BytesIO(data))
+    except (zipfile.BadZipFile, OSError, ValueError):
+        raise UploadError(f"{base!r} is not a readable zip file; expected a .zip of CSV or "
+                          "Parquet pool files") from None
+    skipped, members = [], []
+    with zf:
+        for info in zf.infolist():
+            member = info.filename.replace("\\", "/")
+            name = PurePosixPath(member).name
+            if info.is_dir() or not name:
+                continue
+            if name.startswith(".") or "__MACOSX/" in member or not _is_pool(name):
+                skipped.append(f"{base}: {member}")
+                continue
+            members.append((info, member, name))
+        # the headers first: refuse a zip that says it is too large before unpacking it
+        if len(members) + len(out.files) > MAX_MEMBERS:
+            raise UploadError(f"{base!r} holds {len(members):,} pool files; the limit is "
+                              f"{MAX_MEMBERS} in all")
+        declared = sum(info.file_size for info, _, _ in members)
+        if out.total + declared > MAX_TOTAL_BYTES:
+            raise UploadError(f"{base!r} unpacks to {declared:,} bytes of pool files; the "
+                              f"limit is {MAX_TOTAL_BYTES:,} in all")
+        for info, member, name in members:
+            origin = f"{member!r} in {base!r}"
+            path = out.claim(name, origin)
+            try:
+                with zf.open(info) as src, open(path, "wb") as dst:
+                    while chunk := src.read(_CHUNK):
+                        out.count(len(chunk))
+                        dst.write(chunk)
+            except UploadError:
+                raise
+            except _UNPACK_ERRORS as exc:
+                raise UploadError(f"{origin} cannot be unpacked ({type(exc).__name__}); "
+                                  "the zip is damaged") from None
+    return skipped

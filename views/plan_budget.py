@@ -13,7 +13,7 @@ import plotly.graph_objects as go
 import streamlit as st
 
 import certlib
-from certlib.budget_plan import DEFAULT_TOLERANCES
+from certlib.budget_plan import DEFAULT_TOLERANCES, POOL_SUFFIXES
 from certlib.cli_plan import percent, plan_payload
 from certlib.errors import CertlibError
 from certlib.policies import policy_names
@@ -266,7 +266,7 @@ with st.expander("Upload several pool files or a zip of them"):
             if unpacked.skipped:
                 shown = ", ".join(plain(n) for n in unpacked.skipped[:8])
                 st.caption(f"Skipped {len(unpacked.skipped):,} file(s) that are not pool files "
-                           f"(.csv, .tsv, .parquet, .pq): {shown}"
+                           f"({', '.join(POOL_SUFFIXES)}): {shown}"
                            + (", ..." if len(unpacked.skipped) > 8 else "") + ".")
             counts = mm.counts()
             cols = [f"{100 * float(fr):g}%" for fr in mm.fractions]
