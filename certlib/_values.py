@@ -72,10 +72,14 @@ def class_value_from_text(v):
 
     >>> class_value_from_text(" 1.0 "), class_value_from_text("0.5"), class_value_from_text("nan")
     (1, 0.5, 'nan')
+    >>> class_value_from_text("1_0")
+    '1_0'
     """
     v = class_value(v)
     if isinstance(v, str):
         t = v.strip()
+        if "_" in t:  # float() reads "1_0" as 10; a file's "1_0" is text
+            return v
         try:
             f = float(t)
         except ValueError:
@@ -97,6 +101,8 @@ def file_class_key(v):
 
     >>> file_class_key(" 2.0 "), file_class_key(2.5), file_class_key(" cat "), file_class_key(True)
     (2, '2.5', 'cat', 1)
+    >>> file_class_key("1_0")
+    '1_0'
     """
     if isinstance(v, (bool, np.bool_, int, np.integer)):
         return int(v)
@@ -104,6 +110,8 @@ def file_class_key(v):
         f = float(v)
         return int(f) if is_exact_int(f) else repr(f)
     s = str(v).strip()
+    if "_" in s:  # float() reads "1_0" as 10
+        return s
     try:
         f = float(s)
     except ValueError:

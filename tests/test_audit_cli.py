@@ -181,3 +181,20 @@ def test_cli_imports_point_one_way():
                 if isinstance(node, ast.ImportFrom)}
     assert (2, "cli_output") in imported
     assert (2, "cli") not in imported and (0, "certlib.cli") not in imported
+
+
+@pytest.mark.parametrize("text, code, message", [
+    # a blank cell is unlabelled, as in audit projects
+    ("pred_incumbent,pred_candidate,label\n0,1,1\n1,1, \n0,0,0\n", 0, None),
+    ("pred_incumbent,pred_candidate,label\n0,1,1\n1,1, \n0,0,cat\n", 2, "label at row 2 is 'cat'"),
+    # Boolean predictions are numbers too
+    ("pred_incumbent,pred_candidate,label\ntrue,false,1\nfalse,false,x\n", 2,
+     "label at row 1 is 'x'"),
+    # float() reads "1_0" as 10; in a file it is text
+    ("pred_incumbent,pred_candidate,label\n0,1,1_0\n1,1,x\n", 2, "label at row 0 is '1_0'"),
+])
+def test_label_cells_of_a_text_label_column(tmp_path, capsys, text, code, message):
+    p = tmp_path / "s.csv"
+    p.write_text(text)
+    rc, _, err = run(capsys, ["audit", str(p), "--epsilon", "0.1"])
+    assert rc == code and (message is None or message in err)

@@ -29,7 +29,7 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from .._values import class_value, first_true, is_none_or_nan
+from .._values import class_value, first_true, is_empty_cell, is_none_or_nan
 from ..errors import InvalidValueError, LabelError, ParameterError
 from .cs import PrplEBState, check_alpha, check_truncation, prpl_eb
 from .routing import Routing, check_judge, check_seed, uniforms
@@ -105,7 +105,7 @@ def _label_array(labels, kind: str, n: int):
     have = np.zeros(n, dtype=bool)
     out = np.full(n, np.nan) if kind == "num" else np.empty(n, dtype=object)
     for i, v in enumerate(arr.tolist()):
-        if is_none_or_nan(v):
+        if is_empty_cell(v):  # None, NaN or blank text: unlabelled (as in audit projects)
             continue
         if kind == "num":
             if isinstance(v, str) \

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .._values import class_value_from_text
+from .._values import class_value_from_text, is_empty_cell
 from ..errors import ColumnError, PoolFileError
 
 __all__ = ["StreamColumns", "read_stream", "REQUIRED"]
@@ -68,11 +68,11 @@ def read_stream(path, judge: str | None = None, slices: str | None = None) -> St
         col = df["label"]
         if col.dtype.is_numeric():
             labels = col.cast(pl.Float64).to_numpy()   # nulls become NaN = unlabelled
-        elif all(df[c].dtype.is_numeric() for c in REQUIRED):
+        elif all(df[c].dtype.is_numeric() or df[c].dtype == pl.Boolean for c in REQUIRED):
             # text as soon as one cell is not a number: with numeric predictions the cells
-            # that are numbers written as text are numbers, so an error names the cell
-            # that is not
-            labels = np.asarray([v if v is None else class_value_from_text(v)
+            # that are numbers written as text are numbers (blank ones unlabelled), so an
+            # error names the cell that is not
+            labels = np.asarray([None if is_empty_cell(v) else class_value_from_text(v)
                                  for v in col.to_list()], dtype=object)
         else:
             labels = np.asarray(col.to_list(), dtype=object)
