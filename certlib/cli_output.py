@@ -25,7 +25,19 @@ def emit(args, payload: dict, table: str) -> None:
 
 
 def percent(x: float) -> str:
-    """A fraction as a table percentage: ``0.2734 -> '27.3%'``."""
+    """A fraction as a percentage to one decimal; never 0.0% or 100.0% unless it is
+    exactly 0 or 1 (a forecast of 1999 in 2000 draws is not certain).
+
+    >>> percent(0.2734), percent(123 / 200), percent(1.0), percent(0.0)
+    ('27.3%', '61.5%', '100.0%', '0.0%')
+    >>> percent(1999 / 2000), percent(1 / 5000)
+    ('>99.9%', '<0.1%')
+    """
+    x = float(x)
+    if 0.0 < x < 0.0005:
+        return "<0.1%"
+    if 0.9995 <= x < 1.0:
+        return ">99.9%"
     return f"{100 * x:.1f}%"
 
 

@@ -3,23 +3,12 @@
 
 from __future__ import annotations
 
-from .cli_output import emit
+from .cli_output import emit, percent
 from .errors import ParameterError
 
-__all__ = ["percent", "plan_payload", "register"]
+__all__ = ["plan_payload", "register"]
 
 MARK = {"ruled_out": "x", "certified": "C", "unresolved": "."}
-
-
-def percent(p: float) -> str:
-    """A forecast probability as the command line and the page both write it: a percentage
-    to one decimal, ".0" dropped (200 draws give multiples of 0.5%).
-
-    >>> percent(123 / 200), percent(0.62), percent(1.0), percent(0.0)
-    ('61.5%', '62%', '100%', '0%')
-    """
-    text = f"{100 * float(p):.1f}"
-    return (text[:-2] if text.endswith(".0") else text) + "%"
 
 
 def _numbers(text, what, cast):
@@ -132,9 +121,10 @@ def _table(name, pool, m, fcs) -> str:
             q = f.quantiles
             lines.append(f"  tolerance {float(f.tolerance):>8g}: {q[0.1]:>6} {q[0.5]:>6} "
                          f"{q[0.9]:>6}")
+        wp = max(w, 7)  # "100.0%" and a space
         lines += ["", "forecast P(certify within budget):",
-                  f"{'tolerance':>10} " + "".join(f"{b:>{w}}" for b in m.budgets)]
+                  f"{'tolerance':>10} " + "".join(f"{b:>{wp}}" for b in m.budgets)]
         for f in fcs:
             lines.append(f"{float(f.tolerance):>10g} "
-                         + "".join(f"{percent(f.p_certified(b)):>{w}}" for b in m.budgets))
+                         + "".join(f"{percent(f.p_certified(b)):>{wp}}" for b in m.budgets))
     return "\n".join(lines)

@@ -15,7 +15,7 @@ st_testing = pytest.importorskip("streamlit.testing.v1")
 AppTest = st_testing.AppTest
 
 from certlib.cli import main  # noqa: E402
-from certlib.cli_plan import percent  # noqa: E402
+from certlib.cli_output import percent  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 PAGE = str(ROOT / "views" / "plan_budget.py")

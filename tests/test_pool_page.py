@@ -78,7 +78,7 @@ def test_unlabelled_pool_says_why_no_rates():
     at = _run("sample:unlabelled")
     assert any("No row has a label yet" in c.value for c in at.caption)
     rows = next(d.value for d in at.dataframe if d.value.columns[0] == "row id")
-    assert set(rows["label"]) == {"unread"}  # never "None"
+    assert set(rows["label"]) == {"(unread)"}  # never "None"
 
 
 def test_stray_class_is_warned_and_names_are_inert(tmp_path, monkeypatch):

@@ -85,6 +85,7 @@ def test_figure2_page_follows_labels_and_order():
     ("2, 3", "rows 1, 4 are missing"),
     ("1, 2, x, 4", "'x' is not a row"),
     ("1, 2, 3, 5", "'5' is not a row"),
+    ("1, 2, 3, ²", "'²' is not a row"),
 ])
 def test_figure2_page_bad_order_names_the_typed_row(typed, message):
     at = _run("teach_figure2.py")

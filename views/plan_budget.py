@@ -14,7 +14,8 @@ import streamlit as st
 
 import certlib
 from certlib.budget_plan import DEFAULT_TOLERANCES, POOL_SUFFIXES
-from certlib.cli_plan import percent, plan_payload
+from certlib.cli_output import percent
+from certlib.cli_plan import plan_payload
 from certlib.errors import CertlibError
 from certlib.policies import policy_names
 from ui.common import choose_pool, plain, plot_text, pool_key, pool_summary

@@ -61,7 +61,7 @@ def preview(pool, rows: int = PREVIEW_ROWS) -> pd.DataFrame:
             # an unread label says so (st.dataframe would write None)
             _unique("label", taken): _column(pool.classes[c] for c in pool.labels[:m].tolist())
             if (pool.labels[:m] != UNREAD).all() else
-            pd.Series(["unread" if c == UNREAD else str(pool.classes[c])
+            pd.Series(["(unread)" if c == UNREAD else str(pool.classes[c])
                        for c in pool.labels[:m].tolist()], dtype=object)}
     for name, values in pool.extra.items():
         cols[_unique(str(name), taken)] = _column(values[:m])

@@ -49,7 +49,7 @@ def _read_order(text: str, n: int) -> list:
     rows = [x for x in text.replace(" ", ",").split(",") if x.strip()]
     out = []
     for x in rows:
-        if not x.strip().isdigit() or not 1 <= int(x) <= n:
+        if not (x.strip().isascii() and x.strip().isdigit()) or not 1 <= int(x) <= n:
             raise ValueError(f"{x.strip()!r} is not a row; rows are 1 to {n}")
         if int(x) - 1 in out:
             raise ValueError(f"row {int(x)} is listed twice")
