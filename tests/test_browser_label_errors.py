@@ -53,7 +53,12 @@ def test_queue_the_critical_rows_for_review(tmp_path):
             wait_text(page, "Your review")
             wait_text(page, f"({len(items):,} waiting)")
             first = items[0]
+            # the answer buttons carry the shortcuts: wait until they are drawn and the
+            # run is over (under load the text shows well before them)
+            page.locator("[data-testid=stButton] button").filter(
+                has_text=f"class {first.label}").first.wait_for(timeout=60_000)
             idle(page)
+            page.wait_for_timeout(500)
             page.evaluate("document.activeElement && document.activeElement.blur()")
             page.keyboard.press(str(first.label))
             wait_text(page, f"({len(items) - 1:,} waiting)")
