@@ -13,7 +13,7 @@ from datetime import datetime, timezone
 from fractions import Fraction
 
 __all__ = ["EVENT_KINDS", "Event", "Project", "budget_in_force", "labels_in_force",
-           "skipped_rows", "step_labels", "utc_now"]
+           "same_annotator", "skipped_rows", "step_labels", "utc_now"]
 
 # label: a row's label; undo: cancels the newest label in force; skip: the annotator passes
 # over a row for now; unskip: every skipped row is available again.  Skips never touch
@@ -25,6 +25,12 @@ __all__ = ["EVENT_KINDS", "Event", "Project", "budget_in_force", "labels_in_forc
 # place in the reading order, so the session replays with the corrected label.
 EVENT_KINDS = ("label", "undo", "skip", "unskip", "budget", "review_request", "review",
                "correct")
+
+
+def same_annotator(a, b) -> bool:
+    """Two annotator names name one person: compared without surrounding spaces and case
+    (who may undo a label, who may review it)."""
+    return str(a).strip().casefold() == str(b).strip().casefold()
 
 
 def utc_now() -> str:

@@ -146,10 +146,18 @@ class Progress:
         """The budget in force: the start budget or the last extension (None = none)."""
         return self.session.budget
 
-    @property
+    @cached_property
     def labels(self) -> tuple:
         """The label events in force, in reading order."""
         return tuple(labels_in_force(self.events))
+
+    @cached_property
+    def reviews(self) -> tuple:
+        """The rows queued for review (`certlib.reviews.review_items`), computed once: a
+        page reads them several times per run."""
+        from .reviews import review_items
+
+        return review_items(self.events)
 
     @property
     def last_seq(self) -> int:

@@ -10,14 +10,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .events import step_labels
+from .events import same_annotator, step_labels
 
-__all__ = ["ReviewItem", "review_items", "same_annotator", "waiting_for"]
-
-
-def same_annotator(a, b) -> bool:
-    """Two annotator names name one person: compared without surrounding spaces and case."""
-    return str(a).strip().casefold() == str(b).strip().casefold()
+__all__ = ["ReviewItem", "open_for", "review_items", "waiting_for"]
 
 
 @dataclass(frozen=True)
@@ -134,5 +129,9 @@ def review_items(events) -> tuple:
 def waiting_for(events, annotator: str) -> tuple:
     """Items still waiting for a review that ``annotator`` may give (not one who gave or
     adopted the label under review: a review is a second annotator's label)."""
-    return tuple(i for i in review_items(events)
-                 if i.status == "waiting" and i.may_review(annotator))
+    return open_for(review_items(events), annotator)
+
+
+def open_for(items, annotator: str) -> tuple:
+    """`waiting_for` on items already computed (`review_items`)."""
+    return tuple(i for i in items if i.status == "waiting" and i.may_review(annotator))

@@ -61,7 +61,8 @@ from pathlib import Path
 from . import _sqlite
 from ._values import fraction_text, python_scalar
 from .errors import CertlibError
-from .events import Event, Project, budget_in_force, labels_in_force, skipped_rows, utc_now
+from .events import (Event, Project, budget_in_force, labels_in_force, same_annotator,
+                     skipped_rows, utc_now)
 from .policies import get_policy, policy_names
 from .pool import pool_hash
 from .prelabel import prelabel_bound
@@ -348,8 +349,6 @@ class LabelStore:
         deleted).  Only the annotator who gave that label may undo it (names compared
         without surrounding spaces and case): nobody takes back a colleague's label, nor
         the label a reviewer is reviewing."""
-        from .reviews import same_annotator
-
         annotator = str(annotator).strip()
         if not annotator:
             raise StoreError("annotator must be a non-empty name; it goes into the evidence record")
@@ -509,7 +508,7 @@ class LabelStore:
         event it replaces); the row keeps its place in the reading order and the session
         replays with the new label.  Refuses the label already in force, and a reviewer
         adopting their own review of the row (someone else decides a disagreement)."""
-        from .reviews import review_items, same_annotator
+        from .reviews import review_items
 
         annotator = str(annotator).strip()
         with self._write() as con:

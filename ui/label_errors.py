@@ -12,7 +12,8 @@ import streamlit as st
 from certlib.errors import CertlibError
 from certlib.label_errors import full_pool_fragility
 from certlib.replay import replay
-from certlib.reviews import review_items, same_annotator, waiting_for
+from certlib.events import same_annotator
+from certlib.reviews import open_for
 from ui.common import plain, pool_folder, shortcut_kwargs, split_extra
 
 __all__ = ["fragility_section", "margin_panel"]
@@ -86,7 +87,7 @@ def margin_panel(prog, store, pool, who: str, display_name=str, keys=None) -> No
     ``keys``: one keyboard key per class for the review answers (None: no keys, when
     the page's label buttons hold them)."""
     s, pid = prog.session, prog.project.id
-    items = review_items(prog.events)
+    items = prog.reviews
     if s.certified:
         m = s.label_error_margin()
         if m.flips is None:
@@ -116,7 +117,7 @@ def margin_panel(prog, store, pool, who: str, display_name=str, keys=None) -> No
         return
     with st.expander(f"Review: {len(items):,} row(s) queued for a second annotator",
                      expanded=True):
-        mine = waiting_for(prog.events, who) if who else ()
+        mine = open_for(items, who) if who else ()
         if mine:
             item = mine[0]
             keyed = [(k, c) for k, c in zip(keys or (), pool.classes) if k]

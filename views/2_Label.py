@@ -15,10 +15,10 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from certlib.errors import CertlibError
-from certlib.events import labels_in_force
 from certlib.policies import policy_names
 from certlib.record import labels_csv, make_record
-from certlib.reviews import same_annotator, waiting_for
+from certlib.events import same_annotator
+from certlib.reviews import open_for
 from certlib.store import LabelStore, PoolMismatchError, UnknownProjectError
 from ui.common import (annotator_input, cached_prelabel, choose_pool, class_settings,
                        class_shortcuts, keep_annotator, plain, plot_text, pool_folder, pool_key,
@@ -157,7 +157,7 @@ st.caption(f"Project {pr.id} on {plain(pr.pool_name)}: policy {pr.policy}, rule 
            f"order: {', '.join(plain(c) for c in pr.candidates)}.")
 
 # blind review: the rows waiting for this annotator's review keep their labels hidden
-blind = {i.row_id for i in waiting_for(prog.events, who)} if who else set()
+blind = {i.row_id for i in open_for(prog.reviews, who)} if who else set()
 if g.final:
     box = st.success if s.certified else st.warning
     box(f"**{s.status.capitalize()} after {s.t:,} labels:** {g.text(plain)}."
@@ -249,8 +249,7 @@ if not g.final:
                   args=(store.unskip_all, pid, who), kwargs={"expect_seq": prog.last_seq})
 else:
     undo_col = st.container()
-live = labels_in_force(prog.events)
-newest = live[-1] if live else None
+newest = prog.labels[-1] if prog.labels else None
 # an annotator undoes their own newest label, never a colleague's (nor the label a
 # reviewer is reviewing): the store refuses, the button says why
 not_mine = bool(who) and newest is not None and not same_annotator(newest.annotator, who)
