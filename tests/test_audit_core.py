@@ -344,6 +344,9 @@ def test_error_mixed_kinds_between_models():
 def test_error_text_label_with_numeric_predictions():
     with pytest.raises(LabelError, match="label at row 1 is 'yes'; expected a number"):
         audit([0, 1], [1, 1], [0, "yes"], epsilon=0.1)
+    # numbers written as text are numbers, blank text is unlabelled (as in audit projects)
+    assert audit([0, 1, 0], [1, 1, 0], ["0", " 1.0 ", " "], epsilon=0.1).to_dict() == \
+        audit([0, 1, 0], [1, 1, 0], [0, 1, None], epsilon=0.1).to_dict()
 
 
 def test_error_numeric_label_with_text_predictions():

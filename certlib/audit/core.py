@@ -29,7 +29,8 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from .._values import class_value, first_true, is_empty_cell, is_none_or_nan
+from .._values import class_value, class_value_from_text, first_true, is_empty_cell, \
+    is_none_or_nan
 from ..errors import InvalidValueError, LabelError, ParameterError
 from .cs import PrplEBState, check_alpha, check_truncation, prpl_eb
 from .routing import Routing, check_judge, check_seed, uniforms
@@ -108,6 +109,9 @@ def _label_array(labels, kind: str, n: int):
         if is_empty_cell(v):  # None, NaN or blank text: unlabelled (as in audit projects)
             continue
         if kind == "num":
+            # a number written as text is that number (a file's label column is text as
+            # soon as one cell is not a number, so the error names the cell that is not)
+            v = class_value_from_text(v) if isinstance(v, str) else v
             if isinstance(v, str) \
                     or not isinstance(v, (int, float, np.integer, np.floating, bool)) \
                     or not math.isfinite(float(v)):

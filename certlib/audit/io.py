@@ -7,7 +7,6 @@ from pathlib import Path
 
 import numpy as np
 
-from .._values import class_value_from_text, is_empty_cell
 from ..errors import ColumnError, PoolFileError
 
 __all__ = ["StreamColumns", "read_stream", "REQUIRED"]
@@ -68,13 +67,7 @@ def read_stream(path, judge: str | None = None, slices: str | None = None) -> St
         col = df["label"]
         if col.dtype.is_numeric():
             labels = col.cast(pl.Float64).to_numpy()   # nulls become NaN = unlabelled
-        elif all(df[c].dtype.is_numeric() or df[c].dtype == pl.Boolean for c in REQUIRED):
-            # text as soon as one cell is not a number: with numeric predictions the cells
-            # that are numbers written as text are numbers (blank ones unlabelled), so an
-            # error names the cell that is not
-            labels = np.asarray([None if is_empty_cell(v) else class_value_from_text(v)
-                                 for v in col.to_list()], dtype=object)
-        else:
+        else:  # text; `certlib.audit.core` reads numbers written as text as numbers
             labels = np.asarray(col.to_list(), dtype=object)
     return StreamColumns(_col(df, "pred_incumbent"), _col(df, "pred_candidate"), labels,
                          None if judge is None else _col(df, judge),
