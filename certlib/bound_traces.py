@@ -88,6 +88,7 @@ class TeachingFigure:
     prelabel: int
     certificate_lower: int | None
     certificate_upper: int | None
+    adaptive: bool = False  # the policy has no static order (the order is spliced)
 
 
 def teaching_figure(pool, policy: str = "static-range", seed: int = 0,
@@ -100,13 +101,21 @@ def teaching_figure(pool, policy: str = "static-range", seed: int = 0,
     pool.risks()  # every label is needed; raises LabelError naming the row otherwise
     pol = get_policy(policy)
     # the full order a policy would read if it never stopped: its static order if it has
-    # one; else a replay with the separate rule (which reads furthest), completed with
-    # the rows it left unread, by position
+    # one.  An adaptive policy's order depends on the rule, so: its replay with the
+    # shared rule up to the certificate (the shared curve then stops where `replay` and
+    # the Replay page stop), then the rows its replay with the separate rule (which reads
+    # furthest) reads and the shared one did not, in that order, then the rest by position
     order = pol.static_order(PolicyContext(pool, "shared", seed))
-    if order is None:
-        r = replay(pool, pol, "separate", seed=seed)
-        read = [pool.position(x) for x in r.order]
-        seen = set(read)
+    adaptive = order is None
+    if adaptive:
+        read = []
+        seen = set()
+        for rule in ("shared", "separate"):
+            for x in replay(pool, pol, rule, seed=seed).order:
+                i = pool.position(x)
+                if i not in seen:
+                    seen.add(i)
+                    read.append(i)
         rest = [i for i in range(pool.n) if i not in seen]
         order = np.asarray(read + rest, dtype=np.int64)
     rules = ["shared", "centered", "separate"]
@@ -119,7 +128,7 @@ def teaching_figure(pool, policy: str = "static-range", seed: int = 0,
         cert_lo, cert_hi = c.lower, c.upper
     return TeachingFigure(pool.n, pool.names[pool.winner()], pol.name,
                           tuple(order.tolist()), paths, prelabel_bound(pool).prelabel_bound,
-                          cert_lo, cert_hi)
+                          cert_lo, cert_hi, adaptive=adaptive)
 
 
 @dataclass(frozen=True, eq=False)

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from certlib import Session, load_pool, policy_names, replay
-from certlib.bound_traces import replay_trace
+from certlib.bound_traces import replay_trace, teaching_figure
 from certlib.errors import LabelError
 
 from conftest import KINDS, random_spec
@@ -77,3 +77,24 @@ def test_unlabelled_pool_is_refused_with_the_row():
     pool = load_pool(ROOT / "sample_data" / "demo_unlabelled.csv")
     with pytest.raises(LabelError, match="fully labelled pool; row"):
         replay_trace(pool)
+
+
+@pytest.mark.parametrize("policy", policy_names())
+def test_teaching_figure_shared_path_stops_where_replay_stops(policy):
+    """Figure 10's shared curve stops where `replay` (and the Replay page) stops, for
+    static and adaptive policies alike; the order is a permutation of every row, and for a
+    static policy every rule's stop is that rule's replay."""
+    rng = np.random.default_rng(31)
+    pools = [load_pool(ROOT / "sample_data" / "teaching_k4.csv")]
+    pools += [random_spec(rng, kind, n=int(rng.integers(2, 9))).pool()
+              for kind in KINDS for _ in range(3)]
+    for pool in pools:
+        f = teaching_figure(pool, policy, with_certificate=False)
+        assert sorted(f.order) == list(range(pool.n))
+        r = replay(pool, policy, "shared")
+        assert f.paths["shared"].stop == r.labels_read
+        assert list(f.order[:r.labels_read]) == [pool.position(x) for x in r.order]
+        if not f.adaptive:
+            for rule, path in f.paths.items():
+                r = replay(pool, policy, rule)
+                assert path.stop == (r.labels_read if r.certified else None), rule

@@ -77,8 +77,10 @@ st.plotly_chart(fig, width="stretch")
 cols = st.columns(len(f.paths))
 for col, (rule, path) in zip(cols, f.paths.items()):
     ok = path.stop is not None and t_cursor >= path.stop
-    col.metric(f"{rule}: lower bound after {t_cursor}", f"{path.lower_objective[t_cursor]:.5f}",
-               help=f"exact: {int(path.lower[t_cursor])} / {path.unit * path.scale}")
+    # a short label: three metrics side by side on an 800 px screen
+    col.metric(f"{rule}, {t_cursor} labels", f"{path.lower_objective[t_cursor]:.5f}",
+               help=f"lower bound after {t_cursor} labels; exact: "
+                    f"{int(path.lower[t_cursor])} / {path.unit * path.scale}")
     col.caption(("certified" if ok else "not certified")
                 + (f" (stops at {path.stop})" if path.stop is not None else " (never stops)"))
 if zero is not None:
@@ -95,3 +97,10 @@ st.markdown(
     + f" labels suffice; before any label, a budget below {f.prelabel} is ruled out for "
     "every policy."
 )
+if f.adaptive:
+    st.caption(
+        f"{f.policy} chooses its next row from the labels read, so its order depends on "
+        "the rule. The order drawn is the one it reads with the shared rule until it "
+        f"certifies ({shared.stop} labels, as on the *Replay a policy* page), then the rows "
+        "it reads with the separate rule and had not read yet, then the rest. The centered "
+        "and separate stops are along that order, not those rules' own runs.")
