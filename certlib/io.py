@@ -111,13 +111,13 @@ def _read_bytes(path, max_bytes) -> tuple[Path, bytes]:
     return p, data
 
 
-def _check_text(name: str, data: bytes) -> bytes:
+def _check_text(name: str, data: bytes, kind: str = "pool file") -> bytes:
     """UTF-8 text without NUL bytes (a binary file named .csv fails here)."""
     nul = data.find(b"\x00")
     if nul >= 0:
         line = data.count(b"\n", 0, nul) + 1
         raise PoolFileError(
-            f"pool file {name!r} is not a text CSV file: NUL byte at line {line} "
+            f"{kind} {name!r} is not a text CSV file: NUL byte at line {line} "
             f"(byte {nul}); expected UTF-8 text"
         )
     try:
@@ -125,7 +125,7 @@ def _check_text(name: str, data: bytes) -> bytes:
     except UnicodeDecodeError as exc:
         line = data.count(b"\n", 0, exc.start) + 1
         raise PoolFileError(
-            f"pool file {name!r} is not UTF-8 text: invalid byte at line {line} "
+            f"{kind} {name!r} is not UTF-8 text: invalid byte at line {line} "
             f"(byte {exc.start}); expected a UTF-8 CSV file"
         ) from None
     if data.startswith(b"\xef\xbb\xbf"):
@@ -133,7 +133,7 @@ def _check_text(name: str, data: bytes) -> bytes:
     return data
 
 
-def _csv_header(name: str, data: bytes, sep: str) -> list[str]:
+def _csv_header(name: str, data: bytes, sep: str, kind: str = "pool file") -> list[str]:
     head = data[: 1 << 20].decode("utf-8", errors="ignore")
     try:
         header = next(csv.reader(io.StringIO(head), delimiter=sep))
@@ -141,11 +141,11 @@ def _csv_header(name: str, data: bytes, sep: str) -> list[str]:
         header = []
     except csv.Error as exc:
         raise PoolFileError(
-            f"pool file {name!r}: the header row cannot be parsed ({exc})") from None
+            f"{kind} {name!r}: the header row cannot be parsed ({exc})") from None
     header = [h.strip() for h in header]
     if not header or all(h == "" for h in header):
         raise PoolFileError(
-            f"pool file {name!r} has no header row; expected column names on line 1")
+            f"{kind} {name!r} has no header row; expected column names on line 1")
     return header
 
 
@@ -185,18 +185,19 @@ def _first_ragged(data: bytes, sep: str, width: int):
     return k + 1, int(counts[k])
 
 
-def _ragged_error(name: str, data: bytes, sep: str, width: int):
+def _ragged_error(name: str, data: bytes, sep: str, width: int, kind: str = "pool file"):
     found = _first_ragged(data, sep, width)
     if found is None:
         return None
     line, count = found
     return PoolFileError(
-        f"pool file {name!r} cannot be parsed: line {line} has {count} fields but the "
+        f"{kind} {name!r} cannot be parsed: line {line} has {count} fields but the "
         f"header has {width}; every row needs one value per column (ragged rows)"
     )
 
 
-def _quoted_records(name: str, data: bytes, sep: str, width: int) -> np.ndarray:
+def _quoted_records(name: str, data: bytes, sep: str, width: int,
+                    kind: str = "pool file") -> np.ndarray:
     """Check every record of a file with quotes; return the indices of blank lines."""
     reader = csv.reader(io.StringIO(data.decode("utf-8"), newline=""), delimiter=sep)
     next(reader, None)
@@ -207,21 +208,22 @@ def _quoted_records(name: str, data: bytes, sep: str, width: int) -> np.ndarray:
                 blank.append(k)
             elif len(rec) != width:
                 raise PoolFileError(
-                    f"pool file {name!r} cannot be parsed: line {reader.line_num} has {len(rec)} "
+                    f"{kind} {name!r} cannot be parsed: line {reader.line_num} has {len(rec)} "
                     f"fields but the header has {width}; every row needs one value per column "
                     "(ragged rows)"
                 )
     except csv.Error as exc:
         raise PoolFileError(
-            f"pool file {name!r} cannot be parsed as CSV near line {reader.line_num}: {exc}"
+            f"{kind} {name!r} cannot be parsed as CSV near line {reader.line_num}: {exc}"
         ) from None
     return np.asarray(blank, dtype=np.int64)
 
 
-def _read_csv(name: str, data: bytes, sep: str) -> pl.DataFrame:
-    data = _check_text(name, data)
-    header = _csv_header(name, data, sep)
-    _check_names(name, header)
+def _read_csv(name: str, data: bytes, sep: str, kind: str = "pool file",
+              infer_rows: int | None = _INFER_ROWS) -> pl.DataFrame:
+    data = _check_text(name, data, kind)
+    header = _csv_header(name, data, sep, kind)
+    _check_names(name, header, kind)
     width = len(header)
     # polars fails on a row that is too long but pads a short row with nulls.
     # Without quotes, a record is a line: if no line is too long (polars) and the
@@ -231,23 +233,23 @@ def _read_csv(name: str, data: bytes, sep: str) -> pl.DataFrame:
     if not quoted:
         expected = int((~blank).sum()) * (width - 1)
         if int(np.count_nonzero(buf == ord(sep))) != expected:
-            raise _ragged_error(name, data, sep, width)
+            raise _ragged_error(name, data, sep, width, kind)
     else:
-        blank_records = _quoted_records(name, data, sep, width)
+        blank_records = _quoted_records(name, data, sep, width, kind)
     del buf, starts, ends
     opts = {"separator": sep, "has_header": True, "raise_if_empty": False}
     try:
-        df = pl.read_csv(io.BytesIO(data), infer_schema_length=_INFER_ROWS, **opts)
+        df = pl.read_csv(io.BytesIO(data), infer_schema_length=infer_rows, **opts)
     except pl.exceptions.PolarsError:
         # a cell beyond the inferred rows does not fit the column type: read text
         try:
             df = pl.read_csv(io.BytesIO(data), infer_schema=False, **opts)
         except pl.exceptions.PolarsError as exc:
-            raise (_ragged_error(name, data, sep, width) or PoolFileError(
-                f"pool file {name!r} cannot be parsed as CSV: {exc}")) from None
+            raise (_ragged_error(name, data, sep, width, kind) or PoolFileError(
+                f"{kind} {name!r} cannot be parsed as CSV: {exc}")) from None
     if df.width != width:
         raise PoolFileError(
-            f"pool file {name!r} cannot be parsed: {df.width} columns read, the header has {width}"
+            f"{kind} {name!r} cannot be parsed: {df.width} columns read, the header has {width}"
         )
     # polars turns a blank line into an all-null row; a blank line is not a row
     idx = blank_records if quoted else np.flatnonzero(blank[1:])
@@ -256,6 +258,14 @@ def _read_csv(name: str, data: bytes, sep: str) -> pl.DataFrame:
         keep[idx[idx < df.height]] = False
         df = df.filter(pl.Series(keep))
     return df.rename(dict(zip(df.columns, header)))
+
+
+def read_csv_bytes(name: str, data: bytes, kind: str, sep: str = ",") -> pl.DataFrame:
+    """A CSV file's table with the pool files' checks (UTF-8 text, a header of unique
+    names, no ragged rows, blank lines dropped), every message naming ``kind`` and
+    ``name`` (e.g. "stream file 'x.csv' cannot be parsed: line 77 has 3 fields ...").
+    Column types are inferred from every row.  Audit streams and batches use it."""
+    return _read_csv(name, data, sep, kind, infer_rows=None)
 
 
 def _read_parquet(name: str, data: bytes) -> pl.DataFrame:
@@ -276,12 +286,12 @@ def _read_parquet(name: str, data: bytes) -> pl.DataFrame:
         raise PoolFileError(f"pool file {name!r} is not a readable Parquet file: {exc}") from None
 
 
-def _check_names(name: str, header: Sequence[str]) -> None:
+def _check_names(name: str, header: Sequence[str], kind: str = "pool file") -> None:
     seen = {}
     for pos, col in enumerate(header):
         if col in seen:
             raise ColumnError(
-                f"pool file {name!r}: column {col!r} appears twice (columns {seen[col] + 1} "
+                f"{kind} {name!r}: column {col!r} appears twice (columns {seen[col] + 1} "
                 f"and {pos + 1}); column names must be unique"
             )
         seen[col] = pos

@@ -198,3 +198,21 @@ def test_label_cells_of_a_text_label_column(tmp_path, capsys, text, code, messag
     p.write_text(text)
     rc, _, err = run(capsys, ["audit", str(p), "--epsilon", "0.1"])
     assert rc == code and (message is None or message in err)
+
+
+@pytest.mark.parametrize("text, message", [
+    ("pred_incumbent,pred_candidate,label\n0,1,0\n1,1\n0,0,1\n",
+     "stream file 's.csv' cannot be parsed: line 3 has 2 fields but the header has 3"),
+    ("pred_incumbent,pred_candidate,label\n0,1,0\n1,1,1,0\n",
+     "stream file 's.csv' cannot be parsed: line 3 has 4 fields but the header has 3"),
+    ("", "stream file 's.csv' has no header row"),
+    ("pred_incumbent,pred_candidate,label\n0,1,0\n,1,1\n",
+     "stream file 's.csv': column `pred_incumbent` is empty at row 1 (0-based data row)"),
+    ("pred_incumbent,pred_candidate,label\n0,1,0\n1,1,0.5\n",
+     "label at row 1 is 0.5; every prediction is a whole number"),
+])
+def test_error_broken_stream_file_names_line_or_cell(tmp_path, capsys, text, message):
+    p = tmp_path / "s.csv"
+    p.write_text(text)
+    code, _, err = run(capsys, ["audit", str(p), "--epsilon", "0.1"])
+    assert code == 2 and message in err and "polars" not in err.lower()

@@ -327,7 +327,7 @@ def test_error_empty_stream():
 
 
 def test_error_nan_prediction_names_row():
-    with pytest.raises(InvalidValueError, match="`candidate` at row 1 is nan"):
+    with pytest.raises(InvalidValueError, match="`candidate` at row 1 is missing \\(NaN\\)"):
         audit(np.array([0.0, 1.0]), np.array([0.0, np.nan]), None, epsilon=0.1)
 
 
@@ -368,3 +368,20 @@ def test_error_judge_out_of_range_names_row():
 def test_error_slice_key_missing():
     with pytest.raises(InvalidValueError, match="slice key at row 1 is missing"):
         audit([0, 1], [1, 1], [0, 1], epsilon=0.1, slices=["a", None])
+
+
+def test_fractional_label_among_whole_number_classes_is_refused():
+    """0.5 among classes 0 and 1 is a typo, not a third class; with fractional
+    predictions a fractional label stays a class value like any other."""
+    from certlib.audit.core import make_stream
+    from certlib.errors import LabelError
+
+    with pytest.raises(LabelError, match=r"label at row 2 is 0.5; every prediction is a whole"):
+        make_stream([0, 1, 1], [1, 1, 0], [0, None, 0.5])
+    with pytest.raises(LabelError, match=r"label at row 0 is 2.5"):
+        make_stream([0, 1, 1], [1, 1, 0], ["2.5", " ", "1"])
+    make_stream([0.5, 1, 1], [1, 1, 0], [0, None, 0.5])
+    s = make_stream([0, 1, 1], [1, 1, 0], [0, None, 3])  # a whole class nobody predicts
+    assert s.has_label.sum() == 2
+    with pytest.raises(Exception, match=r"`incumbent` at row 1 is missing"):
+        make_stream([0, float("nan")], [1, 1])

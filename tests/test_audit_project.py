@@ -22,7 +22,7 @@ from certlib.audit.record import verify_record
 from certlib.audit.routing import uniforms
 from certlib.audit.synthetic import synthetic_stream
 from certlib.audit.window import audit_windowed
-from certlib.errors import CertlibError, ColumnError, InvalidValueError, LabelError
+from certlib.errors import CertlibError, ColumnError, InvalidValueError, LabelError, PoolFileError
 from certlib.store import (DuplicateLabelError, LabelStore, NothingToUndoError, StaleStateError,
                            StoreError, UnknownProjectError)
 
@@ -265,7 +265,10 @@ B = good(start=100)
     (B.with_columns(pl.Series("judge", [0.5, 0.5, 0.5, 1.5, 0.5, 0.5])), InvalidValueError,
      r"column `judge`, row 3 \(0-based data row, item_id 103\) is 1.5; expected a judge"),
     (B.with_columns(pl.Series("pred_incumbent", [0, 1, None, 1, 0, 1])),
-     InvalidValueError, r"column `pred_incumbent`, row 2 .* is None; expected a class value"),
+     InvalidValueError, r"column `pred_incumbent`, row 2 .* is empty; every item needs both"),
+    # 0.5 among whole-number classes is a typo, not a new class
+    (B.with_columns(pl.Series("label", [None, 1.0, None, 0.5, None, 0.0])), LabelError,
+     r"column `label`, row 3 .* is 0.5; every prediction is a whole number"),
     (B.with_columns(pl.Series("label", [None, None, None, None, "x", None])), LabelError,
      r"column `label`, row 4 .* is 'x'; expected a number"),
     # a file's label column is text as soon as one cell is not a number: name that cell
@@ -415,3 +418,22 @@ def test_record_is_the_batch_audit_record_with_the_project_log(tmp_path):
     tampered = json.loads(json.dumps(rec))
     tampered["trace"][0][2] = 1 - tampered["trace"][0][2]
     assert not verify_record(tampered, ff, gg, None, None, ss).ok
+
+
+@pytest.mark.parametrize("text, message", [
+    ("item_id,pred_incumbent,pred_candidate\n1,0,1\n2,0\n3,1,1\n",
+     r"batch file 'b.csv' cannot be parsed: line 3 has 2 fields but the header has 3"),
+    ("item_id,pred_incumbent,pred_candidate\n1,0,1\n2,0,1,1,0\n",
+     r"batch file 'b.csv' cannot be parsed: line 3 has 5 fields but the header has 3"),
+    ("", r"batch file 'b.csv' has no header row"),
+])
+def test_ragged_or_empty_batch_file_is_refused_naming_the_line(project, tmp_path, text, message):
+    """A short row used to be padded with nulls and stored without a word; a long row or
+    an empty file gave polars' own message (issue 12's one clear message per file)."""
+    store, pid = project
+    other = store.create(epsilon=0.05)
+    p = tmp_path / "b.csv"
+    p.write_text(text)
+    with pytest.raises(PoolFileError, match=message):
+        store.append_batch(other, p)
+    assert store.status(other).items == 0

@@ -62,6 +62,9 @@ def _pred_array(values, name: str):
         bad = ~np.isfinite(num)
         if bad.any():
             i = int(np.flatnonzero(bad)[0])
+            if np.isnan(num[i]):
+                raise InvalidValueError(f"`{name}` at row {i} is missing (NaN); every item "
+                                        "needs both predictions")
             raise InvalidValueError(
                 f"`{name}` at row {i} is {float(num[i])!r}; expected a class value")
         return "num", num
@@ -85,6 +88,17 @@ def _pred_array(values, name: str):
             f"`{name}` mixes text and numbers; expected one kind of class value")
     kind = kinds.pop() if kinds else "num"
     return kind, (out.astype(float) if kind == "num" else out)
+
+
+def stray_fraction(f, g, y, have) -> int | None:
+    """The first labelled row whose numeric label has a fractional part while every
+    prediction is a whole number (a typo such as 0.5 among classes 0 and 1), else None."""
+    f, g = np.asarray(f, dtype=float), np.asarray(g, dtype=float)
+    if not (np.all(f == np.round(f)) and np.all(g == np.round(g))):
+        return None
+    y = np.asarray(y, dtype=float)
+    bad = np.asarray(have, dtype=bool) & (y != np.round(np.where(np.isfinite(y), y, 0)))
+    return int(np.flatnonzero(bad)[0]) if bad.any() else None
 
 
 def _label_array(labels, kind: str, n: int):
@@ -162,6 +176,11 @@ def make_stream(incumbent, candidate, labels=None, judge=None, slices=None) -> S
                                 f"{'text' if kg == 'str' else 'numbers'})")
     n = f.size
     have, y = _label_array(labels, kf, n)
+    if kf == "num":
+        i = stray_fraction(f, g, y, have)
+        if i is not None:
+            raise LabelError(f"label at row {i} is {float(y[i])!r}; every prediction is a "
+                             "whole number (a class), so a label must be one too")
     a = f != g
     d = np.zeros(n)
     if have.any():

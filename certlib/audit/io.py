@@ -7,7 +7,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..errors import ColumnError, PoolFileError
+from ..errors import CertlibError, ColumnError, InvalidValueError, PoolFileError
 
 __all__ = ["StreamColumns", "read_stream", "REQUIRED"]
 
@@ -36,6 +36,8 @@ def _col(df, name):
 def read_stream(path, judge: str | None = None, slices: str | None = None) -> StreamColumns:
     import polars as pl
 
+    from ..io import read_csv_bytes
+
     p = Path(path)
     if not p.exists():
         raise PoolFileError(f"stream file {p} does not exist")
@@ -44,13 +46,13 @@ def read_stream(path, judge: str | None = None, slices: str | None = None) -> St
     suffix = p.suffix.lower()
     try:
         if suffix == ".csv":
-            df = pl.read_csv(p, infer_schema_length=None)
+            df = read_csv_bytes(p.name, p.read_bytes(), "stream file")
         elif suffix in (".parquet", ".pq"):
             df = pl.read_parquet(p)
         else:
             raise PoolFileError(
                 f"stream file {p}: expected a .csv or .parquet file, got '{suffix}'")
-    except PoolFileError:
+    except CertlibError:  # the reader's own message names the line
         raise
     except Exception as exc:  # polars raises several types for unreadable files
         raise PoolFileError(f"stream file {p} cannot be read ({type(exc).__name__}: "
@@ -59,6 +61,17 @@ def read_stream(path, judge: str | None = None, slices: str | None = None) -> St
         if name not in df.columns:
             raise ColumnError(f"stream file {p} lacks the column `{name}` "
                               f"(expected {', '.join(REQUIRED)}, optional `label`)")
+    for name in REQUIRED:  # name the file's column, not the API's parameter
+        col = df[name]
+        empty = col.is_null()
+        if col.dtype.is_float():
+            empty = empty | col.is_nan()
+        elif col.dtype == pl.String:
+            empty = empty | (col.str.strip_chars() == "")
+        if empty.any():
+            i = int(empty.arg_true()[0])
+            raise InvalidValueError(f"stream file {p.name!r}: column `{name}` is empty at row "
+                                    f"{i} (0-based data row); every item needs both predictions")
     for opt, what in ((judge, "--judge"), (slices, "--slices")):
         if opt is not None and opt not in df.columns:
             raise ColumnError(f"stream file {p} lacks the column `{opt}` named by {what}")

@@ -60,11 +60,12 @@ import numpy as np
 from .. import _sqlite
 from .._values import class_value, class_value_from_text, first_true, is_none_or_nan, \
     python_scalar
-from ..errors import ColumnError, InvalidValueError, LabelError, ParameterError, PoolFileError
+from ..errors import (CertlibError, ColumnError, InvalidValueError, LabelError, ParameterError,
+                      PoolFileError)
 from ..events import utc_now
 from ..store import (DuplicateLabelError, NothingToUndoError, StaleStateError, StoreError,
                      UnknownProjectError, default_store_path)
-from .core import AuditConfig, AuditResult, Stream, _run, make_stream
+from .core import AuditConfig, AuditResult, Stream, _run, make_stream, stray_fraction
 from .cs import prpl_eb
 from .ledger import PromotionLedger
 from .record import make_record, stream_hash
@@ -317,16 +318,18 @@ def _columns(cols: dict, source: str) -> _Batch:
 def _read_bytes(data: bytes, name: str) -> _Batch:
     import polars as pl
 
+    from ..io import read_csv_bytes
+
     suffix = Path(name).suffix.lower()
     try:
         if suffix == ".csv":
-            df = pl.read_csv(_io.BytesIO(data), infer_schema_length=None)
+            df = read_csv_bytes(name, data, "batch file")
         elif suffix in (".parquet", ".pq"):
             df = pl.read_parquet(_io.BytesIO(data))
         else:
             raise PoolFileError(f"batch file {name}: expected a .csv or .parquet file, "
                                 f"got '{suffix}'")
-    except PoolFileError:
+    except CertlibError:  # the reader's own message names the line
         raise
     except Exception as exc:  # polars raises several types for unreadable files
         first = str(exc).splitlines()[0] if str(exc) else ""
@@ -397,7 +400,10 @@ def _validate(batch: _Batch, project: AuditProject, kind: str | None) -> _Rows:
         out = []
         for i, v in enumerate(cols[c]):
             v = python_scalar(v)
-            if is_none_or_nan(v) or _kind_of(v) is None:
+            if is_none_or_nan(v) or (isinstance(v, str) and not v.strip()):
+                raise InvalidValueError(f"{_where(src, c, i, ids)} is empty; every item "
+                                        "needs both predictions")
+            if _kind_of(v) is None:
                 raise InvalidValueError(f"{_where(src, c, i, ids)} is {v!r}; expected a class "
                                         "value (every item needs both predictions)")
             out.append(class_value(v))
@@ -433,6 +439,14 @@ def _validate(batch: _Batch, project: AuditProject, kind: str | None) -> _Rows:
                                     else "text like the predictions")
                                  + " (or empty for unlabelled)")
             labels[i] = class_value(v)
+    if kind_now == "num":
+        have = [v is not None for v in labels]
+        i = stray_fraction(preds["pred_incumbent"], preds["pred_candidate"],
+                           [float(v) if h else np.nan for v, h in zip(labels, have)], have)
+        if i is not None:
+            raise LabelError(f"{_where(src, 'label', i, ids)} is {labels[i]!r}; every "
+                             "prediction is a whole number (a class), so a label must be one "
+                             "too (or empty for unlabelled)")
     judge = None
     if project.judge_column is not None:
         judge = []
