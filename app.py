@@ -41,8 +41,10 @@ def _pages(entries, default=None):
             for f, t, i, u in entries if (PAGES_DIR / f).exists()]
 
 
-st.navigation({
+page = st.navigation({
     "Model choice": _pages(MODEL_CHOICE, default="plan"),
     "Teach": _pages(TEACH),
     "Update audit": _pages(AUDIT),
-}).run()
+})
+st.session_state["_page"] = page.url_path  # an upload's error stays on its own page
+page.run()

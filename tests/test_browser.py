@@ -56,6 +56,14 @@ def test_broken_upload_gives_one_clear_message(server, browser, tmp_path):
     msg.wait_for(timeout=30_000)
     text = msg.inner_text()
     assert "conf_a" in text and "upload.csv" not in text
+    assert "the active pool is still" in text
+    # in view without scrolling (the sidebar's foot is below the fold), and the refused
+    # file is not left in the uploader as if it had loaded
+    box = msg.bounding_box()
+    assert box is not None and box["y"] + box["height"] <= 1200
+    idle(page)
+    assert page.locator("section[data-testid=stSidebar] "
+                        "[data-testid=stFileChip]").count() == 0
     assert "Traceback" not in page.inner_text("body")
     # the previous pool stays active
     assert page.evaluate("location.href").endswith("pool=sample%3Ademo")

@@ -107,11 +107,14 @@ def _options(saved) -> dict:
     return opts
 
 
+def _uploader_key() -> str:
+    return f"upload_{st.session_state.get('_upload_gen', 0)}"
+
+
 def _take_upload(folder: SavedPools):
     """Save a newly chosen upload; returns its reference, or None after showing why not."""
-    up = st.session_state.get("upload")
-    if up is None:  # the file was removed from the uploader: its error goes with it
-        st.session_state.pop("_upload_error", None)
+    up = st.session_state.get(_uploader_key())
+    if up is None:
         return None
     if st.session_state.get("_upload_seen") == up.file_id:
         return None
@@ -120,6 +123,9 @@ def _take_upload(folder: SavedPools):
         saved = folder.add(up.name, up.getvalue(), max_bytes=MAX_UPLOAD_BYTES)
     except CertlibError as exc:
         st.session_state["_upload_error"] = f"Could not load {plain(up.name)}: {plain(exc)}"
+        st.session_state["_upload_error_page"] = st.session_state.get("_page")
+        # a fresh, empty uploader: a refused file must not stay listed as if it had loaded
+        st.session_state["_upload_gen"] = st.session_state.get("_upload_gen", 0) + 1
         return None
     st.session_state.pop("_upload_error", None)
     return f"upload:{saved.digest}"
@@ -169,12 +175,17 @@ def choose_pool(default: str = "demo"):
                          on_change=_picked)
     st.query_params["pool"] = ref
     st.sidebar.file_uploader(
-        "Add a pool file (CSV or Parquet)", type=["csv", "tsv", "parquet", "pq"], key="upload",
+        "Add a pool file (CSV or Parquet)", type=["csv", "tsv", "parquet", "pq"],
+        key=_uploader_key(),
         help="Columns: pred_<name>/conf_<name> pairs, or pred + conf_<name>, or prob_<class>; "
         "optional row_id and label (empty = not read yet). Saved on this server under its "
         "content hash, so a reload or a restart finds it again.")
+    if st.session_state.get("_upload_error_page") != st.session_state.get("_page"):
+        st.session_state.pop("_upload_error", None)  # the user went on to another page
     if st.session_state.get("_upload_error"):
-        st.sidebar.error(st.session_state["_upload_error"])
+        # in the main area, under the page's title: the sidebar's foot is often off screen
+        st.error(st.session_state["_upload_error"]
+                 + f"  \nNothing was saved; the active pool is still {plain(by_ref[ref])}.")
 
     declared = folder.class_settings(ref).declared
     try:
