@@ -93,6 +93,12 @@ def test_bad_tolerances_get_one_message():
     at = _page("demo")
     at.text_input(key="plan_tols").set_value("0, abc").run()
     assert at.error and "Tolerances must be numbers" in at.error[0].value
+    for text, shown in (("0, 1e9", "1e+09"), ("-1", "-1"), ("0.6", "0.6"), ("nan", "nan")):
+        at.text_input(key="plan_tols").set_value(text).run()
+        assert len(at.error) == 1 and f"Tolerance {shown} is outside 0 to 0.5" in \
+            at.error[0].value, text
+    at.text_input(key="plan_tols").set_value("0, 0.5").run()
+    assert not at.error
 
 
 def test_stop_keeps_no_forecast_and_the_page_stands():

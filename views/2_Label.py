@@ -51,7 +51,7 @@ if pid is None:
     policy = sb.selectbox("Policy", names, index=names.index("adaptive-pair-sum"),
                           key="label_policy")
     tol = sb.number_input("AUGRC tolerance tau (0 = exact)", min_value=0.0, max_value=0.5,
-                          value=0.0, step=0.0005, format="%.4f", key="label_tol")
+                          value=0.0, step=0.0005, format="%g", key="label_tol")
     budget = sb.number_input("Budget (labels; 0 = none)", min_value=0, max_value=pool.n,
                              value=0, key="label_budget")
     seed = sb.number_input("Seed (random policies)", min_value=0, value=0, step=1,

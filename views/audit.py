@@ -97,12 +97,12 @@ if pid is None:
     hide = sb.checkbox("Hide the sample's labels (label the queue here)", value=True,
                        key="audit_hide", disabled=source != "Shipped sample stream")
     eps = sb.number_input("Tolerance epsilon", min_value=0.001, max_value=1.0, value=0.03,
-                          step=0.005, format="%.3f", key="audit_eps",
+                          step=0.005, format="%g", key="audit_eps",
                           help="Safe means: the candidate's error rate is at most epsilon "
                                "above the incumbent's.")
     delta = sb.number_input("delta (miscoverage; the lifetime budget in a chain)",
                             min_value=0.001, max_value=0.5, value=0.05, step=0.01,
-                            format="%.3f", key="audit_delta")
+                            format="%g", key="audit_delta")
     extra_cols = [NONE] + [c for c in columns if c not in (
         "pred_incumbent", "pred_candidate", "label", "item_id", "row_id")]
     judge = sb.selectbox("Judge column (routing scores in [0, 1])", extra_cols,

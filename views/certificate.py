@@ -100,7 +100,7 @@ if project is not None:
 
 # ------------------------------------------------------------------ the pool file
 tol = c2.number_input("AUGRC tolerance tau (0 = exact)", min_value=0.0, max_value=0.5,
-                      value=0.0, step=0.0005, format="%.4f", key="cert_tol")
+                      value=0.0, step=0.0005, format="%g", key="cert_tol")
 if not pool.fully_labelled:
     missing = pool.n - pool.n_labelled
     st.warning(f"**{missing:,} of {pool.n:,} rows have no label** in this pool, and the minimum "

@@ -24,7 +24,7 @@ pool_summary(pool)
 
 st.header("1. Before labelling: which budgets can never suffice")
 tol = st.number_input("AUGRC tolerance tau (0 = exact choice)", min_value=0.0, max_value=0.5,
-                      value=0.0, step=0.0005, format="%.4f", key="tol")
+                      value=0.0, step=0.0005, format="%g", key="tol")
 pre = certlib.prelabel_bound(pool, tolerance=tol)
 c1, c2 = st.columns([1, 2])
 c1.metric("prelabel bound", f"{pre.prelabel_bound:,} labels")

@@ -43,11 +43,19 @@ def _map(_pool, key: str, tols: tuple, policy: str):
 
 
 def _parse_tols(text: str):
+    """(tolerances, None) or (None, the one message saying what is wrong)."""
+    usage = "Tolerances must be numbers separated by commas, e.g. 0, 0.001, 0.01."
     try:
         vals = tuple(float(x) for x in text.split(",") if x.strip())
     except ValueError:
-        return None
-    return vals or None
+        return None, usage
+    if not vals:
+        return None, usage
+    bad = next((v for v in vals if not 0 <= v <= 0.5), None)  # NaN fails too
+    if bad is not None:
+        return None, (f"Tolerance {bad:g} is outside 0 to 0.5 (the range the other pages "
+                      "take): an AUGRC gap is at most 0.5, so larger ones say nothing more.")
+    return vals, None
 
 
 def _tol_label(t) -> str:
@@ -128,9 +136,9 @@ policy = c2.selectbox("Policy", names, index=names.index("adaptive-pair-sum"),
 draws = int(c3.number_input("Forecast draws", min_value=10, max_value=2000, value=200,
                             step=10, key="plan_draws"))
 seed = int(c4.number_input("Seed", min_value=0, value=0, key="plan_seed"))
-tols = _parse_tols(tol_text)
+tols, why = _parse_tols(tol_text)
 if tols is None:
-    st.error("Tolerances must be numbers separated by commas, e.g. 0, 0.001, 0.01.")
+    st.error(why)
     st.stop()
 key = pool_key(pool)
 try:

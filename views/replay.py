@@ -44,7 +44,7 @@ rules = ["shared", "separate"] + (["centered"] if pool.is_binary or pool.shared_
                                   else [])
 rule = sb.selectbox("Stopping rule", rules, key="rp_rule")
 tol = sb.number_input("AUGRC tolerance tau (0 = exact)", min_value=0.0, max_value=0.5,
-                      value=0.0, step=0.0005, format="%.4f", key="rp_tol")
+                      value=0.0, step=0.0005, format="%g", key="rp_tol")
 seed = int(sb.number_input("Seed (random policies)", min_value=0, value=0, step=1,
                            key="rp_seed"))
 sb.select_slider("Speed (labels per tick while playing)", SPEEDS, value=1, key="rp_speed")
