@@ -69,3 +69,30 @@ def test_a_broken_zip_gives_one_message(server, tmp_path):
         page.get_by_text("is not a readable zip file").first.wait_for(timeout=90_000)
         assert "Traceback" not in page.inner_text("body")
         assert page.get_by_text("pools.zip").count() >= 1
+
+
+def test_a_budget_change_during_the_forecast_restarts_it(server):
+    """Typing a budget reruns the page, which interrupts a running forecast; with the
+    same settings it starts again (it used to vanish without a word), and Stop says so."""
+    with launch(sync_api) as browser:
+        page = browser.new_page(viewport={"width": 1400, "height": 1000})
+        page.goto(f"{server.url}/budget?pool=sample:unlabelled")
+        page.get_by_text("The budget-tolerance map").first.wait_for(timeout=90_000)
+        draws = page.get_by_label("Forecast draws")
+        draws.fill("2000")
+        draws.press("Enter")
+        page.wait_for_function(
+            "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')",
+            timeout=60_000)
+        page.get_by_role("button", name="Run forecast").click()
+        page.get_by_text("Forecasting ...").first.wait_for(timeout=60_000)
+        budget = page.get_by_label("Budget (labels, at most n =")
+        budget.fill("100")
+        budget.press("Enter")
+        page.get_by_text("The forecast restarted after a change on the page").first.wait_for(
+            timeout=60_000)
+        page.get_by_text("Forecasting ...").first.wait_for(timeout=60_000)
+        page.get_by_test_id("stMainBlockContainer").get_by_role("button", name="Stop").click()
+        page.get_by_text("Forecast stopped; nothing was kept.").first.wait_for(timeout=60_000)
+        assert page.get_by_role("button", name="Run forecast").is_enabled()
+        assert page.get_by_text("Histogram for tolerance").count() == 0

@@ -228,17 +228,36 @@ else:
     b1 = b2 = st.container(horizontal=True)  # columns cut "Run forecast" at 800 px
     run = b1.button("Run forecast", type="primary", disabled=fcs is not None,
                     key="plan_run")
-    b2.button("Stop", key="plan_stop", help="Stops a running forecast (nothing is kept).")
+    stop = b2.button("Stop", key="plan_stop",
+                     help="Stops a running forecast (nothing is kept).")
+    # a change anywhere on the page (the budget, say) reruns the page and so interrupts a
+    # running forecast: with the same settings it starts again; otherwise say so
+    interrupted = st.session_state.pop("plan_running", None)
+    if interrupted is not None and not run and fcs is None:
+        if stop:
+            st.info("Forecast stopped; nothing was kept.")
+        elif interrupted == fkey:
+            run = True
+            st.caption("The forecast restarted after a change on the page.")
+        else:
+            st.info("The forecast settings changed while it ran; press *Run forecast* "
+                    "for the new ones.")
     if run and fcs is None:
+        st.session_state["plan_running"] = fkey
         bar = st.progress(0.0, text="Forecasting ...")
 
         def _progress(frac):
             bar.progress(min(1.0, float(frac)), text=f"Forecasting ... {100 * frac:.0f}%")
 
-        fcs = plan_payload(pool, m.tolerances, None, policy, draws, seed, _progress)[1]
+        try:
+            fcs = plan_payload(pool, m.tolerances, None, policy, draws, seed, _progress)[1]
+        except Exception:  # a failure is not an interruption (those are BaseExceptions)
+            st.session_state.pop("plan_running", None)
+            raise
         if len(store) >= MAX_CACHED:
             store.pop(next(iter(store)))
         store[fkey] = fcs
+        st.session_state.pop("plan_running", None)
         bar.empty()
         st.rerun()
     if fcs is not None:
