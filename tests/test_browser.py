@@ -152,3 +152,31 @@ def test_a_page_opened_by_its_address_keeps_the_frame(server, browser, path):
     page.get_by_text("Model choice").first.wait_for(timeout=60_000)
     assert "Plan and certify" in nav.inner_text()
     page.close()
+
+
+def test_teach_pages_keep_their_step_over_a_reload(server, browser):
+    """Figure 2's labels, read order and step, Figure 1's labels and Figure 10's policy
+    live in the address: a reload (or a bookmark) shows the same state."""
+    page = browser.new_page(viewport={"width": 1300, "height": 900})
+    page.goto(server + "/figure2")
+    page.get_by_text("After 0 of 4 labels").first.wait_for(timeout=60_000)
+    order = page.get_by_label("Read order (rows)", exact=True)
+    order.fill("1; 2; 3; 4")  # semicolons separate rows too
+    order.press("Enter")
+    idle(page)
+    for k in range(1, 3):
+        page.get_by_role("button", name="Step").click()
+        page.get_by_text(f"After {k} of 4 labels").first.wait_for(timeout=60_000)
+    idle(page)
+    page.reload()
+    page.get_by_text("After 2 of 4 labels").first.wait_for(timeout=60_000)
+    assert page.get_by_label("Read order (rows)", exact=True).input_value() == "1; 2; 3; 4"
+    page.goto(server + "/figure1?fig1_y1=1")
+    page.get_by_text("is a tie, which goes to A").first.wait_for(timeout=60_000)
+    page.reload()
+    page.get_by_text("y = (1, 0) favours B").first.wait_for(timeout=60_000)
+    page.goto(server + "/Teaching_figure?fig_policy=adaptive-pair-sum&fig_cursor=5")
+    page.get_by_text("adaptive-pair-sum order").first.wait_for(timeout=60_000)
+    page.get_by_text("shared, 5 labels").first.wait_for(timeout=60_000)
+    assert "Traceback" not in page.inner_text("body")
+    page.close()

@@ -32,6 +32,10 @@ def test_figure1_page():
     assert any("either candidate can still win" in w.value and "(1, 0) favours B" in w.value
                and "(0, 1) favours A" in w.value for w in at.warning)
     assert "Accuracy ties in every completion" in _text(at)
+    # after y1 = 1, A can still win, but only through the tie (1, 1): the page says how
+    at.selectbox(key="fig1_y1").set_value(1).run()
+    assert any("(1, 0) favours B" in w.value and "(1, 1) is a tie, which goes to A" in w.value
+               for w in at.warning)
     at.selectbox(key="fig1_y1").set_value(0).run()
     assert any("every completion picks A" in s.value for s in at.success)
     at.selectbox(key="fig1_y2").set_value(1).run()

@@ -202,6 +202,27 @@ def choose_pool(default: str = "demo"):
         return None, None
 
 
+def url_state(key: str, default, parse=str):
+    """Seed session-state ``key`` once per session from the address (``?key=...``), so a
+    reload shows the same step or choice; ``parse`` turns the text into a value and
+    raises (anything) when it is not one: then ``default``.  Widgets keyed ``key`` are
+    created without a value of their own.  `write_url_state` puts the values back."""
+    if key not in st.session_state:
+        raw = st.query_params.get(key)
+        try:
+            st.session_state[key] = default if raw is None else parse(raw)
+        except Exception:  # noqa: BLE001 - a hand-edited address: fall back, never crash
+            st.session_state[key] = default
+    return st.session_state[key]
+
+
+def write_url_state(*keys: str) -> None:
+    """The current values of ``keys`` into the address (see `url_state`)."""
+    for k in keys:
+        if k in st.session_state:
+            st.query_params[k] = str(st.session_state[k])
+
+
 def pool_folder() -> Path:
     """The folder of the active pool's file: sample_data for a sample, the saved-pools
     folder for an upload (so an upload's image paths usually name nothing)."""

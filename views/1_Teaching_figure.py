@@ -9,7 +9,8 @@ from certlib.errors import CertlibError
 from certlib.bound_traces import teaching_figure
 from certlib.policies import policy_names
 from certlib.teaching import tie_zero_moment
-from ui.common import choose_pool, plain, plot_text, pool_key, pool_summary
+from ui.common import (choose_pool, plain, plot_text, pool_key, pool_summary, url_state,
+                       write_url_state)
 
 st.title("One condition, label by label (paper Figure 10)")
 
@@ -22,7 +23,9 @@ if not pool.fully_labelled:
     st.stop()
 
 names = [p for p in policy_names() if p != "model-selector"]
-policy = st.selectbox("Reading order", names, index=names.index("static-range"), key="fig_policy")
+# the policy and the cursor are kept in the address: a reload shows the same figure
+url_state("fig_policy", "static-range", lambda v: names[names.index(v)])
+policy = st.selectbox("Reading order", names, key="fig_policy")
 
 
 @st.cache_data(show_spinner="Computing bounds and the minimum certificate ...")
@@ -64,9 +67,13 @@ if zero is not None:
     fig.add_scatter(x=[zero], y=[shared.lower_objective[zero]], mode="markers",
                     marker=dict(size=14, symbol="diamond-open", color="#e15759", line_width=2),
                     name=f"tie rule: bound 0 at {zero}, not yet certified")
-t_cursor = st.slider("Cursor: labels read", 0, f.n, value=shared.stop or f.n, key="fig_cursor",
+url_state("fig_cursor", shared.stop or f.n, int)
+if not 0 <= st.session_state["fig_cursor"] <= f.n:  # another pool, or an edited address
+    st.session_state["fig_cursor"] = shared.stop or f.n
+t_cursor = st.slider("Cursor: labels read", 0, f.n, key="fig_cursor",
                      help="Moves a cursor along the reading order; the three bounds at that "
                      "label count are shown under the chart.")
+write_url_state("fig_policy", "fig_cursor")
 fig.add_vline(x=t_cursor, line_color="#333333", line_width=1)
 fig.update_layout(xaxis_title="labels read", height=520,
                   yaxis_title="bound on min over rivals j of AUGRC_j − "

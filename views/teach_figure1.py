@@ -7,6 +7,7 @@ import streamlit as st
 
 from certlib import Session
 from certlib.teaching import completions, figure1_pool
+from ui.common import url_state, write_url_state
 
 st.title("Figure 1: same predictions, different confidence orders")
 st.markdown(
@@ -16,9 +17,13 @@ st.markdown(
     "you have read; the table lists every completion of the others.")
 
 UNREAD = "not read"
+CHOICES = [UNREAD, 0, 1]
+for k in ("fig1_y1", "fig1_y2"):  # kept in the address: a reload shows the same labels
+    url_state(k, UNREAD, lambda v: next(c for c in CHOICES if str(c) == v))
 c1, c2, _ = st.columns([1, 1, 2])
-y1 = c1.selectbox("y1 (row 1)", [UNREAD, 0, 1], key="fig1_y1")
-y2 = c2.selectbox("y2 (row 2)", [UNREAD, 0, 1], key="fig1_y2")
+y1 = c1.selectbox("y1 (row 1)", CHOICES, key="fig1_y1")
+y2 = c2.selectbox("y2 (row 2)", CHOICES, key="fig1_y2")
+write_url_state("fig1_y1", "fig1_y2")
 labels = tuple(None if v == UNREAD else v for v in (y1, y2))
 pool = figure1_pool(labels)
 
@@ -41,9 +46,11 @@ acc_ties = all(c.errors[0] == c.errors[1] for c in comps)
 s = Session.from_pool_labels(pool)
 read = sum(v is not None for v in labels)
 if len(winners) > 1:
+    # every completion, ties too: after y1 = 1 A wins only through the tie (1, 1)
     st.warning(f"After {read} label(s) **either candidate can still win**: "
-               + "; ".join(f"y = {c.labels} favours {c.winner}" for c in comps
-                           if c.risks[0] != c.risks[1]) + ".")
+               + "; ".join(f"y = {c.labels} favours {c.winner}" if c.risks[0] != c.risks[1]
+                           else f"y = {c.labels} is a tie, which goes to {c.winner}"
+                           for c in comps) + ".")
 else:
     st.success(f"After {read} label(s) **every completion picks {winners[0]}**"
                + (f" (certified by the stopping test: {s.selected})" if s.certified else "")

@@ -9,6 +9,7 @@ from certlib import certify, prelabel_bound
 from certlib.errors import CertlibError
 from certlib.teaching import (exact_lp, figure2_pool, minimum_certificates, pair_trace,
                               reading_order)
+from ui.common import url_state, write_url_state
 
 st.title("Figure 2: the stopping test on four rows")
 st.markdown(
@@ -31,22 +32,40 @@ def _step(delta: int, last: int) -> None:
     st.session_state["fig2_t"] = min(last, max(0, st.session_state.get("fig2_t", 0) + delta))
 
 
+def _label(text: str) -> int:
+    return {"0": 0, "1": 1}[text]
+
+
+def _step_count(text: str) -> int:
+    if not text.isdigit():
+        raise ValueError(text)
+    return int(text)
+
+
+# the labels, the read order and the step are kept in the address: a reload shows them
+URL_KEYS = [f"fig2_y{i + 1}" for i in range(4)] + ["fig2_order", "fig2_t"]
+for i in range(4):
+    url_state(f"fig2_y{i + 1}", DEFAULT_LABELS[i], _label)
+url_state("fig2_order", ", ".join(str(r + 1) for r in static))
+url_state("fig2_t", 0, _step_count)
+
 st.subheader("Labels and read order")
 cols = st.columns(5)
 labels = []
 for i in range(4):
-    labels.append(cols[i].selectbox(f"y{i + 1}", [0, 1], index=DEFAULT_LABELS[i],
-                                    key=f"fig2_y{i + 1}", on_change=_reset))
+    labels.append(cols[i].selectbox(f"y{i + 1}", [0, 1], key=f"fig2_y{i + 1}",
+                                    on_change=_reset))
 order_text = cols[4].text_input(
-    "Read order (rows)", value=", ".join(str(r + 1) for r in static), key="fig2_order",
-    on_change=_reset, help="All four rows, e.g. 3, 4, 1, 2 (the static range order: "
-    "decreasing |b_i|, ties by row index).")
+    "Read order (rows)", key="fig2_order", on_change=_reset,
+    help="All four rows, e.g. 3, 4, 1, 2 (the static range order: decreasing |b_i|, ties by "
+    "row index).")
+write_url_state(*URL_KEYS)  # a bad order too: a reload shows what was typed
 pool = figure2_pool(labels)
 
 
 def _read_order(text: str, n: int) -> list:
     """The typed rows (1-based, as shown) as row positions; ValueError names the entry."""
-    rows = [x for x in text.replace(" ", ",").split(",") if x.strip()]
+    rows = [x for x in text.replace(";", ",").replace(" ", ",").split(",") if x.strip()]
     out = []
     for x in rows:
         if not (x.strip().isascii() and x.strip().isdigit()) or not 1 <= int(x) <= n:
@@ -71,6 +90,7 @@ except (ValueError, CertlibError) as exc:
 T = len(trace.steps) - 1
 t = min(st.session_state.get("fig2_t", 0), T)
 st.session_state["fig2_t"] = t
+write_url_state(*URL_KEYS)
 read_pos = {row: s for s, row in enumerate(trace.order, 1)}
 by_row = {s.row: s for s in trace.steps[1:]}
 st.dataframe(
