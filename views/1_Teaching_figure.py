@@ -43,8 +43,10 @@ colors = {"shared": "#4e79a7", "centered": "#f28e2b", "separate": "#e15759"}
 fig = go.Figure()
 for rule, path in f.paths.items():
     y = path.lower_objective
+    # dashes and widths: where two rules agree (the figure2 pool) both lines stay visible
     fig.add_scatter(x=list(range(len(y))), y=y, mode="lines", name=f"{rule}: lower bound",
-                    line=dict(color=colors[rule]))
+                    line=dict(color=colors[rule], width=4 if rule == "shared" else 2,
+                              dash={"centered": "dash", "separate": "dashdot"}.get(rule)))
     if path.stop is not None:
         fig.add_scatter(x=[path.stop], y=[y[path.stop]], mode="markers+text",
                         marker=dict(size=11, color=colors[rule]), text=[str(path.stop)],
@@ -58,7 +60,7 @@ fig.add_vline(x=f.prelabel, line_dash="dash", line_color="#9c755f",
 if f.certificate_lower is not None:
     fig.add_vrect(x0=f.certificate_lower - 0.5, x1=f.certificate_upper + 0.5, fillcolor="#59a14f",
                   opacity=0.25, line_width=0,
-                  annotation_text=("minimum certificate enclosure " + (str(f.certificate_lower)
+                  annotation_text=("min. certificate " + (str(f.certificate_lower)
                                    if f.certificate_lower == f.certificate_upper
                                    else f"{f.certificate_lower}-{f.certificate_upper}")),
                   annotation_position="top left")

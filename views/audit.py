@@ -304,6 +304,11 @@ actions.button("Undo last label", key="audit_undo", disabled=not labelled or not
                on_click=_act, args=(store.undo, pid, who),
                kwargs={"expect_seq": status.last_seq}, **shortcut_kwargs(undo_shortcut(keys)))
 
+def _at(item) -> str:
+    """An item number for a table, or "-" when there is no verdict yet (not None)."""
+    return "-" if item is None else f"{int(item):,}"
+
+
 # ------------------------------------------------------------------ chart
 n_seen = r.items_seen
 if n_seen:
@@ -337,6 +342,12 @@ if n_seen:
                         name="Delta interval", row=2, col=1)
         fig.add_vrect(x0=start1, x1=n_seen, fillcolor="#f28e2b", opacity=0.08, line_width=0,
                       row=2, col=1)
+    else:  # an empty panel said nothing: say why it is empty
+        fig.add_annotation(xref="x2 domain", yref="y2 domain", x=0.5, y=0.5, showarrow=False,
+                           text=("Tier 1 was not needed: Tier 0 gave the verdict without "
+                                 "labels" if r.stopping_time else "Tier 1 has not started: "
+                                 "Tier 0 can still certify without labels"),
+                           font={"color": "#555555"})
     fig.add_hline(y=0, line_color="gray", row=2, col=1)
     fig.add_hline(y=cfg.epsilon, line_dash="dash", line_color="#e15759", row=2, col=1,
                   annotation_text="eps", annotation_position="top left")
@@ -386,7 +397,7 @@ if rows:
     st.dataframe(pd.DataFrame({
         "method": [names[x["method"]] for x in rows],
         "verdict": [x["verdict"] for x in rows],
-        "at item": [x["stopping_time"] for x in rows],
+        "at item": [_at(x["stopping_time"]) for x in rows],
         "labels": [x["labels_used"] for x in rows]}), hide_index=True, width="stretch")
     uni = next(x for x in rows if x["method"] == "uniform")
     st.caption(f"On the {status.items:,} items appended so far"
@@ -406,7 +417,7 @@ if r.slices:
         "slice": [s.slice for s in r.slices], "items": [s.items for s in r.slices],
         "disagreements": [s.disagreements for s in r.slices],
         "verdict": [s.verdict for s in r.slices],
-        "at item": [s.stopping_time for s in r.slices],
+        "at item": [_at(s.stopping_time) for s in r.slices],
         "labels": [s.labels_used for s in r.slices],
         "Delta interval": [f"[{s.delta_interval[0]:+.4f}, {s.delta_interval[1]:+.4f}]"
                            for s in r.slices]}), hide_index=True, width="stretch")
@@ -418,7 +429,7 @@ if status.windows is not None:
     ws = status.windows.windows
     st.dataframe(pd.DataFrame({
         "items": [f"{w.start:,}-{w.end:,}" for w in ws], "verdict": [w.verdict for w in ws],
-        "tier": [w.tier for w in ws], "at item": [w.stopping_time for w in ws],
+        "tier": [w.tier for w in ws], "at item": [_at(w.stopping_time) for w in ws],
         "labels": [w.labels_used for w in ws],
         "rho interval": [f"[{w.rho_interval[0]:.4f}, {w.rho_interval[1]:.4f}]" for w in ws],
         "Delta interval": [f"[{w.delta_interval[0]:+.4f}, {w.delta_interval[1]:+.4f}]"

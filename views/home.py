@@ -39,7 +39,10 @@ if pre.ruled_out(budget):
                "the budget, allow a tolerance, or change the candidate set.")
 else:
     c2.success(f"A budget of {budget:,} is not ruled out (the bound is necessary, "
-               "not sufficient).")
+               "not sufficient)."
+               + (f" It is below the {pool.n_labelled:,} labels already known, which count "
+                  "as read." if 0 < pool.n_labelled < pool.n and budget < pool.n_labelled
+                  else ""))
 with st.expander("Labels each candidate needs at least before it can be certified"):
     st.dataframe(pd.DataFrame({
         "candidate": [str(c) for c in pre.candidates],

@@ -62,7 +62,8 @@ def _tol_label(t) -> str:
     return f"{float(t):g}"
 
 
-def _heatmap(m, fcs, budgets_txt) -> go.Figure:
+def _heatmap(m, fcs, budgets_txt, known: int = 0) -> go.Figure:
+    """``known``: labels already in the pool (they count as read)."""
     code = {"ruled_out": 0, "unresolved": 1, "certified": 2}
     z, text, hover = [], [], []
     for i, t in enumerate(m.tolerances):
@@ -72,7 +73,8 @@ def _heatmap(m, fcs, budgets_txt) -> go.Figure:
             p = None
             if cell == "unresolved" and fcs is not None:
                 p = fcs[i].p_certified(b)
-            tr.append("" if p is None else percent(p))
+            # no "%" in the cells (the caption says so): 11 columns fit an 800 px screen
+            tr.append("" if p is None else percent(p).rstrip("%"))
             if cell == "ruled_out":
                 h = (f"tolerance {_tol_label(t)}, budget {b:,}: ruled out. No policy can "
                      f"certify with fewer than {m.prelabel[i]:,} labels, whatever the labels.")
@@ -87,7 +89,8 @@ def _heatmap(m, fcs, budgets_txt) -> go.Figure:
                      "the labels decide" + ("" if p is None else
                                             f" (forecast: certifies with probability "
                                             f"{percent(p)})")
-                     + ".")
+                     + "." + (f" This budget is below the {known:,} labels already known, "
+                              "which count as read." if b < known else ""))
             hr.append(h)
         z.append(zr)
         text.append(tr)
@@ -100,10 +103,12 @@ def _heatmap(m, fcs, budgets_txt) -> go.Figure:
         colorscale=scale, text=text, texttemplate="%{text}", textfont={"size": 10},
         customdata=hover,
         hovertemplate="%{customdata}<extra></extra>", xgap=2, ygap=2,
+        # the colour key below the map: at its side it took a fifth of an 800 px screen
         colorbar=dict(tickvals=[0, 1, 2], ticktext=["ruled out", "unresolved", "certified"],
-                      thickness=14),
+                      thickness=12, orientation="h", y=-0.02, yanchor="top", len=0.6,
+                      xanchor="center", x=0.5, ypad=60),
     ))
-    fig.update_layout(height=120 + 40 * len(m.tolerances), margin=dict(l=10, r=10, t=30, b=10),
+    fig.update_layout(height=160 + 40 * len(m.tolerances), margin=dict(l=10, r=10, t=30, b=10),
                       xaxis_title="budget (labels)", yaxis_title="AUGRC tolerance",
                       xaxis_type="category", yaxis_type="category")
     return fig
@@ -163,7 +168,8 @@ pre_df = pd.DataFrame({
 })
 # one above the other: side by side, the table hid its last columns on an 800 px screen
 cA, cB = st.container(), st.container()
-cA.dataframe(pre_df, hide_index=True, key="plan_prelabel_table", width="stretch")
+cA.dataframe(pre_df, hide_index=True, key="plan_prelabel_table", width="stretch",
+             column_config={"% of n": st.column_config.NumberColumn(format="%.1f")})
 line = go.Figure(go.Scatter(x=[float(t) for t in m.tolerances], y=list(m.prelabel),
                             mode="lines+markers", name="prelabel bound"))
 if m.labelled:
@@ -179,7 +185,7 @@ if need_forecast and fcs is None:
     st.caption("Unresolved cells get the forecast probability of certifying once the "
                "forecast (section 4) has run.")
 st.plotly_chart(_heatmap(m, fcs if need_forecast else None,
-                         [f"{b:,}" for b in m.budgets]), width="stretch")
+                         [f"{b:,}" for b in m.budgets], pool.n_labelled), width="stretch")
 st.caption("Red: ruled out (below the prelabel bound; exact). Green: the policy certifies "
            "within the budget (exact replay). Amber: unresolved"
            + (" (numbers: forecast probability of certifying within the budget, in %)."

@@ -102,12 +102,14 @@ st.dataframe(
      "b_i": [by_row[i].b for i in range(pool.n)],
      "y_i": labels,
      "g_i": [by_row[i].gain for i in range(pool.n)],
-     "read": [read_pos[i] for i in range(pool.n)],
-     "read yet": ["yes" if read_pos[i] <= t else "" for i in range(pool.n)]},
+     # one short column (two were cut at 800 px): the position in the order, ✓ once read
+     "read": [f"{read_pos[i]} ✓" if read_pos[i] <= t else str(read_pos[i])
+              for i in range(pool.n)]},
     hide_index=True)
 st.caption("b_i = a_Ai − a_Bi with a_ji = w_ji (1 − 2ŷ_ji), so r_A − r_B = c + Σ b_i y_i; "
            "g_i = b_i y_i − min(0, b_i) is how much reading row i raises L_AB "
-           "(shown with hindsight: a policy does not know y_i before reading it).")
+           "(shown with hindsight: a policy does not know y_i before reading it). read: the "
+           "row's place in the read order, ✓ once it has been read.")
 
 b1 = b2 = b3 = st.container(horizontal=True)  # columns cut "Reset" to "Re..." at 800 px
 b1.button("Step", key="fig2_step", on_click=_step, args=(1, T), disabled=t >= T,
@@ -195,7 +197,8 @@ else:
     sets = " or ".join("{" + ", ".join(str(r + 1) for r in m) + "}" for m in mins)
     st.markdown(
         f"Before any label, a budget below **{pb}** is ruled out. With all labels known "
-        f"the LP relaxation is **{float(lp.value):g}** (= {lp.value}), so at least "
+        f"the LP relaxation is **{float(lp.value):g}**"
+        + ("" if lp.value.denominator == 1 else f" (= {lp.value})") + ", so at least "
         f"{-(-lp.value.numerator // lp.value.denominator)} labels; the minimum certificate "
         f"is **C(y) = {cert.upper}**: rows {sets}. The order read **{stop}** labels to "
         f"certify {cert.selected}.")

@@ -25,14 +25,15 @@ G, D, k = covering_problem(pool)
 risks = [int(r) for r in pool.risks()]
 L0 = initial_lower(pool, "shared")
 rivals = [j for j in range(pool.K) if j != k]
-table = {"row": list(range(1, pool.n + 1))}
+# the gains first: they are what the figure is about, and on an 800 px screen the last
+# columns of a ten-column table sit behind a horizontal scroll
+table = {"row": list(range(1, pool.n + 1)), "y": [pool.classes[c] for c in pool.labels]}
+for j in rivals:
+    table[f"gain vs {pool.names[j]}"] = [int(g) for g in G[j]]
 for j, name in enumerate(pool.names):
     table[f"w_{name}"] = [int(w) for w in pool.weights[j]]
 for j, name in enumerate(pool.names):
     table[f"ŷ_{name}"] = [int(p) for p in pool.preds[j]]
-table["y"] = [pool.classes[c] for c in pool.labels]
-for j in rivals:
-    table[f"gain vs {pool.names[j]}"] = [int(g) for g in G[j]]
 st.dataframe(table, hide_index=True)
 
 win = pool.names[k]
@@ -72,15 +73,23 @@ for (name, (g0, g1, d)), col in zip(region["constraints"].items(), colors):
 val = float(lp.value)
 fig.add_scatter(x=[0, 1], y=[val, val - 1], mode="lines", line=dict(color="gray", dash="dot"),
                 name=f"x1 + x2 = {lp.value}")
-fig.add_scatter(x=[float(x[0])], y=[float(x[1])], mode="markers+text", marker=dict(size=13),
-                text=["LP optimum"], textposition="bottom left", name="LP optimum")
+fig.add_scatter(x=[float(x[0])], y=[float(x[1])], mode="markers", marker=dict(size=13),
+                name="LP optimum")
 up = [math.ceil(v) for v in x]
-fig.add_scatter(x=[up[0]], y=[up[1]], mode="markers+text", marker=dict(size=13, symbol="x"),
-                text=["rounded up"], textposition="bottom left", name="rounded up")
-fig.update_layout(height=480, xaxis=dict(range=[-0.05, 1.05], title="x1 (read row 1)"),
-                  yaxis=dict(range=[-0.05, 1.15], title="x2 (read row 2)",
-                             scaleanchor="x"),
-                  legend=dict(orientation="h", y=-0.2), margin=dict(t=20))
+fig.add_scatter(x=[up[0]], y=[up[1]], mode="markers", marker=dict(size=13, symbol="x"),
+                name="rounded up")
+# labels with arrows, off the constraint lines that meet at these vertices
+for px, py, txt, ax in ((float(x[0]), float(x[1]), "LP optimum", -70),
+                        (up[0], up[1], "rounded up", -60)):
+    fig.add_annotation(x=px, y=py, text=txt, showarrow=True, arrowhead=2, ax=ax, ay=-28,
+                       bgcolor="rgba(255,255,255,0.8)")
+# constrain="domain": keep the unit square's ranges and shrink the drawing area instead
+# (scaleanchor alone widened the x range to about -0.5 .. 1.5)
+fig.update_layout(height=480, xaxis=dict(range=[-0.05, 1.05], title="x1 (read row 1)",
+                                         constrain="domain"),
+                  yaxis=dict(range=[-0.05, 1.2], title="x2 (read row 2)",
+                             scaleanchor="x", constrain="domain"),
+                  legend=dict(orientation="h", y=-0.2), margin=dict(t=30))
 st.plotly_chart(fig, width="stretch")
 
 cert = certify(pool)

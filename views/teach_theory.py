@@ -19,13 +19,14 @@ st.markdown(
     "simulated pools, computed live by the library.")
 
 SIZES = [50, 100, 300, 1000, 3000, 10000, 30000]
-# two rows of controls: five in one row are unreadable on a narrow screen
-c1, c5 = st.columns([3, 2])
-ns = c1.multiselect("pool sizes n", SIZES, default=[100, 300, 1000, 3000, 10000], key="th_ns")
+# three rows of controls, the sizes alone on the first: in a column their chips hid behind
+# a scroll at 800 px, and five controls in one row are unreadable on a narrow screen
+ns = st.multiselect("pool sizes n", SIZES, default=[100, 300, 1000, 3000, 10000], key="th_ns")
 names = [p for p in policy_names() if p not in ("model-selector", "expected-coverage")]
+c5, c2 = st.columns(2)
 policy = c5.selectbox("policy", names, index=names.index("adaptive-pair-sum"), key="th_policy")
-c2, c3, c4 = st.columns(3)
 K = c2.number_input("candidates K", 2, 8, 2, key="th_K")
+c3, c4 = st.columns(2)
 q = c3.slider("error rate q", 0.05, 0.95, 0.3, 0.05, key="th_q")
 seeds = c4.number_input("pools per n", 1, 50, 5, key="th_seeds")
 
@@ -94,12 +95,14 @@ fig4.add_scatter(x=sq["u"][far], y=sq["v"][far], mode="markers", name="sampled, 
                  marker=dict(size=4, color="#e15759"))
 fig4.add_scatter(x=sq["u"][~far], y=sq["v"][~far], mode="markers", name="sampled, near",
                  marker=dict(size=4, color="#bab0ac"))
-fig4.update_layout(height=420, width=460, xaxis=dict(range=[0, 1], title="U (rank in A / n)"),
-                   yaxis=dict(range=[0, 1], title="V (rank in B / n)", scaleanchor="x"),
+fig4.update_layout(height=420, width=460,
+                   xaxis=dict(range=[0, 1], title="U (rank in A / n)", constrain="domain"),
+                   yaxis=dict(range=[0, 1], title="V (rank in B / n)", scaleanchor="x",
+                              constrain="domain"),
                    margin=dict(t=20), legend=dict(orientation="h", y=-0.2))
-g1, g2 = st.columns([3, 2])
-g1.plotly_chart(fig4)
-g2.markdown(
+# one above the other: in two columns the square shrank to about 150 px at 800 px
+st.plotly_chart(fig4)
+st.markdown(
     f"For independent uniform U, V the region |U − V| > 1/2 has probability "
     f"**{geo['probability']}** but carries **{geo['mass_share']}** of E|U − V| = "
     f"{geo['mean_abs_diff']} (its part is {geo['mass']}). So even the largest potential "
@@ -136,7 +139,8 @@ with rc2:
                            min(90, max(1, int(n_sh) // 2)), key="th_shift_s")
     sh = cyclic_shift(int(n_sh), int(s_sh))
     st.metric("prelabel bound", sh.prelabel, help="the paper: exactly s")
-    st.markdown(f"Shifting B's order by s = {sh.s} rows: prelabel = **{sh.prelabel}** "
+    unit = "row" if sh.s == 1 else "rows"
+    st.markdown(f"Shifting B's order by s = {sh.s} {unit}: prelabel = **{sh.prelabel}** "
                 f"({'= s' if sh.prelabel == sh.s else '≠ s'}), prelabel/n = "
                 f"{sh.prelabel / sh.n:.3f}, while the Spearman correlation is "
                 f"{sh.spearman:.3f}: correlation alone does not determine the bound.")
