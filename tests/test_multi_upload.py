@@ -110,3 +110,16 @@ def test_a_member_that_understates_its_size_is_stopped_while_copied(tmp_path, mo
                                           "'a.csv' in 'liar.zip' cannot be unpacked"):
         unpack_pool_uploads([("liar.zip", bytes(raw))], tmp_path)
     assert sum(f.stat().st_size for f in tmp_path.iterdir()) <= 1_000_000
+
+
+def test_a_bad_pool_file_from_a_zip_is_traced_to_its_zip(tmp_path):
+    """The library's message names only the file; the page adds the zip it came from."""
+    a = PANEL[0].read_bytes()
+    bad = b"row_id,pred_a,conf_a,pred_b,conf_b\n0,1,0.9,0,0.8\n1,0,high,1,0.7\n"
+    out = unpack_pool_uploads([("mixed.zip", _zip({"p/good.csv": a, "p/bad.csv": bad})),
+                               ("loose.csv", a)], tmp_path)
+    with pytest.raises(certlib.errors.CertlibError) as info:
+        certlib.budget_map(tmp_path)
+    assert "'bad.csv'" in str(info.value)
+    assert out.origin_of(str(info.value)) == "'p/bad.csv' in 'mixed.zip'"
+    assert out.origin_of("pool file 'loose.csv' is broken") is None  # not from a zip

@@ -46,6 +46,15 @@ class UploadError(CertlibError):
 class Unpacked:
     files: tuple  # Paths of the pool files written, in upload order
     skipped: tuple  # names (zip member paths) that are not pool files
+    origins: dict = None  # file name written -> where it came from ("'a/b.csv' in 'x.zip'")
+
+    def origin_of(self, message: str) -> str | None:
+        """Where the pool file a library message names (quoted) came from, when it came
+        out of a zip (the message names only the file), else None."""
+        for name, origin in (self.origins or {}).items():
+            if repr(name) in message and " in " in origin:
+                return origin
+        return None
 
 
 def _is_pool(name: str) -> bool:
@@ -57,6 +66,7 @@ class _Writer:
 
     def __init__(self, folder: Path):
         self.folder, self.where, self.files, self.total = folder, {}, [], 0
+        self.origins = {}
 
     def claim(self, name: str, origin: str) -> Path:
         if len(name.encode()) > MAX_NAME_BYTES:
@@ -71,6 +81,7 @@ class _Writer:
             raise UploadError(f"the uploads hold more than {MAX_MEMBERS} pool files; upload "
                               "fewer at a time")
         self.where[key] = origin
+        self.origins[name] = origin
         path = self.folder / name
         self.files.append(path)
         return path
@@ -104,7 +115,7 @@ def unpack_pool_uploads(uploads, folder) -> Unpacked:
         names = ", ".join(repr(display_name(n)) for n, _ in uploads)
         raise UploadError(f"the upload ({names}) holds no pool file; expected CSV or Parquet "
                           f"pool files ({', '.join(POOL_SUFFIXES)}), or a .zip of them")
-    return Unpacked(tuple(out.files), tuple(skipped))
+    return Unpacked(tuple(out.files), tuple(skipped), dict(out.origins))
 
 
 def _unpack_zip(base: str, data: bytes, out: _Writer) -> list:

@@ -63,7 +63,7 @@ if not pool.fully_labelled:
     st.stop()
 
 st.header("2. With labels known: what a policy would have read")
-c1, c2, c3 = st.columns(3)
+c1, c2, c3 = st.columns([2, 1, 1])  # the policy names are long
 names = list(policy_names())
 policy = c1.selectbox("Policy", names, index=names.index("adaptive-pair-sum"), key="policy")
 rule = c2.selectbox("Stopping rule", ["shared", "centered", "separate"], key="rule")

@@ -289,12 +289,15 @@ with st.expander("Upload several pool files or a zip of them"):
     if ups:
         with tempfile.TemporaryDirectory() as tmp:
             folder = Path(tmp)
+            unpacked = None
             try:
                 unpacked = unpack_pool_uploads([(up.name, up.getvalue()) for up in ups],
                                                folder)
                 mm = certlib.budget_map(folder, tols, policy=policy)
             except CertlibError as exc:
-                st.error(plain(exc))
+                # a file from a zip: say which zip (the library names only the file)
+                origin = unpacked.origin_of(str(exc)) if unpacked is not None else None
+                st.error(plain(exc) + (f" (the file is {plain(origin)})" if origin else ""))
                 mm = None
         if mm is not None:
             if unpacked.skipped:

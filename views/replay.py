@@ -191,7 +191,7 @@ def panel() -> None:
         return
     r = trace.rows[t - 1]
     label = pool.classes[pool.labels[r]]
-    st.markdown(f"**Row just read (label {t:,}):** row_id {plain(pool.row_ids[r])}, "
+    st.markdown(f"**Row just read (step {t:,}):** row_id {plain(pool.row_ids[r])}, "
                 f"label {plain(label)}")
     st.dataframe(pd.DataFrame({
         "candidate": [str(c) for c in pool.names],
