@@ -47,4 +47,6 @@ page = st.navigation({
     "Update audit": _pages(AUDIT),
 })
 st.session_state["_page"] = page.url_path  # an upload's error stays on its own page
+# every run of any page counts: a page can tell "the run just before this one was mine"
+st.session_state["_run"] = st.session_state.get("_run", 0) + 1
 page.run()

@@ -437,3 +437,37 @@ def test_ragged_or_empty_batch_file_is_refused_naming_the_line(project, tmp_path
     with pytest.raises(PoolFileError, match=message):
         store.append_batch(other, p)
     assert store.status(other).items == 0
+
+
+def test_fractional_label_refused_by_label_too_unless_a_prediction_is_fractional(tmp_path):
+    """The per-label path refuses 0.5 among whole-number classes as the batch check does
+    (it used to store it, and the project then failed to open); a project whose
+    predictions include 0.5 takes it; a project stored before the check still opens."""
+    n = 300
+    f, g = [0] * n, [i % 2 for i in range(n)]  # half the items disagree: Tier 1 runs
+    store = AuditStore(tmp_path / "s.db")
+    pid = store.create(epsilon=0.05, pi=1.0)
+    store.append_batch(pid, frame(f, g))
+    item = store.status(pid).queue[0].item_id
+    with pytest.raises(LabelError, match=rf"label 0.5 for item_id {item}: every prediction"):
+        store.label(pid, item, 0.5, "me")
+    with pytest.raises(LabelError, match=rf"label '0.5' for item_id {item}: every prediction"):
+        store.label(pid, item, "0.5", "me")
+    store.label(pid, item, "1.0", "me")  # a whole number written as text is fine
+    assert store.status(pid).labels_in_force == 1
+    # an earlier batch with a fractional prediction makes 0.5 a possible class
+    other = store.create(epsilon=0.05, pi=1.0)
+    store.append_batch(other, frame([0.5] + f[1:], g))
+    store.append_batch(other, frame([0, 1], [1, 1], y=[None, 0.5], ids=[n, n + 1]))
+    item = store.status(other).queue[0].item_id
+    store.label(other, item, 0.5, "me")
+    assert store.status(other).labels_in_force == 2
+    # a label stored before the check (appended with the check switched off, as the
+    # code before it did) does not lock the project: it still opens
+    import certlib.audit.project as project_module
+
+    old = store.create(epsilon=0.05, pi=1.0)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(project_module, "stray_fraction", lambda *a: None)
+        store.append_batch(old, frame(f, g, y=[0.5] + [None] * (n - 1)))
+    assert store.status(old).items == n

@@ -96,3 +96,16 @@ def test_a_budget_change_during_the_forecast_restarts_it(server):
         page.get_by_text("Forecast stopped; nothing was kept.").first.wait_for(timeout=60_000)
         assert page.get_by_role("button", name="Run forecast").is_enabled()
         assert page.get_by_text("Histogram for tolerance").count() == 0
+        # leaving the page while it runs, then coming back: nothing restarts unasked
+        page.get_by_role("button", name="Run forecast").click()
+        page.get_by_text("Forecasting ...").first.wait_for(timeout=60_000)
+        page.get_by_role("link", name="Pool").first.click()
+        page.get_by_text("What the active pool holds").first.wait_for(timeout=60_000)
+        page.get_by_role("link", name="Budget map and forecast").first.click()
+        page.get_by_text("The budget-tolerance map").first.wait_for(timeout=90_000)
+        page.wait_for_function(
+            "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')",
+            timeout=60_000)
+        body = page.inner_text("body")
+        assert "restarted" not in body and "settings changed" not in body
+        assert "Forecasting ..." not in body

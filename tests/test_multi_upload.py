@@ -123,3 +123,7 @@ def test_a_bad_pool_file_from_a_zip_is_traced_to_its_zip(tmp_path):
     assert "'bad.csv'" in str(info.value)
     assert out.origin_of(str(info.value)) == "'p/bad.csv' in 'mixed.zip'"
     assert out.origin_of("pool file 'loose.csv' is broken") is None  # not from a zip
+    # a plain upload whose name holds " in " is not taken for a zip member
+    (tmp_path / "p").mkdir()
+    plain = unpack_pool_uploads([("results in 2024.csv", a)], tmp_path / "p")
+    assert plain.origin_of("pool file 'results in 2024.csv' is broken") is None

@@ -46,13 +46,13 @@ class UploadError(CertlibError):
 class Unpacked:
     files: tuple  # Paths of the pool files written, in upload order
     skipped: tuple  # names (zip member paths) that are not pool files
-    origins: dict = None  # file name written -> where it came from ("'a/b.csv' in 'x.zip'")
+    origins: dict = None  # file from a zip -> where it came from ("'a/b.csv' in 'x.zip'")
 
     def origin_of(self, message: str) -> str | None:
         """Where the pool file a library message names (quoted) came from, when it came
         out of a zip (the message names only the file), else None."""
         for name, origin in (self.origins or {}).items():
-            if repr(name) in message and " in " in origin:
+            if repr(name) in message:
                 return origin
         return None
 
@@ -68,7 +68,7 @@ class _Writer:
         self.folder, self.where, self.files, self.total = folder, {}, [], 0
         self.origins = {}
 
-    def claim(self, name: str, origin: str) -> Path:
+    def claim(self, name: str, origin: str, from_zip: bool = False) -> Path:
         if len(name.encode()) > MAX_NAME_BYTES:
             raise UploadError(f"the file name of {origin} is longer than {MAX_NAME_BYTES} "
                               "bytes; rename it")
@@ -81,7 +81,8 @@ class _Writer:
             raise UploadError(f"the uploads hold more than {MAX_MEMBERS} pool files; upload "
                               "fewer at a time")
         self.where[key] = origin
-        self.origins[name] = origin
+        if from_zip:
+            self.origins[name] = origin
         path = self.folder / name
         self.files.append(path)
         return path
@@ -146,7 +147,7 @@ def _unpack_zip(base: str, data: bytes, out: _Writer) -> list:
                               f"limit is {MAX_TOTAL_BYTES:,} in all")
         for info, member, name in members:
             origin = f"{member!r} in {base!r}"
-            path = out.claim(name, origin)
+            path = out.claim(name, origin, from_zip=True)
             try:
                 with zf.open(info) as src, open(path, "wb") as dst:
                     while chunk := src.read(_CHUNK):

@@ -237,8 +237,13 @@ else:
     stop = b2.button("Stop", key="plan_stop",
                      help="Stops a running forecast (nothing is kept).")
     # a change anywhere on the page (the budget, say) reruns the page and so interrupts a
-    # running forecast: with the same settings it starts again; otherwise say so
-    interrupted = st.session_state.pop("plan_running", None)
+    # running forecast: with the same settings it starts again; otherwise say so.  Only
+    # when the interrupted run was the one just before this (app.py counts every run):
+    # after a visit to another page, or a run that stopped early, nothing restarts
+    now = st.session_state.get("_run")
+    started = st.session_state.pop("plan_running", None)
+    interrupted = (started[0] if started is not None and now is not None
+                   and started[1] == now - 1 else None)
     if interrupted is not None and not run and fcs is None:
         if stop:
             st.info("Forecast stopped; nothing was kept.")
@@ -249,7 +254,7 @@ else:
             st.info("The forecast settings changed while it ran; press *Run forecast* "
                     "for the new ones.")
     if run and fcs is None:
-        st.session_state["plan_running"] = fkey
+        st.session_state["plan_running"] = (fkey, now)
         bar = st.progress(0.0, text="Forecasting ...")
 
         def _progress(frac):

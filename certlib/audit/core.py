@@ -162,8 +162,11 @@ class Stream:
         return int(self.a.size)
 
 
-def make_stream(incumbent, candidate, labels=None, judge=None, slices=None) -> Stream:
-    """Validate predictions, labels, judge scores and slice keys into a :class:`Stream`."""
+def make_stream(incumbent, candidate, labels=None, judge=None, slices=None,
+                check_fractions: bool = True) -> Stream:
+    """Validate predictions, labels, judge scores and slice keys into a :class:`Stream`.
+    ``check_fractions``: refuse a label with a fractional part when every prediction is a
+    whole number (a typo, `stray_fraction`); off for stored data already checked."""
     kf, f = _pred_array(incumbent, "incumbent")
     kg, g = _pred_array(candidate, "candidate")
     if f.size != g.size:
@@ -176,7 +179,7 @@ def make_stream(incumbent, candidate, labels=None, judge=None, slices=None) -> S
                                 f"{'text' if kg == 'str' else 'numbers'})")
     n = f.size
     have, y = _label_array(labels, kf, n)
-    if kf == "num":
+    if kf == "num" and check_fractions:
         i = stray_fraction(f, g, y, have)
         if i is not None:
             raise LabelError(f"label at row {i} is {float(y[i])!r}; every prediction is a "

@@ -366,8 +366,11 @@ class _Rows:
     sha256: str
 
 
-def _validate(batch: _Batch, project: AuditProject, kind: str | None) -> _Rows:
-    """The whole batch checked: the first problem raises, naming the column and row."""
+def _validate(batch: _Batch, project: AuditProject, kind: str | None,
+              earlier_fraction=lambda: False) -> _Rows:
+    """The whole batch checked: the first problem raises, naming the column and row.
+    ``earlier_fraction()``: whether the project already holds a prediction with a
+    fractional part (then a fractional label may be a class; asked only when needed)."""
     cols, src = batch.columns, batch.source
     if batch.n == 0:
         raise InvalidValueError(f"batch {src} has no rows; expected at least one item")
@@ -443,7 +446,7 @@ def _validate(batch: _Batch, project: AuditProject, kind: str | None) -> _Rows:
         have = [v is not None for v in labels]
         i = stray_fraction(preds["pred_incumbent"], preds["pred_candidate"],
                            [float(v) if h else np.nan for v, h in zip(labels, have)], have)
-        if i is not None:
+        if i is not None and not earlier_fraction():
             raise LabelError(f"{_where(src, 'label', i, ids)} is {labels[i]!r}; every "
                              "prediction is a whole number (a class), so a label must be one "
                              "too (or empty for unlabelled)")
@@ -654,7 +657,8 @@ class AuditStore:
             pid = project.id
             kind_row = con.execute("SELECT kind FROM audit_batches WHERE project_id = ? "
                                    "LIMIT 1", (pid,)).fetchone()
-            rows = _validate(b, project, None if kind_row is None else kind_row[0])
+            rows = _validate(b, project, None if kind_row is None else kind_row[0],
+                             lambda: _has_fraction(con, pid))
             hits = []
             for chunk in range(0, len(rows.ids), 500):
                 part = rows.ids[chunk:chunk + 500]
@@ -754,6 +758,11 @@ class AuditStore:
                 raise StoreError(f"item_id {item_id} is not in audit project {pid}")
             pos, f_json, batch_label, routed = row
             value = _label_value(label, json.loads(f_json), item_id)
+            if isinstance(value, float) and not _has_fraction(con, pid):
+                # class_value made every whole number an int: this one has a fraction
+                raise LabelError(f"label {label!r} for item_id {item_id}: every prediction "
+                                 f"in audit project {pid} is a whole number (a class), so a "
+                                 "label must be one too")
             events = self._events(con, pid)
             self._check_seq(events, expect_seq)
             if batch_label is not None:
@@ -892,6 +901,16 @@ class AuditStore:
         return rec
 
 
+def _has_fraction(con, pid) -> bool:
+    """Whether a stored prediction of project ``pid`` has a fractional part.  Predictions
+    are stored as JSON of `class_value`, so whole numbers are ints ("1") and only a
+    fractional float shows a "." or an exponent ("0.5", "1e-05")."""
+    return bool(con.execute(
+        "SELECT EXISTS(SELECT 1 FROM audit_items WHERE project_id = ? AND (instr(incumbent, "
+        "'.') OR instr(incumbent, 'e') OR instr(candidate, '.') OR instr(candidate, 'e')))",
+        (pid,)).fetchone()[0])
+
+
 def _label_value(label, like, item_id):
     """A label of the project's kind (numbers written as text become numbers)."""
     v = python_scalar(label)
@@ -950,7 +969,9 @@ def _status(project, items, batches, events, store) -> AuditStatus:
     if n == 0:
         return AuditStatus(project, 0, batches, events, 0, _empty_result(cfg), None, (), 0,
                            events[-1].seq if events else 0, (), ledger)
-    stream = make_stream(f, g, y, judge, slices)
+    # checked where it came in (batch, label); a project stored before the fractional
+    # label check must still open, so that its labels can be read and undone
+    stream = make_stream(f, g, y, judge, slices, check_fractions=False)
     result = _run(stream, cfg)
     # What each running part of the audit still needs (see the module docstring).
     need = {}
