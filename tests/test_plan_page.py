@@ -60,6 +60,13 @@ def test_labelled_demo_equals_the_cli():
     (box,) = [b for b in at.number_input if str(b.key).startswith("plan_budget_")]
     box.set_value(n).run()
     assert f"tau = {cli['smallest_tolerance'][str(n)]:g}" in at.success[0].value
+    # a number outside 0..n says what is used instead of keeping a stale answer
+    box.set_value(10 * n).run()
+    assert any(f"so a budget of {10 * n:,} buys no more than {n:,}" in i.value for i in at.info)
+    assert f"tau = {cli['smallest_tolerance'][str(n)]:g}" in at.success[0].value
+    box.set_value(-3).run()
+    assert any("-3 is below 0, so 0 is used" in w.value for w in at.warning)
+    assert any("budget of 0 labels" in w.value for w in at.warning)
     assert any("Every label is known" in i.value for i in at.info)
 
 

@@ -223,6 +223,22 @@ def write_url_state(*keys: str) -> None:
             st.query_params[k] = str(st.session_state[k])
 
 
+def budget_input(container, label: str, n: int, value: int, key: str) -> int:
+    """A budget box that takes any whole number and says what it does with one outside
+    0..n (Streamlit's own bounds kept the last valid answer on the page while the box
+    showed the new number in red)."""
+    typed = int(container.number_input(label, value=value, step=1, key=key))
+    if typed < 0:
+        container.warning(f"A budget is a number of labels; {typed:,} is below 0, so 0 is "
+                          "used.")
+        return 0
+    if typed > n:
+        container.info(f"The pool has {n:,} rows, so a budget of {typed:,} buys no more than "
+                       f"{n:,}; {n:,} is used.")
+        return n
+    return typed
+
+
 def pool_folder() -> Path:
     """The folder of the active pool's file: sample_data for a sample, the saved-pools
     folder for an upload (so an upload's image paths usually name nothing)."""

@@ -9,8 +9,8 @@ import streamlit as st
 import certlib
 from certlib.errors import CertlibError
 from certlib.policies import policy_names
-from ui.common import (cached_certify, cached_replay, choose_pool, page_link, plain, pool_key,
-                       pool_summary)
+from ui.common import (budget_input, cached_certify, cached_replay, choose_pool, page_link,
+                       plain, pool_key, pool_summary)
 from ui.label_errors import fragility_section
 
 st.title("certlib: how many labels does model choice need?")
@@ -30,9 +30,8 @@ c1, c2 = st.columns([1, 2])
 c1.metric("prelabel bound", f"{pre.prelabel_bound:,} labels")
 c1.caption(f"{100 * pre.prelabel_fraction:.1f}% of the pool")
 # one budget box per pool: a value typed for a larger pool never outlives a switch
-budget = int(c2.number_input(f"Your labelling budget (labels, at most n = {pool.n:,})",
-                             min_value=0, max_value=pool.n, value=max(1, pool.n // 2),
-                             key=f"budget_{pool_key(pool)[:16]}"))
+budget = budget_input(c2, f"Your labelling budget (labels, at most n = {pool.n:,})", pool.n,
+                      max(1, pool.n // 2), key=f"budget_{pool_key(pool)[:16]}")
 if pre.ruled_out(budget):
     c2.warning(f"A budget of {budget:,} is ruled out: no policy can certify the choice "
                f"with fewer than {pre.prelabel_bound:,} labels, whatever the labels are. Raise "

@@ -18,7 +18,7 @@ from certlib.cli_output import percent
 from certlib.cli_plan import plan_payload
 from certlib.errors import CertlibError
 from certlib.policies import policy_names
-from ui.common import choose_pool, plain, plot_text, pool_key, pool_summary
+from ui.common import budget_input, choose_pool, plain, plot_text, pool_key, pool_summary
 from ui.multi_upload import unpack_pool_uploads
 
 COLOURS = {"ruled_out": "#d9534f", "unresolved": "#f0ad4e", "certified": "#5cb85c"}
@@ -192,9 +192,8 @@ st.caption("Red: ruled out (below the prelabel bound; exact). Green: the policy 
               if need_forecast else "."))
 
 st.header("3. The smallest tolerance for your budget")
-budget = int(st.number_input(f"Budget (labels, at most n = {pool.n:,})", min_value=0,
-                             max_value=pool.n, value=pool.n // 2,
-                             key=f"plan_budget_{key[:16]}"))
+budget = budget_input(st, f"Budget (labels, at most n = {pool.n:,})", pool.n, pool.n // 2,
+                      key=f"plan_budget_{key[:16]}")
 best = m.smallest_tolerance(budget)
 if best is not None:
     st.success(f"With a budget of {budget:,} labels the smallest tolerance you can expect to "
