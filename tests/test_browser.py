@@ -180,3 +180,25 @@ def test_teach_pages_keep_their_step_over_a_reload(server, browser):
     page.get_by_text("shared, 5 labels").first.wait_for(timeout=60_000)
     assert "Traceback" not in page.inner_text("body")
     page.close()
+
+
+def test_same_content_under_a_new_name_says_it_is_the_same_pool(browser, tmp_path):
+    srv = Server(tmp_path / "labels.db").start()
+    try:
+        first, second = tmp_path / "mine.csv", tmp_path / "mine_copy.csv"
+        first.write_text(UPLOAD)
+        second.write_text(UPLOAD)
+        page = browser.new_page(viewport={"width": 1300, "height": 1000})
+        page.goto(srv.url + "/pool")
+        page.get_by_text("Add a pool file").first.wait_for(timeout=60_000)
+        _upload(page, first)
+        page.wait_for_function("location.href.includes('pool=upload')", timeout=30_000)
+        idle(page)
+        assert "same content" not in page.inner_text("body")
+        _upload(page, second)
+        page.get_by_text("holds the same content as").first.wait_for(timeout=30_000)
+        text = page.get_by_text("holds the same content as").first.inner_text()
+        assert "mine_copy.csv" in text and "mine.csv" in text
+        page.close()
+    finally:
+        srv.stop()

@@ -9,6 +9,7 @@ the library's one message next to the uploader and the previous pool stays activ
 
 from __future__ import annotations
 
+import hashlib
 import html
 import numbers
 import re
@@ -119,8 +120,13 @@ def _take_upload(folder: SavedPools):
     if st.session_state.get("_upload_seen") == up.file_id:
         return None
     st.session_state["_upload_seen"] = up.file_id
+    data = up.getvalue()
+    try:  # the same content saved before under another name: the same pool, labels too
+        before = folder.get(hashlib.sha256(data).hexdigest()).name
+    except CertlibError:
+        before = None
     try:
-        saved = folder.add(up.name, up.getvalue(), max_bytes=MAX_UPLOAD_BYTES)
+        saved = folder.add(up.name, data, max_bytes=MAX_UPLOAD_BYTES)
     except CertlibError as exc:
         st.session_state["_upload_error"] = f"Could not load {plain(up.name)}: {plain(exc)}"
         st.session_state["_upload_error_page"] = st.session_state.get("_page")
@@ -128,6 +134,10 @@ def _take_upload(folder: SavedPools):
         st.session_state["_upload_gen"] = st.session_state.get("_upload_gen", 0) + 1
         return None
     st.session_state.pop("_upload_error", None)
+    if before is not None and before != saved.name:
+        st.session_state["_upload_note"] = (
+            f"{plain(saved.name)} holds the same content as {plain(before)}, saved before: "
+            "it is the same pool (its labels included), now listed under the new name.")
     return f"upload:{saved.digest}"
 
 
@@ -180,6 +190,9 @@ def choose_pool(default: str = "demo"):
         help="Columns: pred_<name>/conf_<name> pairs, or pred + conf_<name>, or prob_<class>; "
         "optional row_id and label (empty = not read yet). Saved on this server under its "
         "content hash, so a reload or a restart finds it again.")
+    note = st.session_state.pop("_upload_note", None)
+    if note:
+        st.info(note)
     if st.session_state.get("_upload_error_page") != st.session_state.get("_page"):
         st.session_state.pop("_upload_error", None)  # the user went on to another page
     if st.session_state.get("_upload_error"):
