@@ -223,9 +223,38 @@ def test_url_with_unknown_project_or_another_pool_is_refused(store_path):
     at.query_params["project"] = str(pid)
     at.run()
     assert not at.exception, at.exception
-    assert any(f"project {pid} ('teaching_k4.csv')" in w.value and "Choose that pool" in w.value
+    assert any(f"Project {pid} (`teaching_k4.csv`) was started on another pool file" in w.value
+               and "Choose the pool it was started on" in w.value
                for w in at.warning), [w.value for w in at.warning]
     assert not at.get("metric")
+
+
+def test_a_class_set_declared_after_the_start_is_named_as_the_cause(store_path, tmp_path,
+                                                                      monkeypatch, pools):
+    """A class set declared on the Pool page changes the pool a project is tied to: the
+    page says so in words (not two pool hashes) and how to get the project back."""
+    from certlib.saved_pools import SavedPools
+
+    monkeypatch.setenv("CERTLIB_DATA", str(tmp_path / "data"))
+    pool, _ = pools
+    pid = LabelStore(store_path).open_project(pool, "Breast cancer, unlabelled")
+    SavedPools().save_class_settings("sample:unlabelled", ["1", "0"], {}, found=[0, 1])
+    at = AppTest.from_file(PAGE, default_timeout=60)
+    at.query_params["project"] = str(pid)
+    at.query_params["pool"] = "sample:unlabelled"
+    at.run()
+    assert not at.exception, at.exception
+    assert any("was started on this pool before its class set was declared as 1, 0" in w.value
+               and "Clear the declared class set there to resume it" in w.value
+               for w in at.warning), [w.value for w in at.warning]
+    SavedPools().save_class_settings("sample:unlabelled", None, {}, found=[0, 1])
+    at = AppTest.from_file(PAGE, default_timeout=60)
+    at.query_params["project"] = str(pid)
+    at.query_params["pool"] = "sample:unlabelled"
+    at.run()
+    assert not at.exception, at.exception
+    assert not [w.value for w in at.warning if "was started" in w.value]
+    assert at.get("metric")  # the project is open again
 
 
 def test_skip_moves_on_and_revisit_brings_the_row_back(store_path, pools):

@@ -171,3 +171,26 @@ def test_a_bad_class_set_is_refused_with_the_librarys_message(tmp_path, monkeypa
     (error,) = at.error
     assert "repeats" in error.value
     assert SavedPools(tmp_path).class_settings("sample:demo").declared is None
+
+
+def test_a_class_set_change_that_strands_a_labelling_project_says_so(tmp_path, monkeypatch):
+    """A labelling project is tied to the pool with its class set: saving a new set says
+    that the project will open again only with the old one (and display names alone,
+    which do not change the pool, say nothing)."""
+    from certlib.store import LabelStore
+
+    monkeypatch.setenv("CERTLIB_DATA", str(tmp_path / "data"))
+    monkeypatch.setenv("CERTLIB_STORE", str(tmp_path / "labels.db"))
+    pool = certlib.load_pool(ROOT / "sample_data" / "demo_unlabelled.csv")
+    LabelStore(tmp_path / "labels.db").open_project(pool, "demo")
+    at = _run("sample:unlabelled")
+    tag = _names_tag("sample:unlabelled")
+    at.text_input(key=f"class_name_{tag}_0").set_value("malignant")
+    at.button(key=f"FormSubmitter:class_set_{tag}-Save").click().run()
+    assert not at.exception, at.exception
+    assert not [w for w in at.warning if "labelling project" in w.value]
+    at.text_input(key=f"declared_{tag}").set_value("1, 0")
+    at.button(key=f"FormSubmitter:class_set_{tag}-Save").click().run()
+    assert not at.exception, at.exception
+    assert any("1 labelling project(s) were started on this pool with the previous class set"
+               in w.value for w in at.warning), [w.value for w in at.warning]

@@ -236,6 +236,34 @@ def write_url_state(*keys: str) -> None:
             st.query_params[k] = str(st.session_state[k])
 
 
+def mismatch_message(store, project_id, exc) -> str:
+    """Why a labelling project does not open on the active pool, in words an annotator can
+    act on (the store's message speaks of pool hashes).  The usual cause on one file: a
+    class set declared on the Pool page after the project started."""
+    from certlib.pool import pool_hash
+
+    try:
+        project = store.project(int(project_id))
+    except (CertlibError, TypeError, ValueError):
+        return plain(exc)
+    name = f"Project {project.id} ({plain(project.pool_name)})"
+    ref = pool_ref()
+    declared = SavedPools().class_settings(ref).declared if ref else None
+    if declared is not None:
+        try:
+            bare = load_ref(ref, None)[0]
+        except CertlibError:
+            bare = None
+        if bare is not None and pool_hash(bare) == project.pool_hash:
+            return (f"{name} was started on this pool before its class set was declared as "
+                    f"{', '.join(plain(c) for c in declared)} on the Pool page. Clear the "
+                    "declared class set there to resume it; its labels are kept.")
+    return (f"{name} was started on another pool file, or on this one with another class "
+            "set declared on the Pool page. Choose the pool it was started on in the sidebar "
+            "(with the class set it had) to resume it, or start a new project on this pool. "
+            f"(The store says: {plain(exc)})")
+
+
 def budget_input(container, label: str, n: int, value: int, key: str) -> int:
     """A budget box that takes any whole number and says what it does with one outside
     0..n (Streamlit's own bounds kept the last valid answer on the page while the box

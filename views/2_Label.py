@@ -21,8 +21,9 @@ from certlib.events import same_annotator
 from certlib.reviews import open_for
 from certlib.store import LabelStore, PoolMismatchError, UnknownProjectError
 from ui.common import (annotator_input, cached_prelabel, choose_pool, class_settings,
-                       class_shortcuts, keep_annotator, plain, plot_text, pool_folder, pool_key,
-                       shortcut_kwargs, skip_shortcut, split_extra, undo_shortcut)
+                       class_shortcuts, keep_annotator, mismatch_message, plain, plot_text,
+                       pool_folder, pool_key, shortcut_kwargs, skip_shortcut, split_extra,
+                       undo_shortcut)
 from ui.label_errors import margin_panel
 
 st.title("Label the pool, one row at a time")
@@ -118,8 +119,7 @@ except UnknownProjectError as exc:
     st.warning(f"{plain(exc)}. Start a new project in the sidebar.")
     st.stop()
 except PoolMismatchError as exc:
-    st.warning(f"{plain(exc)}. Choose that pool in the sidebar to resume the project, or start a "
-               "new project on this pool.")
+    st.warning(mismatch_message(store, pid, exc))
     st.stop()
 except CertlibError as exc:
     st.error(plain(exc))

@@ -14,9 +14,10 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from certlib.errors import CertlibError
-from certlib.pool import UNREAD
+from certlib.pool import UNREAD, pool_hash
 from certlib.pool_stats import pool_stats
 from certlib.saved_pools import SavedPools
+from certlib.store import LabelStore
 from ui.common import (choose_pool, class_settings, load_ref, plain, plot_text, pool_key,
                        pool_ref)
 
@@ -89,12 +90,26 @@ def heat_map(matrix, names, title: str, zmin: float, zmax: float, colorscale) ->
     return fig
 
 
-def class_form(found) -> None:
+def _projects_on(pool) -> int:
+    """How many labelling projects were started on ``pool`` as it is loaded now."""
+    if pool is None:
+        return 0
+    try:
+        return len(LabelStore().projects(pool))
+    except CertlibError:
+        return 0
+
+
+def class_form(found, pool=None) -> None:
     """Form "Class set": the classes found, the declared set (empty = infer) and a
-    display name per class; Save writes the settings and reruns."""
+    display name per class; Save writes the settings and reruns.  A labelling project
+    is tied to the pool with its class set: the page says so when a save strands one."""
     ref = pool_ref()
     settings = class_settings()
     st.subheader("Class set")
+    note = st.session_state.pop("class_set_note", None)
+    if note:
+        st.warning(note)
     st.markdown("**Classes found in the file:** "
                 + (", ".join(plain(c) for c in found) if found else "(could not be read)"))
     shown = list(settings.declared) if settings.declared is not None else list(found)
@@ -119,6 +134,16 @@ def class_form(found) -> None:
         except CertlibError as exc:
             st.error(f"Class set not saved: {plain(exc)}")
         else:
+            before = _projects_on(pool)
+            try:
+                after_pool = load_ref(ref, SavedPools().class_settings(ref).declared)[0]
+            except CertlibError:
+                after_pool = None
+            if before and (after_pool is None or pool_hash(after_pool) != pool_hash(pool)):
+                st.session_state["class_set_note"] = (
+                    f"{before} labelling project(s) were started on this pool with the "
+                    "previous class set. They open again on the Label page once that class "
+                    "set is restored here (the labels are kept).")
             st.rerun()
 
 
@@ -165,7 +190,7 @@ st.dataframe(pd.DataFrame({
 }), hide_index=True)
 st.caption("labelled: rows with this label; predicted (rows): rows where at least one "
            "candidate predicts it; by ...: that candidate's predictions of it.")
-class_form(list(pool.classes))
+class_form(list(pool.classes), pool)
 
 st.subheader("Candidates")
 # a column appears only when it has values: no labels, no error rates; AUGRC needs all
