@@ -77,9 +77,9 @@ def test_label_page_margin_review_and_correction(private_store, pools):
                            pool=pool)
     m = p.session.label_error_margin()
     at = _page("2_Label.py", project=str(pid), annotator="lead", pool="sample:unlabelled")
-    warn = [w.value for w in at.warning if w.value.startswith("**Survives any 0 wrong labels:**")]
-    assert warn and "one of these rows, if mislabelled, would undo it" in warn[0]
-    assert f"{len(m.critical_ids):,} of the {m.labels_read:,} rows read" in warn[0]
+    warn = [w.value for w in at.warning if w.value.startswith("**Label errors:**")]
+    assert warn and (f"one wrong label among these {len(m.critical_ids):,} of the "
+                     f"{m.labels_read:,} rows read would undo the certificate") in warn[0]
     assert "row_id: " + ", ".join(str(r) for r in m.critical_ids) in [t.value for t in at.text]
     # the review action queues exactly those rows
     at.button(key="queue_review").click().run()
@@ -98,7 +98,12 @@ def test_label_page_margin_review_and_correction(private_store, pools):
     # bob can neither adopt his own review nor undo ana's label; the rows still waiting
     # for him keep their labels hidden in the log; reviewed rows are not offered again
     assert at.button(key=f"correct_{first.row_id}").disabled
-    assert at.button(key="undo").disabled
+    # his undo (key U) says why nothing happens instead of being silently disabled
+    before = len(store.labels(pid))
+    at.button(key="undo").click().run()
+    assert not at.exception, at.exception
+    assert len(store.labels(pid)) == before
+    assert any("was given by 'ana'; only they can undo it" in e.value for e in at.error)
     log = _table(at, "seq")
     waiting = {i.row_id for i in items[1:]}
     rows = log["row_id"].map(lambda v: v == v and v is not None and int(v) in waiting)

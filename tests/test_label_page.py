@@ -115,7 +115,8 @@ def test_undo_reload_and_stale_click(store_path, pools):
     # bob labels the row; ana's view is now stale and her click is refused, not lost
     again.button(key=f"cls_{_truth_of(truth, second)}").click().run()
     at.button(key="cls_1").click().run()
-    assert any("changed since this view" in e.value for e in at.error)
+    assert any("Someone else changed this project since the page was drawn" in e.value
+               and "nothing was saved" in e.value for e in at.error)
     store = LabelStore(store_path)
     (project,) = store.projects()
     assert [e.kind for e in store.events(project.id)] == ["label", "label", "undo", "label"]

@@ -133,6 +133,10 @@ def test_declared_names_reach_the_label_page(tmp_path, monkeypatch):
     assert not label.exception, label.exception
     assert [label.button(key=f"cls_{i}").label for i in range(2)] == ["malignant", "benign"]
     assert [label.button(key=f"cls_{i}").proto.shortcut for i in range(2)] == ["0", "1"]
+    # the keyboard hint and the candidates' predictions use the names too
+    assert any("`0` = malignant, `1` = benign" in m.value for m in label.markdown)
+    preds = [d.value for d in label.dataframe if "prediction" in d.value.columns][0]
+    assert set(preds["prediction"]) <= {"malignant", "benign"}
 
 
 def test_declared_set_turns_a_stray_class_into_one_error(tmp_path, monkeypatch):

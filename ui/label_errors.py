@@ -88,17 +88,26 @@ def margin_panel(prog, store, pool, who: str, display_name=str, keys=None) -> No
     the page's label buttons hold them)."""
     s, pid = prog.session, prog.project.id
     items = prog.reviews
+
+    def as_seen(cls):  # a class as the annotators see it: its display name when it has one
+        return "" if cls is None else str(display_name(cls) or cls)
+
     if s.certified:
         m = s.label_error_margin()
         if m.flips is None:
             st.success(f"**Label errors:** {m.text(plain)}.")
         else:
-            many = "one of these rows" if m.flips == 1 else \
-                f"{m.flips:,} wrong labels among these rows"
-            st.warning(f"**Survives any {m.flips - 1:,} wrong label"
-                       f"{'' if m.flips == 2 else 's'}:** {many}, if mislabelled, would undo "
-                       f"it ({plain(m.rival)} would then not be beaten). "
-                       f"{len(m.critical_ids):,} of the {m.labels_read:,} rows read.")
+            if m.flips == 1:  # "survives any 0 wrong labels" read as a riddle
+                st.warning(f"**Label errors:** one wrong label among these "
+                           f"{len(m.critical_ids):,} of the {m.labels_read:,} rows read would "
+                           f"undo the certificate ({plain(m.rival)} would then not be "
+                           "beaten).")
+            else:
+                st.warning(f"**Survives any {m.flips - 1:,} wrong label"
+                           f"{'' if m.flips == 2 else 's'}:** {m.flips:,} wrong labels among "
+                           "these rows, if mislabelled, would undo it "
+                           f"({plain(m.rival)} would then not be beaten). "
+                           f"{len(m.critical_ids):,} of the {m.labels_read:,} rows read.")
             st.text("row_id: " + ", ".join(str(r) for r in m.critical_ids))
             # a row is queued once: again only when its label was undone since
             open_ = {i.row_id for i in items if i.status != "withdrawn"}
@@ -123,7 +132,8 @@ def margin_panel(prog, store, pool, who: str, display_name=str, keys=None) -> No
             keyed = [(k, c) for k, c in zip(keys or (), pool.classes) if k]
             st.markdown(f"**Your review** ({len(mine):,} waiting): row_id {plain(item.row_id)}. "
                         "The first label stays hidden until you answer."
-                        + (" Keyboard: " + ", ".join(f"`{k}` = {plain(c)}" for k, c in keyed)
+                        + (" Keyboard: " + ", ".join(f"`{k}` = {plain(as_seen(c))}"
+                                                     for k, c in keyed)
                            + "." if keyed else ""))
             nums, images, texts = split_extra(pool, pool.position(item.row_id), pool_folder())
             if nums:
@@ -148,20 +158,19 @@ def margin_panel(prog, store, pool, who: str, display_name=str, keys=None) -> No
         st.dataframe(pd.DataFrame({
             "row_id": [str(i.row_id) for i in items],
             # blind review: the first label shows once the row has been reviewed
-            "label": ["" if i.label is None or i.status == "waiting" else str(i.label)
-                      for i in items],
+            "label": ["" if i.status == "waiting" else as_seen(i.label) for i in items],
             "by": [str(i.labelled_by or "") for i in items],
-            "review": ["" if i.review_label is None else str(i.review_label) for i in items],
+            "review": [as_seen(i.review_label) for i in items],
             "reviewer": [str(i.reviews[-1][1]) if i.reviews else "" for i in items],
             "status": [i.status + (" (corrected)" if i.corrected else "") for i in items],
         }), hide_index=True)
         for i in (i for i in items if i.status == "disagrees"):
-            st.warning(f"Row_id {plain(i.row_id)}: labelled {plain(i.label)} by "
-                       f"{plain(i.labelled_by)}, reviewed {plain(i.review_label)} by "
+            st.warning(f"Row_id {plain(i.row_id)}: labelled {plain(as_seen(i.label))} by "
+                       f"{plain(i.labelled_by)}, reviewed {plain(as_seen(i.review_label))} by "
                        f"{plain(i.reviews[-1][1])}.")
             reviewer = str(i.reviews[-1][1])
             own = same_annotator(who, reviewer)
-            st.button(f"Correct row_id {plain(i.row_id)} to {plain(i.review_label)}",
+            st.button(f"Correct row_id {plain(i.row_id)} to {plain(as_seen(i.review_label))}",
                       key=f"correct_{i.row_id}", disabled=not who or own, on_click=_act,
                       args=(store.correct_label, pid, i.row_id, i.review_label, who),
                       kwargs={"pool": pool, "expect_seq": prog.last_seq},

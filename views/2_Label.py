@@ -19,7 +19,7 @@ from certlib.policies import policy_names
 from certlib.record import labels_csv, make_record
 from certlib.events import same_annotator
 from certlib.reviews import open_for
-from certlib.store import LabelStore, PoolMismatchError, UnknownProjectError
+from certlib.store import LabelStore, PoolMismatchError, StaleStateError, UnknownProjectError
 from ui.common import (annotator_input, cached_prelabel, choose_pool, class_settings,
                        class_shortcuts, keep_annotator, mismatch_message, plain, plot_text,
                        pool_folder, pool_key, shortcut_kwargs, skip_shortcut, split_extra,
@@ -102,6 +102,12 @@ def _act(action, *args, **kwargs):
     message shown at the next run, not an exception in a callback."""
     try:
         action(*args, **kwargs)
+    except StaleStateError:
+        # the store's message counts events; say what happened in words
+        st.session_state["label_flash"] = (
+            "Someone else changed this project since the page was drawn (another "
+            "annotator's label, probably), so nothing was saved. The page now shows the "
+            "project as it is: check the row and answer again.")
     except CertlibError as exc:
         st.session_state["label_flash"] = str(exc)
 
@@ -213,17 +219,19 @@ if not g.final:
         left_col.image(str(path), width=320)
     right_col.dataframe(pd.DataFrame({
         "candidate": list(pool.names),
-        "prediction": [str(pool.classes[c]) for c in pool.preds[:, r]],
+        "prediction": [class_settings().label(pool.classes[c])
+                       for c in pool.preds[:, r]],
         "confidence": [f"{v:.4g}" for v in pool.confs[:, r]],
     }), hide_index=True, width="stretch")
     if not who:
         st.warning("Enter your name in the sidebar to label: it goes into the evidence record.")
     skey = skip_shortcut(keys)
+    display = class_settings()
     st.markdown("**Label this row** (keyboard: "
-                + ", ".join(f"`{k}` = {plain(c)}" for k, c in zip(keys, pool.classes) if k)
+                + ", ".join(f"`{k}` = {plain(display.label(c))}"
+                            for k, c in zip(keys, pool.classes) if k)
                 + (f", `{skey}` = skip" if skey else "") + f", `{undo_shortcut(keys)}` = undo)")
     actions = st.container(horizontal=True)  # wraps on a narrow window
-    display = class_settings()
     for i, (cls, key) in enumerate(zip(pool.classes, keys)):
         shown = display.name(cls)
         actions.button(plain(shown) if shown else f"class {plain(cls)}", key=f"cls_{i}",
@@ -253,7 +261,9 @@ newest = prog.labels[-1] if prog.labels else None
 # an annotator undoes their own newest label, never a colleague's (nor the label a
 # reviewer is reviewing): the store refuses, the button says why
 not_mine = bool(who) and newest is not None and not same_annotator(newest.annotator, who)
-undo_col.button("Undo last label", key="undo", disabled=not who or newest is None or not_mine,
+# a colleague's newest label leaves the button live: its key press then says why nothing
+# was undone (the store refuses), where a disabled button only said so in a tooltip
+undo_col.button("Undo last label", key="undo", disabled=not who or newest is None,
                 on_click=_act, args=(store.undo_last, pid, who),
                 kwargs={"expect_seq": prog.last_seq},
                 help=("Enter your name in the sidebar to undo your newest label." if not who
