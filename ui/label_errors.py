@@ -124,9 +124,13 @@ def margin_panel(prog, store, pool, who: str, display_name=str, keys=None) -> No
                 st.caption("Every one of these rows is queued for review or reviewed.")
     if not items:
         return
+    mine = open_for(items, who) if who else ()
+    # open when there is something to do here (a review of yours, a disagreement to
+    # decide) or no row is left to label; else closed, so that on a narrow screen the
+    # next row is not pushed below a 70-row table
+    act = bool(mine) or any(i.status == "disagrees" for i in items) or keys is not None
     with st.expander(f"Review: {len(items):,} row(s) queued for a second annotator",
-                     expanded=True):
-        mine = open_for(items, who) if who else ()
+                     expanded=act):
         if mine:
             item = mine[0]
             keyed = [(k, c) for k, c in zip(keys or (), pool.classes) if k]
