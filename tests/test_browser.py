@@ -170,7 +170,10 @@ def test_teach_pages_keep_their_step_over_a_reload(server, browser):
     idle(page)
     page.reload()
     page.get_by_text("After 2 of 4 labels").first.wait_for(timeout=60_000)
-    assert page.get_by_label("Read order (rows)", exact=True).input_value() == "1; 2; 3; 4"
+    idle(page)  # the first draw after a reload can show the text before the input's value
+    page.wait_for_function(
+        "() => [...document.querySelectorAll('input[aria-label=\"Read order (rows)\"]')]"
+        ".some(e => e.value === '1; 2; 3; 4')", timeout=30_000)
     page.goto(server + "/figure1?fig1_y1=1")
     page.get_by_text("is a tie, which goes to A").first.wait_for(timeout=60_000)
     page.reload()
