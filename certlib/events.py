@@ -22,9 +22,11 @@ __all__ = ["EVENT_KINDS", "Event", "Project", "budget_in_force", "labels_in_forc
 # review_request: a row queued for a second annotator (issue 14; ``label`` the label under
 # review); review: that annotator's label for it (changes nothing by itself); correct: the
 # label of a row in force is replaced (``undoes`` the label event corrected), keeping its
-# place in the reading order, so the session replays with the corrected label.
+# place in the reading order, so the session replays with the corrected label.  keep: a
+# review disagreement decided for the label in force (``label`` that label; changes
+# nothing, ends the disagreement).
 EVENT_KINDS = ("label", "undo", "skip", "unskip", "budget", "review_request", "review",
-               "correct")
+               "correct", "keep")
 
 
 def same_annotator(a, b) -> bool:

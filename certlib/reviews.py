@@ -34,17 +34,21 @@ class ReviewItem:
     corrected: bool
     replaced: bool = False
     authors: tuple = ()
+    kept: bool = False  # a keep event decided the newest review's disagreement for the label
 
     @property
     def status(self) -> str:
         """"waiting" (no review yet), "agrees" / "disagrees" (the newest review against the
-        label in force), "withdrawn" (the label under review was undone, or replaced by a
-        new label after an undo)."""
+        label in force), "kept" (it disagrees, and a ``keep`` event decided for the label
+        in force), "withdrawn" (the label under review was undone, or replaced by a new
+        label after an undo)."""
         if self.label is None or self.replaced:
             return "withdrawn"
         if not self.reviews:
             return "waiting"
-        return "agrees" if self.reviews[-1][2] == self.label else "disagrees"
+        if self.reviews[-1][2] == self.label:
+            return "agrees"
+        return "kept" if self.kept else "disagrees"
 
     @property
     def review_label(self):
@@ -113,6 +117,9 @@ def review_items(events) -> tuple:
                                 "corrected": False, "target": target, "authors": authors}
         elif e.kind == "review" and e.row_id in rounds:
             rounds[e.row_id]["reviews"].append((e.seq, e.annotator, e.label))
+            rounds[e.row_id]["kept"] = None  # a new review reopens a decision
+        elif e.kind == "keep" and e.row_id in rounds:
+            rounds[e.row_id]["kept"] = e.label
     out = []
     for rid, r in rounds.items():
         lab = live.get(rid)
@@ -122,7 +129,9 @@ def review_items(events) -> tuple:
         out.append(ReviewItem(rid, r["seq"], r["by"], None if lab is None else lab.label,
                               None if lab is None else lab.annotator, tuple(r["reviews"]),
                               r["corrected"], lab is not None and not ours,
-                              tuple(dict.fromkeys(r["authors"]))))
+                              tuple(dict.fromkeys(r["authors"])),
+                              lab is not None and r.get("kept") is not None
+                              and r["kept"] == lab.label))
     return tuple(out)
 
 

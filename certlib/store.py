@@ -21,14 +21,15 @@ A project's budget is fixed at start but may be *extended* (issue 9): `extend_bu
 appends a ``budget`` event with the new budget (or None, no budget), and the replay uses
 the start budget overridden by the last such event, so a session whose budget ran out
 continues with the same labels instead of a new project starting at 0.
-Stores of schema version 1 (labels and undos only), 2 (no budget events) or 3 (no review
-events) are migrated on opening: the events are copied unchanged into a table that also
-admits the new kinds.
+Stores of schema version 1 (labels and undos only), 2 (no budget events), 3 (no review
+events) or 4 (no keep events) are migrated on opening: the events are copied unchanged
+into a table that also admits the new kinds.
 
 Review (issue 14): `queue_review` appends a ``review_request`` event per row to be checked
 by a second annotator, `append_review` that annotator's label (a ``review`` event, which
 changes no bound), and `correct_label` a ``correct`` event that replaces the label of a
-row in force, keeping its place in the reading order: the session replays with it
+row in force, keeping its place in the reading order: the session replays with it;
+`keep_label` a ``keep`` event that decides a disagreement for the label in force
 (`certlib.reviews` reads the review state).
 
 The state of a labelling session is never stored, only derived:
@@ -89,7 +90,8 @@ __all__ = [
     "verify_record",
 ]
 
-SCHEMA_VERSION = 4  # 2: skip and unskip events; 3: budget events; 4: review events
+SCHEMA_VERSION = 5  # 2: skip and unskip events; 3: budget events; 4: review events;
+# 5: keep events
 ENV_VAR = "CERTLIB_STORE"
 DEFAULT_FILE = "certlib_labels.db"
 
@@ -151,7 +153,8 @@ CREATE TABLE IF NOT EXISTS events (
     project_id INTEGER NOT NULL REFERENCES projects(id),
     seq        INTEGER NOT NULL CHECK (seq >= 1),
     kind       TEXT NOT NULL CHECK (kind IN ('label', 'undo', 'skip', 'unskip', 'budget',
-                                         'review_request', 'review', 'correct')),
+                                         'review_request', 'review', 'correct',
+                                         'keep')),
     row_id     TEXT,                -- JSON scalar
     label      TEXT,                -- JSON scalar; of a budget event: the new budget
     annotator  TEXT NOT NULL,
@@ -172,7 +175,7 @@ _TRIGGERS = _SCHEMA[_SCHEMA.index("CREATE TRIGGER"):]
 
 def _migrate(con, version: int) -> None:
     """Version 1 admitted only label and undo events, version 2 no budget events, version 3
-    no review events (a CHECK
+    no review events, version 4 no keep events (a CHECK
     constraint SQLite cannot alter): copy every event unchanged into a current table,
     inside the caller's transaction, so the history is the same row for row."""
     con.execute("DROP TRIGGER IF EXISTS events_no_update")
@@ -192,7 +195,7 @@ class LabelStore:
     def __init__(self, path=None):
         self.path = Path(path) if path is not None else default_store_path()
         _sqlite.open_schema(self.path, _SCHEMA, "schema_version", SCHEMA_VERSION, StoreError,
-                            "label store", migrate=_migrate, migratable=(1, 2, 3))
+                            "label store", migrate=_migrate, migratable=(1, 2, 3, 4))
 
     # ----------------------------------------------------------- plumbing
     def _connect(self):
@@ -501,6 +504,27 @@ class LabelStore:
                                  "review must come from a second annotator")
             value = python_scalar(pool.classes[pool.class_code(python_scalar(label))])
             return self._append(con, project_id, events, "review", rid, annotator, value)
+
+    def keep_label(self, project_id: int, row_id, annotator: str, *, pool,
+                   expect_seq: int | None = None) -> Event:
+        """Decide a review disagreement for the label in force (a ``keep`` event naming
+        that label; no bound changes): the row's status becomes "kept".  Refuses a row
+        whose newest review agrees (or that has none), and an annotator who gave or
+        adopted the label under review: as a reviewer cannot adopt their own review,
+        someone else decides (the reviewer may withdraw their review this way)."""
+        from .reviews import review_items
+
+        annotator = str(annotator).strip()
+        with self._write() as con:
+            events, rid, lab = self._labelled_row(con, project_id, row_id, annotator, pool,
+                                                  expect_seq)
+            item = next((i for i in review_items(events) if i.row_id == rid), None)
+            if item is None or item.status != "disagrees":
+                raise StoreError(f"row_id {rid!r} has no review disagreement to decide")
+            if not item.may_review(annotator):
+                raise StoreError(f"annotator {annotator!r} gave the label of row_id {rid!r} "
+                                 "under review; someone else decides to keep it")
+            return self._append(con, project_id, events, "keep", rid, annotator, lab.label)
 
     def correct_label(self, project_id: int, row_id, label, annotator: str, *, pool,
                       expect_seq: int | None = None) -> Event:

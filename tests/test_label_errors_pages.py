@@ -115,8 +115,11 @@ def test_label_page_margin_review_and_correction(private_store, pools):
     assert not [b for b in at.button if b.key == "queue_review"]
     assert "Every one of these rows is queued for review or reviewed." in [
         c.value for c in at.caption]
-    # ana (who labelled) may undo her own newest label and download the files
+    # ana (who labelled) may undo her own newest label and download the files; she may
+    # not keep her own label against the review (someone else decides), bob may
     at.text_input(key="annotator").set_value("ana").run()
+    assert at.button(key=f"keep_{first.row_id}").disabled
+    assert not at.button(key=f"correct_{first.row_id}").disabled
     assert not at.button(key="undo").disabled
     assert len(at.get("download_button")) == 2
     # the lead accepts it: the session replays with the corrected label
@@ -127,3 +130,30 @@ def test_label_page_margin_review_and_correction(private_store, pools):
     assert prog.events[-1].kind == "correct" and not prog.session.certified
     assert "running" in [mm.value for mm in at.metric]
     assert _table(at, "row_id")["status"].tolist()[0] == "agrees (corrected)"
+
+
+def test_keep_button_decides_a_disagreement_for_the_label(private_store, pools):
+    """The lead keeps the first label against a review: a keep event, the status reads
+    "kept", the certificate stands (nothing moved)."""
+    pool, truth = pools
+    store = LabelStore(private_store)
+    pid = store.open_project(pool, "Breast cancer, unlabelled (annotator)")
+    while not (p := store.progress(pid, pool)).session.done:
+        r = p.next_row
+        store.append_label(pid, pool.row_ids[r], truth.classes[int(truth.labels[r])], "ana",
+                           pool=pool)
+    rid = p.session.label_error_margin().critical_ids[0]
+    store.queue_review(pid, [rid], "ana", pool=pool)
+    label = {e.row_id: e.label for e in store.labels(pid)}[rid]
+    store.append_review(pid, rid, 1 - label, "bob", pool=pool)
+    at = _page("2_Label.py", project=str(pid), annotator="lead", pool="sample:unlabelled")
+    assert any(f"Row_id {rid}: labelled {label} by ana, reviewed {1 - label} by bob" in w.value
+               for w in at.warning)
+    at.button(key=f"keep_{rid}").click().run()
+    assert not at.exception, at.exception
+    prog = store.progress(pid, pool)
+    assert prog.events[-1].kind == "keep" and prog.session.certified
+    assert _table(at, "row_id")["status"].tolist() == ["kept"]
+    assert not [w for w in at.warning if w.value.startswith(f"Row_id {rid}:")]
+    assert any("decided for the label in force (kept): row_id " + str(rid) in c.value
+               for c in at.caption)

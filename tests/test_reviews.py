@@ -159,7 +159,7 @@ def test_schema3_store_is_migrated(tmp_path, pools):
     store.append_review(pid, rid, 1, "bob", pool=pool)
     assert review_items(store.events(pid))[0].status == "disagrees"
     con = sqlite3.connect(path)
-    assert con.execute("SELECT version FROM schema_version").fetchall() == [(4,)]
+    assert con.execute("SELECT version FROM schema_version").fetchall() == [(5,)]
     con.close()
 
 
@@ -221,3 +221,71 @@ def test_a_round_reviews_the_label_it_was_queued_for(tmp_path, pools):
     store.append_review(pid, a, 0, "dee", pool=pool)
     assert {i.row_id: i.status for i in review_items(store.events(pid))} == {
         a: "agrees", b: "waiting"}
+
+
+def test_keep_decides_a_disagreement_for_the_label_in_force(tmp_path, pools):
+    """A disagreement can be decided either way: Correct adopts the review, Keep keeps the
+    label (a ``keep`` event; no bound moves).  Whoever gave the label may not keep it
+    (as a reviewer may not adopt their own review); the reviewer may, withdrawing the
+    review.  A later review reopens the decision; the record verifies."""
+    pool, truth = pools
+    store = LabelStore(tmp_path / "l.db")
+    pid = store.open_project(pool, "demo.csv")
+    p = _certify(store, pid, pool, truth)
+    rows = p.session.label_error_margin().critical_ids[:2]
+    store.queue_review(pid, rows, "lead", pool=pool)
+    lab = {e.row_id: e.label for e in store.labels(pid)}
+    for r in rows:
+        store.append_review(pid, r, 1 - lab[r], "cy", pool=pool)
+    with pytest.raises(StoreError, match="someone else decides to keep it"):
+        store.keep_label(pid, rows[0], "ANA ", pool=pool)  # the first annotator
+    before = store.progress(pid, pool)
+    ev = store.keep_label(pid, rows[0], "cy", pool=pool)  # the reviewer withdraws
+    assert (ev.kind, ev.row_id, ev.label) == ("keep", rows[0], lab[rows[0]])
+    store.keep_label(pid, rows[1], "lead", pool=pool)
+    after = store.progress(pid, pool)
+    assert np.array_equal(after.session.L, before.session.L)  # nothing moves
+    assert [i.status for i in review_items(store.events(pid))] == ["kept", "kept"]
+    with pytest.raises(StoreError, match="no review disagreement to decide"):
+        store.keep_label(pid, rows[0], "lead", pool=pool)
+    # a third annotator's review reopens it; Correct still works after a keep
+    store.append_review(pid, rows[1], 1 - lab[rows[1]], "dee", pool=pool)
+    assert review_items(store.events(pid))[1].status == "disagrees"
+    store.correct_label(pid, rows[1], 1 - lab[rows[1]], "lead", pool=pool)
+    assert review_items(store.events(pid))[1].status == "agrees"
+    rec = store.export_record(pid, pool)
+    assert [r["status"] for r in rec["reviews"]] == ["kept", "agrees"]
+    assert verify_record(rec, pool).ok
+
+
+def test_schema4_store_is_migrated(tmp_path, pools):
+    import certlib.store as store_mod
+
+    pool, truth = pools
+    path = tmp_path / "v4.db"
+    store = LabelStore(path)
+    pid = store.open_project(pool, "demo.csv")
+    p = _certify(store, pid, pool, truth)
+    rid = p.session.label_error_margin().critical_ids[0]
+    store.queue_review(pid, [rid], "lead", pool=pool)
+    label = {e.row_id: e.label for e in store.labels(pid)}[rid]
+    store.append_review(pid, rid, 1 - label, "cy", pool=pool)
+    events = store.events(pid)
+    new_kind = ",\n                                         'keep'"
+    assert new_kind in store_mod._EVENTS_TABLE
+    con = sqlite3.connect(path, isolation_level=None)
+    con.executescript("DROP TRIGGER events_no_update; DROP TRIGGER events_no_delete; "
+                      "ALTER TABLE events RENAME TO e4;"
+                      + store_mod._EVENTS_TABLE.replace(new_kind, "")
+                      + "INSERT INTO events SELECT * FROM e4; DROP TABLE e4; "
+                      + store_mod._TRIGGERS + "UPDATE schema_version SET version = 4;")
+    with pytest.raises(sqlite3.IntegrityError):  # a version-4 table refuses keep events
+        con.execute("INSERT INTO events VALUES (1, 999, 'keep', '1', '0', 'b', 't', NULL)")
+    con.close()
+    store = LabelStore(path)
+    assert store.events(pid) == events
+    store.keep_label(pid, rid, "lead", pool=pool)
+    assert review_items(store.events(pid))[0].status == "kept"
+    con = sqlite3.connect(path)
+    assert con.execute("SELECT version FROM schema_version").fetchone()[0] == 5
+    con.close()

@@ -80,7 +80,7 @@ def test_schema_wal_and_foreign_keys(tmp_path, pools):
     LabelStore(tmp_path / "l.db")
     con = sqlite3.connect(tmp_path / "l.db")
     assert con.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
-    assert con.execute("SELECT version FROM schema_version").fetchall() == [(4,)]
+    assert con.execute("SELECT version FROM schema_version").fetchall() == [(5,)]
     con.execute("PRAGMA foreign_keys=ON")
     with pytest.raises(sqlite3.IntegrityError):
         con.execute("INSERT INTO events VALUES (7, 1, 'label', '1', '0', 'x', 't', NULL)")
@@ -558,7 +558,7 @@ def test_old_store_is_migrated_with_its_events(tmp_path, pools, version):
     store.extend_budget(pid, 8, "ana")
     assert store.progress(pid, pool).budget == 8
     con = sqlite3.connect(path)
-    assert con.execute("SELECT version FROM schema_version").fetchall() == [(4,)]
+    assert con.execute("SELECT version FROM schema_version").fetchall() == [(5,)]
     with pytest.raises(sqlite3.IntegrityError, match="append-only"):
         con.execute("DELETE FROM events")
     con.close()

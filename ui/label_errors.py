@@ -174,12 +174,28 @@ def margin_panel(prog, store, pool, who: str, display_name=str, keys=None) -> No
                        f"{plain(i.reviews[-1][1])}.")
             reviewer = str(i.reviews[-1][1])
             own = same_annotator(who, reviewer)
-            st.button(f"Correct row_id {plain(i.row_id)} to {plain(as_seen(i.review_label))}",
-                      key=f"correct_{i.row_id}", disabled=not who or own, on_click=_act,
-                      args=(store.correct_label, pid, i.row_id, i.review_label, who),
-                      kwargs={"pool": pool, "expect_seq": prog.last_seq},
-                      help=(f"{reviewer} gave this review, so someone else decides it."
-                            if own else
-                            "Replaces the label in force (a correct event); the session is "
-                            "replayed with it, so the certificate may fall and labelling "
-                            "resume."))
+            author = bool(who) and not i.may_review(who)  # gave or adopted the label
+            pair = st.container(horizontal=True)  # the two decisions side by side
+            pair.button(f"Correct row_id {plain(i.row_id)} to {plain(as_seen(i.review_label))}",
+                        key=f"correct_{i.row_id}", disabled=not who or own, on_click=_act,
+                        args=(store.correct_label, pid, i.row_id, i.review_label, who),
+                        kwargs={"pool": pool, "expect_seq": prog.last_seq},
+                        help=(f"{reviewer} gave this review, so someone else decides it."
+                              if own else
+                              "Replaces the label in force (a correct event); the session "
+                              "is replayed with it, so the certificate may fall and labelling "
+                              "resume."))
+            pair.button(f"Keep {plain(as_seen(i.label))}", key=f"keep_{i.row_id}",
+                        disabled=not who or author, on_click=_act,
+                        args=(store.keep_label, pid, i.row_id, who),
+                        kwargs={"pool": pool, "expect_seq": prog.last_seq},
+                        help=(f"{plain(i.labelled_by)} gave this label, so someone else "
+                              "decides to keep it (the reviewer may, withdrawing the review)."
+                              if author else
+                              "Decides the disagreement for the label in force (a keep "
+                              "event); nothing changes in the bounds."))
+        kept = [i for i in items if i.status == "kept"]
+        if kept:
+            st.caption(f"{len(kept):,} disagreement(s) decided for the label in force (kept): "
+                       "row_id " + ", ".join(plain(i.row_id) for i in kept[:10])
+                       + (", ..." if len(kept) > 10 else "") + ".")
