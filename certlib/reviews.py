@@ -55,6 +55,18 @@ class ReviewItem:
         """The newest reviewer's label, or None."""
         return self.reviews[-1][2] if self.reviews else None
 
+    def may_keep(self, annotator) -> bool:
+        """Whether ``annotator`` may decide a disagreement for the label in force: not
+        whoever gave it (or made the correction that put it in force), nor a reviewer of
+        this round who answered that same label (an author of it after a correction);
+        the reviewer who disagreed may, withdrawing the review."""
+        if not str(annotator).strip() or self.label is None:
+            return False
+        if same_annotator(annotator, self.labelled_by or ""):
+            return False
+        return not any(same_annotator(annotator, a) and v == self.label
+                       for _, a, v in self.reviews)
+
     def may_review(self, annotator) -> bool:
         """Whether ``annotator`` is a second annotator for this row (not an author)."""
         return bool(str(annotator).strip()) and not any(
@@ -118,8 +130,10 @@ def review_items(events) -> tuple:
         elif e.kind == "review" and e.row_id in rounds:
             rounds[e.row_id]["reviews"].append((e.seq, e.annotator, e.label))
             rounds[e.row_id]["kept"] = None  # a new review reopens a decision
-        elif e.kind == "keep" and e.row_id in rounds:
-            rounds[e.row_id]["kept"] = e.label
+        elif e.kind == "keep" and e.row_id in rounds and e.row_id in live:
+            # the decision is for that label event: a correction or an undo after it
+            # (a new event in force) reopens the disagreement
+            rounds[e.row_id]["kept"] = live[e.row_id].seq
     out = []
     for rid, r in rounds.items():
         lab = live.get(rid)
@@ -130,8 +144,7 @@ def review_items(events) -> tuple:
                               None if lab is None else lab.annotator, tuple(r["reviews"]),
                               r["corrected"], lab is not None and not ours,
                               tuple(dict.fromkeys(r["authors"])),
-                              lab is not None and r.get("kept") is not None
-                              and r["kept"] == lab.label))
+                              lab is not None and r.get("kept") == lab.seq))
     return tuple(out)
 
 

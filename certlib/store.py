@@ -508,10 +508,12 @@ class LabelStore:
     def keep_label(self, project_id: int, row_id, annotator: str, *, pool,
                    expect_seq: int | None = None) -> Event:
         """Decide a review disagreement for the label in force (a ``keep`` event naming
-        that label; no bound changes): the row's status becomes "kept".  Refuses a row
-        whose newest review agrees (or that has none), and an annotator who gave or
-        adopted the label under review: as a reviewer cannot adopt their own review,
-        someone else decides (the reviewer may withdraw their review this way)."""
+        that label event; no bound changes): the row's status becomes "kept" until a
+        new review, a correction or an undo.  Refuses a row whose newest review agrees
+        (or that has none), and an annotator who gave the label in force, made the
+        correction that put it there, or reviewed it with that label
+        (`ReviewItem.may_keep`): as a reviewer cannot adopt their own review, someone
+        else decides (the reviewer who disagreed may withdraw the review this way)."""
         from .reviews import review_items
 
         annotator = str(annotator).strip()
@@ -521,9 +523,9 @@ class LabelStore:
             item = next((i for i in review_items(events) if i.row_id == rid), None)
             if item is None or item.status != "disagrees":
                 raise StoreError(f"row_id {rid!r} has no review disagreement to decide")
-            if not item.may_review(annotator):
-                raise StoreError(f"annotator {annotator!r} gave the label of row_id {rid!r} "
-                                 "under review; someone else decides to keep it")
+            if not item.may_keep(annotator):
+                raise StoreError(f"annotator {annotator!r} gave or backed the label of row_id "
+                                 f"{rid!r} in force; someone else decides to keep it")
             return self._append(con, project_id, events, "keep", rid, annotator, lab.label)
 
     def correct_label(self, project_id: int, row_id, label, annotator: str, *, pool,

@@ -237,7 +237,7 @@ def test_keep_decides_a_disagreement_for_the_label_in_force(tmp_path, pools):
     lab = {e.row_id: e.label for e in store.labels(pid)}
     for r in rows:
         store.append_review(pid, r, 1 - lab[r], "cy", pool=pool)
-    with pytest.raises(StoreError, match="someone else decides to keep it"):
+    with pytest.raises(StoreError, match="gave or backed the label of row_id .* someone else"):
         store.keep_label(pid, rows[0], "ANA ", pool=pool)  # the first annotator
     before = store.progress(pid, pool)
     ev = store.keep_label(pid, rows[0], "cy", pool=pool)  # the reviewer withdraws
@@ -289,3 +289,40 @@ def test_schema4_store_is_migrated(tmp_path, pools):
     con = sqlite3.connect(path)
     assert con.execute("SELECT version FROM schema_version").fetchone()[0] == 5
     con.close()
+
+
+def test_keep_after_a_correction_and_a_keep_that_a_correction_reopens(tmp_path, pools):
+    """Who may keep follows the label in force, not the round's first label: after the
+    lead corrects to cy's review, neither the lead nor cy may keep it, ana may.  A keep
+    holds for the label event it decided: correcting away and back reopens it."""
+    pool, truth = pools
+    store = LabelStore(tmp_path / "l.db")
+    pid = store.open_project(pool, "demo.csv")
+    p = _certify(store, pid, pool, truth)
+    a, b = p.session.label_error_margin().critical_ids[:2]
+    lab = {e.row_id: e.label for e in store.labels(pid)}
+    store.queue_review(pid, [a, b], "lead", pool=pool)
+    # row a: ana labelled x; cy reviews y; the lead corrects to y; dee reviews x
+    x = lab[a]
+    store.append_review(pid, a, 1 - x, "cy", pool=pool)
+    store.correct_label(pid, a, 1 - x, "lead", pool=pool)
+    store.append_review(pid, a, x, "dee", pool=pool)
+    item = review_items(store.events(pid))[0]
+    assert item.status == "disagrees" and item.label == 1 - x
+    for who in ("lead", " CY"):
+        assert not item.may_keep(who)
+        with pytest.raises(StoreError, match="gave or backed"):
+            store.keep_label(pid, a, who, pool=pool)
+    assert item.may_keep("ana") and item.may_keep("dee")
+    store.keep_label(pid, a, "ana", pool=pool)
+    assert review_items(store.events(pid))[0].status == "kept"
+    # row b: kept, then corrected to the review and back: the keep does not come back
+    y = lab[b]
+    store.append_review(pid, b, 1 - y, "cy", pool=pool)
+    store.keep_label(pid, b, "lead", pool=pool)
+    assert review_items(store.events(pid))[1].status == "kept"
+    store.correct_label(pid, b, 1 - y, "lead", pool=pool)
+    assert review_items(store.events(pid))[1].status == "agrees"
+    store.correct_label(pid, b, y, "ana", pool=pool)
+    assert review_items(store.events(pid))[1].status == "disagrees"
+    assert verify_record(store.export_record(pid, pool), pool).ok

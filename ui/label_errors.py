@@ -174,7 +174,7 @@ def margin_panel(prog, store, pool, who: str, display_name=str, keys=None) -> No
                        f"{plain(i.reviews[-1][1])}.")
             reviewer = str(i.reviews[-1][1])
             own = same_annotator(who, reviewer)
-            author = bool(who) and not i.may_review(who)  # gave or adopted the label
+            author = bool(who) and not i.may_keep(who)  # gave or backed the label
             pair = st.container(horizontal=True)  # the two decisions side by side
             pair.button(f"Correct row_id {plain(i.row_id)} to {plain(as_seen(i.review_label))}",
                         key=f"correct_{i.row_id}", disabled=not who or own, on_click=_act,
@@ -189,8 +189,8 @@ def margin_panel(prog, store, pool, who: str, display_name=str, keys=None) -> No
                         disabled=not who or author, on_click=_act,
                         args=(store.keep_label, pid, i.row_id, who),
                         kwargs={"pool": pool, "expect_seq": prog.last_seq},
-                        help=(f"{plain(i.labelled_by)} gave this label, so someone else "
-                              "decides to keep it (the reviewer may, withdrawing the review)."
+                        help=("You gave or backed this label, so someone else decides "
+                              "to keep it (the reviewer may, withdrawing the review)."
                               if author else
                               "Decides the disagreement for the label in force (a keep "
                               "event); nothing changes in the bounds."))
