@@ -67,14 +67,21 @@ def test_plan_page_fragility_and_table(pools):
     _check_fragility(at, pools[1])
 
 
-def test_label_page_margin_review_and_correction(private_store, pools):
-    pool, truth = pools
-    store = LabelStore(private_store)
+def _certified(path, pool, truth):
+    """A project on ``pool`` labelled by ana with the true labels until it certifies:
+    (store, project id, its progress)."""
+    store = LabelStore(path)
     pid = store.open_project(pool, "Breast cancer, unlabelled (annotator)")
     while not (p := store.progress(pid, pool)).session.done:
         r = p.next_row
         store.append_label(pid, pool.row_ids[r], truth.classes[int(truth.labels[r])], "ana",
                            pool=pool)
+    return store, pid, p
+
+
+def test_label_page_margin_review_and_correction(private_store, pools):
+    pool, truth = pools
+    store, pid, p = _certified(private_store, pool, truth)
     m = p.session.label_error_margin()
     at = _page("2_Label.py", project=str(pid), annotator="lead", pool="sample:unlabelled")
     warn = [w.value for w in at.warning if w.value.startswith("**Label errors:**")]
@@ -136,12 +143,7 @@ def test_keep_button_decides_a_disagreement_for_the_label(private_store, pools):
     """The lead keeps the first label against a review: a keep event, the status reads
     "kept", the certificate stands (nothing moved)."""
     pool, truth = pools
-    store = LabelStore(private_store)
-    pid = store.open_project(pool, "Breast cancer, unlabelled (annotator)")
-    while not (p := store.progress(pid, pool)).session.done:
-        r = p.next_row
-        store.append_label(pid, pool.row_ids[r], truth.classes[int(truth.labels[r])], "ana",
-                           pool=pool)
+    store, pid, p = _certified(private_store, pool, truth)
     rid = p.session.label_error_margin().critical_ids[0]
     store.queue_review(pid, [rid], "ana", pool=pool)
     label = {e.row_id: e.label for e in store.labels(pid)}[rid]

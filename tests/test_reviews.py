@@ -130,6 +130,21 @@ def test_review_refusals_name_the_row(tmp_path, pools):
     assert [i.status for i in review_items(store.events(pid))] == ["withdrawn"]
 
 
+def _as_old_version(path, new_kinds: str, version: int):
+    """Turn a current store file into one of schema ``version``: its events table
+    without ``new_kinds`` (SQL text of the CHECK), every event copied.  Returns an open
+    connection to it."""
+    import certlib.store as store_mod
+
+    con = sqlite3.connect(path, isolation_level=None)
+    con.executescript("DROP TRIGGER events_no_update; DROP TRIGGER events_no_delete; "
+                      "ALTER TABLE events RENAME TO e_old;"
+                      + store_mod._EVENTS_TABLE.replace(new_kinds, "")
+                      + "INSERT INTO events SELECT * FROM e_old; DROP TABLE e_old; "
+                      + store_mod._TRIGGERS + f"UPDATE schema_version SET version = {version};")
+    return con
+
+
 def test_schema3_store_is_migrated(tmp_path, pools):
     import certlib.store as store_mod
 
@@ -143,12 +158,7 @@ def test_schema3_store_is_migrated(tmp_path, pools):
     events = store.events(pid)
     new_kinds = ",\n                                         'review_request', 'review', 'correct'"
     assert new_kinds in store_mod._EVENTS_TABLE
-    con = sqlite3.connect(path, isolation_level=None)
-    con.executescript("DROP TRIGGER events_no_update; DROP TRIGGER events_no_delete; "
-                      "ALTER TABLE events RENAME TO e3;"
-                      + store_mod._EVENTS_TABLE.replace(new_kinds, "")
-                      + "INSERT INTO events SELECT * FROM e3; DROP TABLE e3; "
-                      + store_mod._TRIGGERS + "UPDATE schema_version SET version = 3;")
+    con = _as_old_version(path, new_kinds, 3)
     with pytest.raises(sqlite3.IntegrityError):  # a version-3 table refuses review events
         con.execute("INSERT INTO events VALUES (1, 9, 'review', '1', '0', 'b', 't', NULL)")
     con.close()
@@ -273,12 +283,7 @@ def test_schema4_store_is_migrated(tmp_path, pools):
     events = store.events(pid)
     new_kind = ",\n                                         'keep'"
     assert new_kind in store_mod._EVENTS_TABLE
-    con = sqlite3.connect(path, isolation_level=None)
-    con.executescript("DROP TRIGGER events_no_update; DROP TRIGGER events_no_delete; "
-                      "ALTER TABLE events RENAME TO e4;"
-                      + store_mod._EVENTS_TABLE.replace(new_kind, "")
-                      + "INSERT INTO events SELECT * FROM e4; DROP TABLE e4; "
-                      + store_mod._TRIGGERS + "UPDATE schema_version SET version = 4;")
+    con = _as_old_version(path, new_kind, 4)
     with pytest.raises(sqlite3.IntegrityError):  # a version-4 table refuses keep events
         con.execute("INSERT INTO events VALUES (1, 999, 'keep', '1', '0', 'b', 't', NULL)")
     con.close()
