@@ -385,3 +385,12 @@ def test_fractional_label_among_whole_number_classes_is_refused():
     assert s.has_label.sum() == 2
     with pytest.raises(Exception, match=r"`incumbent` at row 1 is missing"):
         make_stream([0, float("nan")], [1, 1])
+
+
+def test_blank_text_prediction_is_missing_like_none():
+    """One rule for empty cells (`is_empty_cell`): blank text is a missing prediction in
+    the Python API too, not a class of its own."""
+    from certlib.audit.core import make_stream
+
+    with pytest.raises(InvalidValueError, match=r"`candidate` at row 1 is missing"):
+        make_stream(["a", "b"], ["a", "  "])

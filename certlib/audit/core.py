@@ -71,7 +71,7 @@ def _pred_array(values, name: str):
     out = np.empty(arr.size, dtype=object)
     kinds = set()
     for i, v in enumerate(arr.tolist()):
-        if is_none_or_nan(v):
+        if is_empty_cell(v):  # None, NaN or blank text, as an empty cell of a file
             raise InvalidValueError(
                 f"`{name}` at row {i} is missing; every item needs both predictions")
         if isinstance(v, str):

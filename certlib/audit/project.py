@@ -58,8 +58,8 @@ from pathlib import Path
 import numpy as np
 
 from .. import _sqlite
-from .._values import class_value, class_value_from_text, first_true, is_none_or_nan, \
-    python_scalar
+from .._values import class_value, class_value_from_text, first_true, is_empty_cell, \
+    is_none_or_nan, python_scalar
 from ..errors import (CertlibError, ColumnError, InvalidValueError, LabelError, ParameterError,
                       PoolFileError)
 from ..events import utc_now
@@ -389,7 +389,7 @@ def _validate(batch: _Batch, project: AuditProject, kind: str | None,
     raw_ids = cols[id_col]
     ids, seen = [], {}
     for i, v in enumerate(raw_ids):
-        if is_none_or_nan(v) or (isinstance(v, str) and not v.strip()):
+        if is_empty_cell(v):
             raise InvalidValueError(f"{_where(src, id_col, i)} is empty; every item needs an id")
         t = str(class_value(v)).strip()
         if t in seen:
@@ -403,7 +403,7 @@ def _validate(batch: _Batch, project: AuditProject, kind: str | None,
         out = []
         for i, v in enumerate(cols[c]):
             v = python_scalar(v)
-            if is_none_or_nan(v) or (isinstance(v, str) and not v.strip()):
+            if is_empty_cell(v):
                 raise InvalidValueError(f"{_where(src, c, i, ids)} is empty; every item "
                                         "needs both predictions")
             if _kind_of(v) is None:
@@ -429,7 +429,7 @@ def _validate(batch: _Batch, project: AuditProject, kind: str | None,
     if "label" in cols:
         for i, v in enumerate(cols["label"]):
             v = python_scalar(v)
-            if is_none_or_nan(v) or (isinstance(v, str) and not v.strip()):
+            if is_empty_cell(v):
                 continue
             if kind_now == "num" and isinstance(v, str):
                 # a file's label column is text as soon as one cell is not a number: the
@@ -466,7 +466,7 @@ def _validate(batch: _Batch, project: AuditProject, kind: str | None,
         slices = []
         for i, v in enumerate(cols[project.slice_column]):
             v = python_scalar(v)
-            if is_none_or_nan(v) or (isinstance(v, str) and not v.strip()):
+            if is_empty_cell(v):
                 raise InvalidValueError(f"{_where(src, project.slice_column, i, ids)} is "
                                         "empty; every item needs a slice")
             slices.append(str(class_value(v)))
