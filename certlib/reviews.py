@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from .events import same_annotator, step_labels
 
-__all__ = ["ReviewItem", "open_for", "review_items", "waiting_for"]
+__all__ = ["ReviewItem", "open_for", "review_item", "review_items", "waiting_for"]
 
 
 @dataclass(frozen=True)
@@ -146,6 +146,11 @@ def review_items(events) -> tuple:
                               tuple(dict.fromkeys(r["authors"])),
                               lab is not None and r.get("kept") == lab.seq))
     return tuple(out)
+
+
+def review_item(events, row_id) -> ReviewItem | None:
+    """The review state of one row (`review_items`), or None when it was never queued."""
+    return next((i for i in review_items(events) if i.row_id == row_id), None)
 
 
 def waiting_for(events, annotator: str) -> tuple:

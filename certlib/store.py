@@ -487,13 +487,13 @@ class LabelStore:
         bound changes).  Refuses a row not queued (or whose label under review was
         replaced), a label outside the class set, and an annotator who gave or adopted
         the label under review (`ReviewItem.authors`)."""
-        from .reviews import review_items
+        from .reviews import review_item
 
         annotator = str(annotator).strip()
         with self._write() as con:
             events, rid, lab = self._labelled_row(con, project_id, row_id, annotator, pool,
                                                   expect_seq)
-            item = next((i for i in review_items(events) if i.row_id == rid), None)
+            item = review_item(events, rid)
             if item is None:
                 raise StoreError(f"row_id {rid!r} is not queued for review")
             if item.status == "withdrawn":
@@ -514,13 +514,13 @@ class LabelStore:
         correction that put it there, or reviewed it with that label
         (`ReviewItem.may_keep`): as a reviewer cannot adopt their own review, someone
         else decides (the reviewer who disagreed may withdraw the review this way)."""
-        from .reviews import review_items
+        from .reviews import review_item
 
         annotator = str(annotator).strip()
         with self._write() as con:
             events, rid, lab = self._labelled_row(con, project_id, row_id, annotator, pool,
                                                   expect_seq)
-            item = next((i for i in review_items(events) if i.row_id == rid), None)
+            item = review_item(events, rid)
             if item is None or item.status != "disagrees":
                 raise StoreError(f"row_id {rid!r} has no review disagreement to decide")
             if not item.may_keep(annotator):
@@ -534,7 +534,7 @@ class LabelStore:
         event it replaces); the row keeps its place in the reading order and the session
         replays with the new label.  Refuses the label already in force, and a reviewer
         adopting their own review of the row (someone else decides a disagreement)."""
-        from .reviews import review_items
+        from .reviews import review_item
 
         annotator = str(annotator).strip()
         with self._write() as con:
@@ -544,7 +544,7 @@ class LabelStore:
             if value == lab.label:
                 raise StoreError(f"row_id {rid!r} already has label {value!r}; nothing to "
                                  "correct")
-            item = next((i for i in review_items(events) if i.row_id == rid), None)
+            item = review_item(events, rid)
             if item is not None and item.reviews \
                     and same_annotator(item.reviews[-1][1], annotator) \
                     and item.review_label == value:
