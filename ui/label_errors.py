@@ -14,6 +14,7 @@ from certlib.label_errors import full_pool_fragility
 from certlib.replay import replay
 from certlib.events import same_annotator
 from certlib.reviews import open_for
+from certlib.store import StaleStateError
 from ui.common import plain, pool_folder, shortcut_kwargs, split_extra
 
 __all__ = ["fragility_section", "margin_panel"]
@@ -66,16 +67,17 @@ def fragility_section(pool, key: str, tolerance: float, policy: str = "adaptive-
                   "full-pool choice itself is that fragile." if fragile else ""))
 
 
-def _queue(store, pid, rows, who, pool, seq):
-    try:
-        store.queue_review(pid, rows, who, pool=pool, expect_seq=seq)
-    except CertlibError as exc:
-        st.session_state["label_flash"] = str(exc)
-
-
-def _act(fn, *args, **kwargs):
+def label_act(fn, *args, **kwargs):
+    """A Label-page button's store call (a label, an undo, a review, a correction ...):
+    a refused one becomes the message shown at the next run, not an exception in a
+    callback.  A stale view is said in words (the store's message counts events)."""
     try:
         fn(*args, **kwargs)
+    except StaleStateError:
+        st.session_state["label_flash"] = (
+            "Someone else changed this project since the page was drawn (another "
+            "annotator's label, probably), so nothing was saved. The page now shows the "
+            "project as it is: check the row and answer again.")
     except CertlibError as exc:
         st.session_state["label_flash"] = str(exc)
 
@@ -115,8 +117,9 @@ def margin_panel(prog, store, pool, who: str, display_name=str, keys=None) -> No
             if todo:
                 st.button("Queue this row for review" if len(todo) == 1 else
                           f"Queue these {len(todo):,} rows for review", key="queue_review",
-                          disabled=not who, on_click=_queue,
-                          args=(store, pid, todo, who, pool, prog.last_seq),
+                          disabled=not who, on_click=label_act,
+                          args=(store.queue_review, pid, todo, who),
+                          kwargs={"pool": pool, "expect_seq": prog.last_seq},
                           help="A second annotator labels them again (review events in the "
                                "store); a disagreement is shown here and a corrected label "
                                "replays the session.")
@@ -152,7 +155,7 @@ def margin_panel(prog, store, pool, who: str, display_name=str, keys=None) -> No
             for c_i, cls in enumerate(pool.classes):
                 shown = display_name(cls)
                 cols.button(plain(shown) if shown else f"class {plain(cls)}",
-                            key=f"review_{c_i}", on_click=_act,
+                            key=f"review_{c_i}", on_click=label_act,
                             args=(store.append_review, pid, item.row_id, cls, who),
                             kwargs={"pool": pool, "expect_seq": prog.last_seq},
                             **shortcut_kwargs(keys[c_i] if keys else None))
@@ -177,7 +180,7 @@ def margin_panel(prog, store, pool, who: str, display_name=str, keys=None) -> No
             author = bool(who) and not i.may_keep(who)  # gave or backed the label
             pair = st.container(horizontal=True)  # the two decisions side by side
             pair.button(f"Correct row_id {plain(i.row_id)} to {plain(as_seen(i.review_label))}",
-                        key=f"correct_{i.row_id}", disabled=not who or own, on_click=_act,
+                        key=f"correct_{i.row_id}", disabled=not who or own, on_click=label_act,
                         args=(store.correct_label, pid, i.row_id, i.review_label, who),
                         kwargs={"pool": pool, "expect_seq": prog.last_seq},
                         help=(f"{reviewer} gave this review, so someone else decides it."
@@ -186,7 +189,7 @@ def margin_panel(prog, store, pool, who: str, display_name=str, keys=None) -> No
                               "is replayed with it, so the certificate may fall and labelling "
                               "resume."))
             pair.button(f"Keep {plain(as_seen(i.label))}", key=f"keep_{i.row_id}",
-                        disabled=not who or author, on_click=_act,
+                        disabled=not who or author, on_click=label_act,
                         args=(store.keep_label, pid, i.row_id, who),
                         kwargs={"pool": pool, "expect_seq": prog.last_seq},
                         help=("You gave or backed this label, so someone else decides "

@@ -19,12 +19,12 @@ from certlib.policies import policy_names
 from certlib.record import labels_csv, make_record
 from certlib.events import same_annotator
 from certlib.reviews import open_for
-from certlib.store import LabelStore, PoolMismatchError, StaleStateError, UnknownProjectError
+from certlib.store import LabelStore, PoolMismatchError, UnknownProjectError
 from ui.common import (annotator_input, cached_prelabel, choose_pool, class_settings,
                        class_shortcuts, keep_annotator, mismatch_message, plain, plot_text,
                        pool_folder, pool_key, shortcut_kwargs, skip_shortcut, split_extra,
                        undo_shortcut)
-from ui.label_errors import margin_panel
+from ui.label_errors import label_act, margin_panel
 
 st.title("Label the pool, one row at a time")
 st.caption("The policy chooses each row; the exact stopping test (paper Theorem 1) says when "
@@ -97,25 +97,10 @@ def _hindsight(_prog, store_path: str, project_id: int, last_seq: int):
 
 
 # ------------------------------------------------------------------ actions
-def _act(action, *args, **kwargs):
-    """A button's store call: a refused one (stale view, duplicate, ...) becomes the
-    message shown at the next run, not an exception in a callback."""
-    try:
-        action(*args, **kwargs)
-    except StaleStateError:
-        # the store's message counts events; say what happened in words
-        st.session_state["label_flash"] = (
-            "Someone else changed this project since the page was drawn (another "
-            "annotator's label, probably), so nothing was saved. The page now shows the "
-            "project as it is: check the row and answer again.")
-    except CertlibError as exc:
-        st.session_state["label_flash"] = str(exc)
-
-
 def _extend(project_id, value_key, who, seq):
     """The new budget, or None when "Remove the budget" is ticked (issue 9)."""
     value = None if st.session_state.get("remove_budget") else st.session_state[value_key]
-    _act(store.extend_budget, project_id, value, who, expect_seq=seq)
+    label_act(store.extend_budget, project_id, value, who, expect_seq=seq)
 
 
 try:
@@ -198,8 +183,9 @@ else:
                if left else ""))
 
 keys = class_shortcuts(pool.classes)
+display = class_settings()  # read once per run (a file read), used for every class shown
 # issue 14: label errors; the review answers take the class keys when no row is up
-margin_panel(prog, store, pool, who, class_settings().name, keys=keys if g.final else None)
+margin_panel(prog, store, pool, who, display.name, keys=keys if g.final else None)
 
 # ------------------------------------------------------------------ next row
 if not g.final:
@@ -219,14 +205,12 @@ if not g.final:
         left_col.image(str(path), width=320)
     right_col.dataframe(pd.DataFrame({
         "candidate": list(pool.names),
-        "prediction": [class_settings().label(pool.classes[c])
-                       for c in pool.preds[:, r]],
+        "prediction": [display.label(pool.classes[c]) for c in pool.preds[:, r]],
         "confidence": [f"{v:.4g}" for v in pool.confs[:, r]],
     }), hide_index=True, width="stretch")
     if not who:
         st.warning("Enter your name in the sidebar to label: it goes into the evidence record.")
     skey = skip_shortcut(keys)
-    display = class_settings()
     st.markdown("**Label this row** (keyboard: "
                 + ", ".join(f"`{k}` = {plain(display.label(c))}"
                             for k, c in zip(keys, pool.classes) if k)
@@ -236,11 +220,11 @@ if not g.final:
         shown = display.name(cls)
         actions.button(plain(shown) if shown else f"class {plain(cls)}", key=f"cls_{i}",
                        type="primary", disabled=not who,
-                       on_click=_act, args=(store.append_label, pid, rid, cls, who),
+                       on_click=label_act, args=(store.append_label, pid, rid, cls, who),
                        kwargs={"pool": pool, "expect_seq": prog.last_seq},
                        **shortcut_kwargs(key))
     back = rid in prog.skipped  # only skipped rows are left: the policy returns to them
-    actions.button("Skip", key="skip", disabled=not who or back, on_click=_act,
+    actions.button("Skip", key="skip", disabled=not who or back, on_click=label_act,
                    args=(store.skip_row, pid, rid, who),
                    kwargs={"pool": pool, "expect_seq": prog.last_seq},
                    help="Pass over this row for now: the policy moves on to its next choice. "
@@ -253,7 +237,7 @@ if not g.final:
                    + (", ..." if n_skip > 10 else "") + ")."
                    + (" Only skipped rows are left, so this is one of them." if back else
                       " They come back when you revisit them or when nothing else is left."))
-        st.button("Revisit skipped rows", key="unskip", disabled=not who, on_click=_act,
+        st.button("Revisit skipped rows", key="unskip", disabled=not who, on_click=label_act,
                   args=(store.unskip_all, pid, who), kwargs={"expect_seq": prog.last_seq})
 else:
     undo_col = st.container()
@@ -264,7 +248,7 @@ not_mine = bool(who) and newest is not None and not same_annotator(newest.annota
 # a colleague's newest label leaves the button live: its key press then says why nothing
 # was undone (the store refuses), where a disabled button only said so in a tooltip
 undo_col.button("Undo last label", key="undo", disabled=not who or newest is None,
-                on_click=_act, args=(store.undo_last, pid, who),
+                on_click=label_act, args=(store.undo_last, pid, who),
                 kwargs={"expect_seq": prog.last_seq},
                 help=("Enter your name in the sidebar to undo your newest label." if not who
                       else f"The newest label (row_id {plain(newest.row_id)}) is "
