@@ -37,6 +37,9 @@ SAMPLES = {  # key in the URL -> (label, file)
                       ROOT / "sample_data" / "digits_images.csv"),
 }
 MAX_UPLOAD_BYTES = 200 * 1024 * 1024
+# settings that pages share (`sticky`): one name per setting
+TOLERANCE, POLICY, RULE, SEED = "tolerance", "policy", "rule", "seed"
+DEFAULT_POLICY = "adaptive-pair-sum"
 
 
 _PLAIN_WORD = re.compile(r"[A-Za-z0-9]+(?:[_-][A-Za-z0-9]+)*")
@@ -236,6 +239,29 @@ def write_url_state(*keys: str) -> None:
             st.query_params[k] = str(st.session_state[k])
 
 
+def sticky(key: str, default, shared: str | None = None, options=None, low=None,
+           high=None) -> str:
+    """The key for a setting's widget whose value outlives a page switch.
+
+    Streamlit drops a widget's state at the end of a run that did not draw it, so every
+    page switch put its settings back to their defaults.  The value is kept in the
+    session under ``shared`` (default: ``key``): pages that give the same ``shared``
+    name share the setting (the tolerance chosen on *Plan and certify* is the one
+    *Replay*, *Certificate* and a new labelling project start from).  A kept value the
+    widget cannot take (not among ``options``, outside ``low``..``high``) gives way to
+    ``default``.  The widget must be created with this key and without a value or index
+    of its own (the value is in the session state)."""
+    kept = st.session_state.setdefault("_sticky", {})
+    name = shared or key
+    if key not in st.session_state:  # not drawn in the last run: take the kept value
+        value = kept.get(name, default)
+        fits = ((options is None or value in options)
+                and (low is None or value >= low) and (high is None or value <= high))
+        st.session_state[key] = value if fits else default
+    kept[name] = st.session_state[key]
+    return key
+
+
 def mismatch_message(store, project_id, exc) -> str:
     """Why a labelling project does not open on the active pool, in words an annotator can
     act on (the store's message speaks of pool hashes).  The usual cause on one file: a
@@ -264,11 +290,13 @@ def mismatch_message(store, project_id, exc) -> str:
             f"(The store says: {plain(exc)})")
 
 
-def budget_input(container, label: str, n: int, value: int, key: str) -> int:
+def budget_input(container, label: str, n: int, value: int, key: str,
+                 shared: str | None = None) -> int:
     """A budget box that takes any whole number and says what it does with one outside
     0..n (Streamlit's own bounds kept the last valid answer on the page while the box
-    showed the new number in red)."""
-    typed = int(container.number_input(label, value=value, step=1, key=key))
+    showed the new number in red).  Its value outlives a page switch and is shared with
+    the boxes of the same ``shared`` name (`sticky`)."""
+    typed = int(container.number_input(label, step=1, key=sticky(key, value, shared)))
     if typed < 0:
         container.warning(f"A budget is a number of labels; {typed:,} is below 0, so 0 is "
                           "used.")

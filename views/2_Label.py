@@ -20,10 +20,11 @@ from certlib.record import labels_csv, make_record
 from certlib.events import same_annotator
 from certlib.reviews import open_for
 from certlib.store import LabelStore, PoolMismatchError, UnknownProjectError
-from ui.common import (annotator_input, cached_prelabel, choose_pool, class_settings,
+from ui.common import (DEFAULT_POLICY, POLICY, SEED, TOLERANCE, annotator_input,
+                       cached_prelabel, choose_pool, class_settings,
                        class_shortcuts, keep_annotator, mismatch_message, plain, plot_text,
                        pool_folder, pool_key, shortcut_kwargs, skip_shortcut, split_extra,
-                       undo_shortcut)
+                       sticky, undo_shortcut)
 from ui.label_errors import label_act, margin_panel
 
 st.title("Label the pool, one row at a time")
@@ -49,14 +50,16 @@ who = annotator_input("annotator", sb)
 pid = st.query_params.get("project")
 if pid is None:
     names = list(policy_names())
-    policy = sb.selectbox("Policy", names, index=names.index("adaptive-pair-sum"),
-                          key="label_policy")
+    # a new project starts from the settings chosen on the other pages (`sticky`)
+    policy = sb.selectbox("Policy", names,
+                          key=sticky("label_policy", DEFAULT_POLICY, POLICY, names))
     tol = sb.number_input("AUGRC tolerance tau (0 = exact)", min_value=0.0, max_value=0.5,
-                          value=0.0, step=0.0005, format="%g", key="label_tol")
+                          step=0.0005, format="%g",
+                          key=sticky("label_tol", 0.0, TOLERANCE, low=0, high=.5))
     budget = sb.number_input("Budget (labels; 0 = none)", min_value=0, max_value=pool.n,
-                             value=0, key="label_budget")
-    seed = sb.number_input("Seed (random policies)", min_value=0, value=0, step=1,
-                           key="label_seed")
+                             key=sticky("label_budget", 0, low=0, high=pool.n))
+    seed = sb.number_input("Seed (random policies)", min_value=0, step=1,
+                           key=sticky("label_seed", 0, SEED, low=0))
     floor_ = cached_prelabel(pool, pool_key(pool), tol).prelabel_bound
     if 0 < budget < floor_:
         sb.warning(f"A budget of {int(budget):,} is below the prelabel bound ({floor_:,}): no "

@@ -22,7 +22,7 @@ from certlib.audit.project import AuditStore, check_batch, read_batch
 from certlib.errors import CertlibError
 from certlib.store import UnknownProjectError
 from ui.common import (ROOT, annotator_input, class_shortcuts, keep_annotator, plain,
-                       shortcut_kwargs, undo_shortcut)
+                       shortcut_kwargs, sticky, undo_shortcut)
 
 SAMPLE = ROOT / "sample_data" / "audit_stream.csv"
 SAMPLE_TAG = "sample_data/audit_stream.csv"
@@ -76,7 +76,9 @@ def _open(pid: int):
 pid = st.query_params.get("audit")
 if pid is None:
     sb.subheader("Start an audit")
-    source = sb.radio("Traffic", ["Shipped sample stream", "Upload a stream"], key="audit_src",
+    # the settings outlive a visit to another page (`sticky`); an upload does not
+    traffic = ["Shipped sample stream", "Upload a stream"]
+    source = sb.radio("Traffic", traffic, key=sticky("audit_src", traffic[0], options=traffic),
                       help="The sample: 20,000 items, two logistic regressions on synthetic "
                            "data (sample_data/audit_stream.csv).")
     upload = None
@@ -94,32 +96,34 @@ if pid is None:
                 sb.error(plain(exc))
     else:
         columns = list(_sample().columns)
-    hide = sb.checkbox("Hide the sample's labels (label the queue here)", value=True,
-                       key="audit_hide", disabled=source != "Shipped sample stream")
-    eps = sb.number_input("Tolerance epsilon", min_value=0.001, max_value=1.0, value=0.03,
-                          step=0.005, format="%g", key="audit_eps",
+    hide = sb.checkbox("Hide the sample's labels (label the queue here)",
+                       key=sticky("audit_hide", True), disabled=source != "Shipped sample stream")
+    eps = sb.number_input("Tolerance epsilon", min_value=0.001, max_value=1.0, step=0.005,
+                          format="%g", key=sticky("audit_eps", 0.03, low=0.001, high=1.0),
                           help="Safe means: the candidate's error rate is at most epsilon "
                                "above the incumbent's.")
     delta = sb.number_input("delta (miscoverage; the lifetime budget in a chain)",
-                            min_value=0.001, max_value=0.5, value=0.05, step=0.01,
-                            format="%g", key="audit_delta")
+                            min_value=0.001, max_value=0.5, step=0.01, format="%g",
+                            key=sticky("audit_delta", 0.05, low=0.001, high=0.5))
     extra_cols = [NONE] + [c for c in columns if c not in (
         "pred_incumbent", "pred_candidate", "label", "item_id", "row_id")]
     judge = sb.selectbox("Judge column (routing scores in [0, 1])", extra_cols,
-                         key="audit_judge")
+                         key=sticky("audit_judge", NONE, options=extra_cols))
     pi = sb.number_input("pi (labelling probability on disagreements)", min_value=0.01,
-                         max_value=1.0, value=0.5, step=0.05, key="audit_pi",
+                         max_value=1.0, step=0.05, key=sticky("audit_pi", 0.5, low=0.01, high=1.0),
                          disabled=judge != NONE)
-    slices = sb.selectbox("Slice column (per-slice verdicts)", extra_cols, key="audit_slices")
-    window = sb.number_input("Window (items; 0 = none)", min_value=0, value=0, step=500,
-                             key="audit_window")
-    seed = sb.number_input("Seed (labelling draws)", min_value=0, value=0, step=1,
-                           key="audit_seed")
-    chain = sb.text_input("Promotion chain (optional)", key="audit_chain",
+    slices = sb.selectbox("Slice column (per-slice verdicts)", extra_cols,
+                          key=sticky("audit_slices", NONE, options=extra_cols))
+    window = sb.number_input("Window (items; 0 = none)", min_value=0, step=500,
+                             key=sticky("audit_window", 0, low=0))
+    seed = sb.number_input("Seed (labelling draws)", min_value=0, step=1,
+                           key=sticky("audit_seed", 0, low=0))
+    chain = sb.text_input("Promotion chain (optional)", key=sticky("audit_chain", ""),
                           help="Audits of one chain share delta: audit k runs at "
                                "delta 6/(pi^2 k^2).")
-    first = sb.number_input("Sample items in the first batch", min_value=1, value=2500,
-                            step=500, key="audit_first", disabled=source != "Shipped sample stream",
+    first = sb.number_input("Sample items in the first batch", min_value=1, step=500,
+                            key=sticky("audit_first", 2500, low=1),
+                            disabled=source != "Shipped sample stream",
                             help="An uploaded stream is the first batch as a whole.")
     if sb.button("Start audit", key="audit_start", type="primary",
                  disabled=source == "Upload a stream" and upload is None):

@@ -17,7 +17,8 @@ from certlib.certificate import certify_partial
 from certlib.comparison import per_rival, policy_comparison
 from certlib.errors import CertlibError
 from certlib.store import LabelStore
-from ui.common import cached_certify, cached_prelabel, choose_pool, plain, plot_text, pool_key
+from ui.common import (TOLERANCE, cached_certify, cached_prelabel, choose_pool, plain, plot_text,
+                       pool_key, sticky)
 from ui.label_errors import fragility_section
 
 st.title("Certificate")
@@ -63,7 +64,8 @@ sources = {"the pool file": None}
 for p in projects:
     sources[f"project {p.id}: {p.policy}"] = p
 c1, c2 = st.columns(2)
-source = c1.selectbox("Labels from", list(sources), key="cert_source",
+source = c1.selectbox("Labels from", list(sources),
+                      key=sticky("cert_source", "the pool file", options=list(sources)),
                       help="The pool file's label column, or a labelling project in the store "
                            "on this pool (page Label; the project's number and policy).")
 project = sources[source]
@@ -100,7 +102,8 @@ if project is not None:
 
 # ------------------------------------------------------------------ the pool file
 tol = c2.number_input("AUGRC tolerance tau (0 = exact)", min_value=0.0, max_value=0.5,
-                      value=0.0, step=0.0005, format="%g", key="cert_tol")
+                      step=0.0005, format="%g",
+                      key=sticky("cert_tol", 0.0, TOLERANCE, low=0, high=.5))
 if not pool.fully_labelled:
     missing = pool.n - pool.n_labelled
     st.warning(f"**{missing:,} of {pool.n:,} rows have no label** in this pool, and the minimum "

@@ -9,8 +9,9 @@ import streamlit as st
 import certlib
 from certlib.errors import CertlibError
 from certlib.policies import policy_names
-from ui.common import (budget_input, cached_certify, cached_replay, choose_pool, page_link,
-                       plain, pool_key, pool_summary)
+from ui.common import (DEFAULT_POLICY, POLICY, RULE, SEED, TOLERANCE, budget_input,
+                       cached_certify, cached_replay, choose_pool, page_link, plain, pool_key,
+                       pool_summary, sticky)
 from ui.label_errors import fragility_section
 
 st.title("certlib: how many labels does model choice need?")
@@ -24,14 +25,15 @@ pool_summary(pool)
 
 st.header("1. Before labelling: which budgets can never suffice")
 tol = st.number_input("AUGRC tolerance tau (0 = exact choice)", min_value=0.0, max_value=0.5,
-                      value=0.0, step=0.0005, format="%g", key="tol")
+                      step=0.0005, format="%g", key=sticky("tol", 0.0, TOLERANCE, low=0, high=.5))
 pre = certlib.prelabel_bound(pool, tolerance=tol)
 c1, c2 = st.columns([1, 2])
 c1.metric("prelabel bound", f"{pre.prelabel_bound:,} labels")
 c1.caption(f"{100 * pre.prelabel_fraction:.1f}% of the pool")
 # one budget box per pool: a value typed for a larger pool never outlives a switch
 budget = budget_input(c2, f"Your labelling budget (labels, at most n = {pool.n:,})", pool.n,
-                      max(1, pool.n // 2), key=f"budget_{pool_key(pool)[:16]}")
+                      max(1, pool.n // 2), key=f"budget_{pool_key(pool)[:16]}",
+                      shared=f"budget_{pool_key(pool)[:16]}")
 if pre.ruled_out(budget):
     c2.warning(f"A budget of {budget:,} is ruled out: no policy can certify the choice "
                f"with fewer than {pre.prelabel_bound:,} labels, whatever the labels are. Raise "
@@ -64,9 +66,11 @@ if not pool.fully_labelled:
 st.header("2. With labels known: what a policy would have read")
 c1, c2, c3 = st.columns([2, 1, 1])  # the policy names are long
 names = list(policy_names())
-policy = c1.selectbox("Policy", names, index=names.index("adaptive-pair-sum"), key="policy")
-rule = c2.selectbox("Stopping rule", ["shared", "centered", "separate"], key="rule")
-seed = c3.number_input("Seed (random policies)", min_value=0, value=0, step=1, key="seed")
+policy = c1.selectbox("Policy", names, key=sticky("policy", DEFAULT_POLICY, POLICY, names))
+rules = ["shared", "centered", "separate"]
+rule = c2.selectbox("Stopping rule", rules, key=sticky("rule", "shared", RULE, rules))
+seed = c3.number_input("Seed (random policies)", min_value=0, step=1,
+                       key=sticky("seed", 0, SEED, low=0))
 try:
     rep = cached_replay(pool, pool_key(pool), policy, rule, tol, int(seed))
 except CertlibError as exc:

@@ -18,7 +18,8 @@ from certlib.cli_output import percent
 from certlib.cli_plan import plan_payload
 from certlib.errors import CertlibError
 from certlib.policies import policy_names
-from ui.common import budget_input, choose_pool, plain, plot_text, pool_key, pool_summary
+from ui.common import (DEFAULT_POLICY, POLICY, SEED, budget_input, choose_pool, plain, plot_text,
+                       pool_key, pool_summary, sticky)
 from ui.multi_upload import unpack_pool_uploads
 
 COLOURS = {"ruled_out": "#d9534f", "unresolved": "#f0ad4e", "certified": "#5cb85c"}
@@ -133,14 +134,13 @@ if pool is None:
 pool_summary(pool)
 
 tol_text = st.text_input("AUGRC tolerances (comma-separated)",
-                         ", ".join(f"{t:g}" for t in DEFAULT_TOLERANCES), key="plan_tols")
+                         key=sticky("plan_tols", ", ".join(f"{t:g}" for t in DEFAULT_TOLERANCES)))
 names = list(policy_names())
 c2, c3, c4 = st.columns([2, 1, 1])
-policy = c2.selectbox("Policy", names, index=names.index("adaptive-pair-sum"),
-                      key="plan_policy")
-draws = int(c3.number_input("Forecast draws", min_value=10, max_value=2000, value=200,
-                            step=10, key="plan_draws"))
-seed = int(c4.number_input("Seed", min_value=0, value=0, key="plan_seed"))
+policy = c2.selectbox("Policy", names, key=sticky("plan_policy", DEFAULT_POLICY, POLICY, names))
+draws = int(c3.number_input("Forecast draws", min_value=10, max_value=2000, step=10,
+                            key=sticky("plan_draws", 200, low=10, high=2000)))
+seed = int(c4.number_input("Seed", min_value=0, key=sticky("plan_seed", 0, SEED, low=0)))
 tols, why = _parse_tols(tol_text)
 if tols is None:
     st.error(why)
@@ -193,7 +193,7 @@ st.caption("Red: ruled out (below the prelabel bound; exact). Green: the policy 
 
 st.header("3. The smallest tolerance for your budget")
 budget = budget_input(st, f"Budget (labels, at most n = {pool.n:,})", pool.n, pool.n // 2,
-                      key=f"plan_budget_{key[:16]}")
+                      key=f"plan_budget_{key[:16]}", shared=f"budget_{key[:16]}")
 best = m.smallest_tolerance(budget)
 if best is not None:
     st.success(f"With a budget of {budget:,} labels the smallest tolerance you can expect to "

@@ -16,7 +16,8 @@ import streamlit as st
 from certlib.bound_traces import replay_trace
 from certlib.errors import CertlibError
 from certlib.policies import policy_names
-from ui.common import choose_pool, plain, plot_text, pool_key
+from ui.common import (DEFAULT_POLICY, POLICY, RULE, SEED, TOLERANCE, choose_pool, plain,
+                       plot_text, pool_key, sticky)
 
 TICK_SECONDS = 0.5
 SPEEDS = [1, 2, 5, 10, 25]  # labels per tick
@@ -39,15 +40,17 @@ if not pool.fully_labelled:
 sb = st.sidebar
 sb.header("Replay")
 names = list(policy_names())
-policy = sb.selectbox("Policy", names, index=names.index("adaptive-pair-sum"), key="rp_policy")
+policy = sb.selectbox("Policy", names, key=sticky("rp_policy", DEFAULT_POLICY, POLICY, names))
 rules = ["shared", "separate"] + (["centered"] if pool.is_binary or pool.shared_prediction
                                   else [])
-rule = sb.selectbox("Stopping rule", rules, key="rp_rule")
+rule = sb.selectbox("Stopping rule", rules, key=sticky("rp_rule", "shared", RULE, rules))
 tol = sb.number_input("AUGRC tolerance tau (0 = exact)", min_value=0.0, max_value=0.5,
-                      value=0.0, step=0.0005, format="%g", key="rp_tol")
-seed = int(sb.number_input("Seed (random policies)", min_value=0, value=0, step=1,
-                           key="rp_seed"))
-sb.select_slider("Speed (labels per tick while playing)", SPEEDS, value=1, key="rp_speed")
+                      step=0.0005, format="%g", key=sticky("rp_tol", 0.0, TOLERANCE, low=0,
+                                                           high=.5))
+seed = int(sb.number_input("Seed (random policies)", min_value=0, step=1,
+                           key=sticky("rp_seed", 0, SEED, low=0)))
+sb.select_slider("Speed (labels per tick while playing)", SPEEDS,
+                 key=sticky("rp_speed", 1, options=SPEEDS))
 
 
 @st.cache_data(show_spinner="Replaying the policy ...", max_entries=32)
@@ -68,7 +71,8 @@ if st.session_state.get("rp_signature") != signature:
     st.session_state["rp_signature"] = signature
     st.session_state["rp_step"] = 0
     st.session_state["rp_playing"] = False
-st.session_state["rp_step"] = min(max(int(st.session_state.get("rp_step", 0)), 0), T)
+# the step outlives a visit to another page (the settings did not change meanwhile)
+st.session_state["rp_step"] = min(max(int(st.session_state[sticky("rp_step", 0)]), 0), T)
 
 winner = pool.names[pool.winner()]
 ref_key = "rp_ref"
@@ -176,6 +180,7 @@ def panel() -> None:
     st.slider("Step (labels read)", 0, max(T, 1), key="rp_step", disabled=T == 0,
               on_change=_pause)
     t = st.session_state["rp_step"]
+    sticky("rp_step", 0)  # keep the step a tick or a button reached (fragment runs)
 
     box = st.success if trace.certified_at(t) else st.info
     box(_status_text(t))

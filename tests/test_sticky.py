@@ -1,0 +1,66 @@
+"""ui.common.sticky: a setting's value outlives runs that do not draw its widget (what a
+page switch does), is shared under one name, and gives way to the default where the
+widget cannot take it.  tests/test_browser_settings.py drives the same across real
+pages in Chromium."""
+
+from __future__ import annotations
+
+from streamlit.testing.v1 import AppTest
+
+
+def _script():
+    import streamlit as st
+
+    from ui.common import sticky
+
+    page = st.session_state.get("page", "a")
+    if page == "a":
+        st.selectbox("Policy A", ["p", "q", "r"], key=sticky("pol_a", "p", "pol", ["p", "q", "r"]))
+        st.number_input("Tolerance", min_value=0.0, max_value=0.5, format="%g",
+                        key=sticky("tol_a", 0.0, "tol", low=0, high=0.5))
+    elif page == "b":
+        st.selectbox("Policy B", ["p", "q"], key=sticky("pol_b", "p", "pol", ["p", "q"]))
+    # page "c" draws nothing
+
+
+def _app():
+    at = AppTest.from_function(_script, default_timeout=30)
+    at.run()
+    assert not at.exception
+    return at
+
+
+def _visit(at, page):
+    at.session_state["page"] = page
+    at.run()
+    assert not at.exception, at.exception
+    return at
+
+
+def test_a_value_survives_a_run_without_its_widget():
+    at = _app()
+    at.selectbox(key="pol_a").set_value("q").run()
+    at.number_input(key="tol_a").set_value(0.01).run()
+    _visit(at, "c")
+    assert "pol_a" not in at.session_state  # Streamlit dropped the widget's own state
+    _visit(at, "a")
+    assert at.selectbox(key="pol_a").value == "q"
+    assert at.number_input(key="tol_a").value == 0.01
+
+
+def test_pages_with_the_same_name_share_the_value():
+    at = _app()
+    at.selectbox(key="pol_a").set_value("q").run()
+    _visit(at, "b")
+    assert at.selectbox(key="pol_b").value == "q"
+    at.selectbox(key="pol_b").set_value("p").run()
+    _visit(at, "a")
+    assert at.selectbox(key="pol_a").value == "p"
+
+
+def test_a_value_the_widget_cannot_take_gives_way_to_its_default():
+    at = _app()
+    at.selectbox(key="pol_a").set_value("r").run()
+    _visit(at, "b")  # page b has no "r"
+    assert at.selectbox(key="pol_b").value == "p"
+    assert at.session_state["_sticky"]["pol"] == "p"
