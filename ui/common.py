@@ -388,6 +388,20 @@ def page_link(page: str, label: str, icon: str | None = None) -> None:
         pass
 
 
+def page_button(page: str, label: str, key: str, settings: dict, icon: str | None = None,
+                container=None) -> None:
+    """A button that opens another page with some of its settings chosen: ``settings``
+    maps `sticky` names to values, e.g. the Certificate page's label source."""
+    from streamlit.errors import StreamlitAPIException
+
+    if (container or st).button(label, key=key, icon=icon):
+        st.session_state.setdefault("_sticky", {}).update(settings)
+        try:
+            st.switch_page(page)
+        except StreamlitAPIException:  # the page runs on its own (AppTest): stay
+            pass
+
+
 def pool_key(pool) -> str:
     """Cache key of a pool: its label-free hash plus its labels."""
     import hashlib

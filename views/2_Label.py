@@ -21,8 +21,8 @@ from certlib.events import same_annotator
 from certlib.reviews import open_for
 from certlib.store import LabelStore, PoolMismatchError, UnknownProjectError
 from ui.common import (DEFAULT_POLICY, POLICY, SEED, TOLERANCE, annotator_input,
-                       cached_prelabel, choose_pool, class_settings,
-                       class_shortcuts, keep_annotator, mismatch_message, plain, plot_text,
+                       cached_prelabel, choose_pool, class_settings, class_shortcuts,
+                       keep_annotator, mismatch_message, page_button, plain, plot_text,
                        pool_folder, pool_key, shortcut_kwargs, skip_shortcut, split_extra,
                        sticky, undo_shortcut)
 from ui.label_errors import label_act, margin_panel
@@ -164,6 +164,9 @@ if g.final:
         if hs.witness:
             with st.expander(f"The {len(hs.witness):,} rows that would have sufficed (row ids)"):
                 st.text(", ".join(str(r) for r in hs.witness))
+        page_button("views/certificate.py", "Compare with the other policies (Certificate)",
+                    "to_certificate", {"cert_source": f"project {pid}: {pr.policy}"},
+                    icon=":material/workspace_premium:")
     if blind:  # blind review: both files hold the labels under review
         st.caption(f"The downloads are hidden while {len(blind):,} row(s) wait for your "
                    "review: they hold the first labels.")

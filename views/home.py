@@ -61,6 +61,8 @@ if not pool.fully_labelled:
                    if sess.done and sess.certified else
                    f"nothing is certified yet; best guess {plain(sess.best_guess)}, worst-case "
                    f"AUGRC gap {float(sess.excess):.4g}."))
+    page_link("views/2_Label.py", icon=":material/edit_note:",
+              label="Label this pool: a new project starts from the tolerance chosen here")
     st.stop()
 
 st.header("2. With labels known: what a policy would have read")
