@@ -14,6 +14,8 @@ from pathlib import Path
 
 import streamlit as st
 
+from ui.common import sync_url_settings
+
 st.set_page_config(page_title="certlib", page_icon=":material/verified:", layout="wide")
 
 PAGES_DIR = Path(__file__).resolve().parent / "views"
@@ -47,6 +49,7 @@ page = st.navigation({
     "Update audit": _pages(AUDIT),
 })
 st.session_state["_page"] = page.url_path  # an upload's error stays on its own page
+sync_url_settings()  # the shared settings stay in the address on every page (reloads keep them)
 # every run of any page counts: a page can tell "the run just before this one was mine"
 st.session_state["_run"] = st.session_state.get("_run", 0) + 1
 page.run()

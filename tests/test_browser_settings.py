@@ -39,8 +39,9 @@ def _input(page, label):
     return page.locator(f'input[aria-label^="{label}"]').first
 
 
-def _value(page, label):
-    return _input(page, label).input_value()
+def _has(page, label, value):
+    """The box shows ``value`` (waiting for the run a reload or a switch started)."""
+    sync_api.expect(_input(page, label)).to_have_value(value, timeout=WAIT)
 
 
 def _type(page, label, text):
@@ -60,9 +61,10 @@ def _select(page, label, option):
     _settle(page)
 
 
-def _selected(page, label):
-    """The shown choice of a selectbox."""
-    return _box(page, label).locator("input").first.input_value()
+def _shows(page, label, option):
+    """The selectbox shows ``option``."""
+    sync_api.expect(_box(page, label).locator("input").first).to_have_value(option,
+                                                                          timeout=WAIT)
 
 
 def test_choices_outlive_a_page_switch_and_are_shared(server):
@@ -77,36 +79,36 @@ def test_choices_outlive_a_page_switch_and_are_shared(server):
         _select(page, "Stopping rule", "separate")
 
         _go(page, "Replay a policy")
-        assert _value(page, "AUGRC tolerance tau") == "0.002"
-        assert _selected(page, "Policy") == "expected-coverage"
-        assert _selected(page, "Stopping rule") == "separate"
+        _has(page, "AUGRC tolerance tau", "0.002")
+        _shows(page, "Policy", "expected-coverage")
+        _shows(page, "Stopping rule", "separate")
         for _ in range(2):
             page.get_by_role("button", name="Step", exact=True).click()
             _settle(page)
         page.get_by_text("After 2 of").first.wait_for(timeout=WAIT)
 
         _go(page, "Budget map and forecast")
-        assert _selected(page, "Policy") == "expected-coverage"
-        assert _value(page, "Budget (labels") == "60"  # the same pool's budget
+        _shows(page, "Policy", "expected-coverage")
+        _has(page, "Budget (labels", "60")  # the same pool's budget
         _type(page, "Forecast draws", "50")
 
         _go(page, "Label")
-        assert _value(page, "AUGRC tolerance tau") == "0.002"
-        assert _selected(page, "Policy") == "expected-coverage"
+        _has(page, "AUGRC tolerance tau", "0.002")
+        _shows(page, "Policy", "expected-coverage")
 
         _go(page, "Certificate")
-        assert _value(page, "AUGRC tolerance tau") == "0.002"
+        _has(page, "AUGRC tolerance tau", "0.002")
         _type(page, "AUGRC tolerance tau", "0.001")  # changed here: every page follows
 
         _go(page, "Budget map and forecast")
-        assert _value(page, "Forecast draws") == "50"
+        _has(page, "Forecast draws", "50")
         _go(page, "Replay a policy")
-        assert _value(page, "AUGRC tolerance tau") == "0.001"
+        _has(page, "AUGRC tolerance tau", "0.001")
         page.get_by_text("After 0 of").first.wait_for(timeout=WAIT)  # new settings: over
         _go(page, "Plan and certify")
-        assert _value(page, "AUGRC tolerance tau") == "0.001"
-        assert _value(page, "Your labelling budget") == "60"
-        assert _selected(page, "Stopping rule") == "separate"
+        _has(page, "AUGRC tolerance tau", "0.001")
+        _has(page, "Your labelling budget", "60")
+        _shows(page, "Stopping rule", "separate")
         body = page.inner_text("body")
         assert "Traceback" not in body and "Session State API" not in body
 
@@ -135,5 +137,39 @@ def test_audit_settings_outlive_a_page_switch(server):
         _type(page, "Window (items", "1000")
         _go(page, "Pool")
         _go(page, "Audit a model update")
-        assert _value(page, "Tolerance epsilon") == "0.05"
-        assert _value(page, "Window (items") == "1000"
+        _has(page, "Tolerance epsilon", "0.05")
+        _has(page, "Window (items", "1000")
+
+
+def test_a_reload_or_a_link_keeps_the_shared_settings(server):
+    with launch(sync_api) as browser:
+        page = browser.new_page(viewport={"width": 1400, "height": 1000})
+        page.goto(f"{server.url}/?pool=sample:demo")
+        idle(page, WAIT)
+        page.get_by_text("1. Before labelling").first.wait_for(timeout=WAIT)
+        _type(page, "AUGRC tolerance tau", "0.002")
+        _select(page, "Policy", "expected-coverage")
+        assert "tolerance=0.002" in page.url and "policy=expected-coverage" in page.url
+        page.reload()
+        _settle(page)
+        _has(page, "AUGRC tolerance tau", "0.002")
+        _shows(page, "Policy", "expected-coverage")
+        _go(page, "Pool")  # a page without these settings keeps them in the address
+        assert "tolerance=0.002" in page.url
+        page.reload()
+        _settle(page)
+        _go(page, "Replay a policy")
+        _has(page, "AUGRC tolerance tau", "0.002")
+        _shows(page, "Policy", "expected-coverage")
+        _type(page, "AUGRC tolerance tau", "0")  # back at the default: out of the address
+        assert "tolerance=" not in page.url
+
+        # a hand-edited address: the page's defaults, no traceback
+        page.goto(f"{server.url}/replay?pool=sample:demo&tolerance=abc&policy=nope&seed=-3"
+                  "&rule=centered")
+        _settle(page)
+        _has(page, "AUGRC tolerance tau", "0")
+        _shows(page, "Policy", "adaptive-pair-sum")
+        _has(page, "Seed (random policies)", "0")
+        _shows(page, "Stopping rule", "centered")  # the demo pool is binary
+        assert "Traceback" not in page.inner_text("body")

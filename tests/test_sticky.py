@@ -64,3 +64,38 @@ def test_a_value_the_widget_cannot_take_gives_way_to_its_default():
     _visit(at, "b")  # page b has no "r"
     assert at.selectbox(key="pol_b").value == "p"
     assert at.session_state["_sticky"]["pol"] == "p"
+
+
+def _url_script():
+    import streamlit as st
+
+    from ui.common import POLICY, TOLERANCE, sticky
+
+    st.number_input("Tolerance", min_value=0.0, max_value=0.5, format="%g",
+                    key=sticky("tol_u", 0.0, TOLERANCE, low=0, high=0.5))
+    st.selectbox("Policy", ["adaptive-pair-sum", "random"],
+                 key=sticky("pol_u", "adaptive-pair-sum", POLICY,
+                            ["adaptive-pair-sum", "random"]))
+
+
+def test_the_shared_settings_live_in_the_address():
+    at = AppTest.from_function(_url_script, default_timeout=30)
+    at.query_params["tolerance"] = "0.01"
+    at.query_params["policy"] = "nope"  # hand-edited: not a policy of the page
+    at.run()
+    assert not at.exception
+    assert at.number_input(key="tol_u").value == 0.01
+    assert at.selectbox(key="pol_u").value == "adaptive-pair-sum"
+    assert at.query_params["tolerance"] == "0.01" and "policy" not in at.query_params
+    at.selectbox(key="pol_u").set_value("random").run()
+    assert at.query_params["policy"] == "random"
+    at.number_input(key="tol_u").set_value(0.0).run()  # the default leaves the address
+    assert "tolerance" not in at.query_params
+
+
+def test_unreadable_address_values_are_dropped():
+    at = AppTest.from_function(_url_script, default_timeout=30)
+    at.query_params["tolerance"] = "abc"
+    at.run()
+    assert not at.exception
+    assert at.number_input(key="tol_u").value == 0.0 and "tolerance" not in at.query_params

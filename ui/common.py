@@ -40,6 +40,7 @@ MAX_UPLOAD_BYTES = 200 * 1024 * 1024
 # settings that pages share (`sticky`): one name per setting
 TOLERANCE, POLICY, RULE, SEED = "tolerance", "policy", "rule", "seed"
 DEFAULT_POLICY = "adaptive-pair-sum"
+URL_SETTINGS = {TOLERANCE: 0.0, POLICY: DEFAULT_POLICY, RULE: "shared", SEED: 0}  # defaults
 
 
 _PLAIN_WORD = re.compile(r"[A-Za-z0-9]+(?:[_-][A-Za-z0-9]+)*")
@@ -247,19 +248,51 @@ def sticky(key: str, default, shared: str | None = None, options=None, low=None,
     page switch put its settings back to their defaults.  The value is kept in the
     session under ``shared`` (default: ``key``): pages that give the same ``shared``
     name share the setting (the tolerance chosen on *Plan and certify* is the one
-    *Replay*, *Certificate* and a new labelling project start from).  A kept value the
-    widget cannot take (not among ``options``, outside ``low``..``high``) gives way to
-    ``default``.  The widget must be created with this key and without a value or index
-    of its own (the value is in the session state)."""
+    *Replay*, *Certificate* and a new labelling project start from).  The settings
+    named in ``URL_SETTINGS`` also live in the address (`sync_url_settings`), so a
+    reload or a shared link starts from them.  A value the widget cannot take (not among
+    ``options``, outside ``low``..``high``) gives way to ``default``.  The widget must be
+    created with this key and without a value or index of its own (the value is in the
+    session state)."""
     kept = st.session_state.setdefault("_sticky", {})
     name = shared or key
+    if name in URL_SETTINGS:
+        sync_url_settings()  # a new session (a reload, a link) starts from the address
     if key not in st.session_state:  # not drawn in the last run: take the kept value
         value = kept.get(name, default)
         fits = ((options is None or value in options)
                 and (low is None or value >= low) and (high is None or value <= high))
         st.session_state[key] = value if fits else default
     kept[name] = st.session_state[key]
+    if name in URL_SETTINGS:
+        sync_url_settings()
     return key
+
+
+def sync_url_settings() -> None:
+    """The shared settings of ``URL_SETTINGS`` between the session and the address: one
+    the session has not chosen yet is read from the address (unreadable text is
+    dropped), and every chosen one is written back, those at their default left out.
+    app.py calls it on every page, since a page switch empties the address of what the
+    new page does not write."""
+    kept = st.session_state.setdefault("_sticky", {})
+    for name, default in URL_SETTINGS.items():
+        if name not in kept:
+            raw = st.query_params.get(name)
+            if raw is None:
+                continue
+            try:
+                value = type(default)(raw)
+            except ValueError:
+                value = None
+            if value is None or (isinstance(value, int) and abs(value) >= 2 ** 53):
+                st.query_params.pop(name, None)  # not a value (a browser's integers end there)
+                continue
+            kept[name] = value
+        if kept[name] != default:
+            st.query_params[name] = str(kept[name])
+        else:
+            st.query_params.pop(name, None)
 
 
 def mismatch_message(store, project_id, exc) -> str:
