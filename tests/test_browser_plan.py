@@ -109,3 +109,6 @@ def test_a_budget_change_during_the_forecast_restarts_it(server):
         body = page.inner_text("body")
         assert "restarted" not in body and "settings changed" not in body
         assert "Forecasting ..." not in body
+        # ... but the page says what became of it (the draws box kept its 2000)
+        assert "interrupted before it finished" in body
+        assert page.get_by_label("Forecast draws").input_value() == "2000"

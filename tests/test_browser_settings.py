@@ -127,6 +127,31 @@ def test_the_replay_step_outlives_a_visit_elsewhere(server):
         page.get_by_text("After 3 of").first.wait_for(timeout=WAIT)
 
 
+def _replay_status(page):
+    return page.locator("[data-testid=stAlert]").filter(has_text="After").first.inner_text()
+
+
+def test_a_replay_left_playing_is_paused_on_return(server):
+    with launch(sync_api) as browser:
+        page = browser.new_page(viewport={"width": 1400, "height": 1000})
+        page.goto(f"{server.url}/replay?pool=sample:demo")
+        idle(page, WAIT)
+        page.get_by_role("button", name="Play", exact=True).click()
+        page.get_by_role("button", name="Pause", exact=True).wait_for(timeout=WAIT)
+        page.wait_for_timeout(1500)
+        page.locator("[data-testid=stSidebarNav] a", has_text="Pool").first.click()
+        page.get_by_text("What the active pool holds").first.wait_for(timeout=WAIT)
+        page.locator("[data-testid=stSidebarNav] a", has_text="Replay a policy").first.click()
+        page.locator("[data-testid=stAlert]").filter(has_text="After").first.wait_for(
+            timeout=WAIT)
+        page.wait_for_timeout(1000)
+        step = _replay_status(page)
+        page.wait_for_timeout(2000)  # four ticks of a playing replay (125 rows: not done)
+        assert _replay_status(page) == step and "After 125 of" not in step
+        assert page.get_by_role("button", name="Pause", exact=True).count() == 0
+        assert page.get_by_role("button", name="Play", exact=True).count() == 1
+
+
 def test_audit_settings_outlive_a_page_switch(server):
     with launch(sync_api) as browser:
         page = browser.new_page(viewport={"width": 1400, "height": 1000})
@@ -173,3 +198,28 @@ def test_a_reload_or_a_link_keeps_the_shared_settings(server):
         _has(page, "Seed (random policies)", "0")
         _shows(page, "Stopping rule", "centered")  # the demo pool is binary
         assert "Traceback" not in page.inner_text("body")
+
+
+def test_boxes_show_the_values_in_use_after_an_ignored_page_switch(server):
+    """A value typed without Enter, then a page link: the box loses focus, the page reruns
+    with the value, and Streamlit ignores the click.  The boxes used to show their
+    defaults (0, the first policy, budget 0) beside results computed from 0.02 and 60."""
+    with launch(sync_api) as browser:
+        page = browser.new_page(viewport={"width": 1400, "height": 1000})
+        page.goto(f"{server.url}/?pool=sample:demo")
+        page.get_by_text("1. Before labelling").first.wait_for(timeout=WAIT)
+        _settle(page)
+        _type(page, "Your labelling budget", "60")
+        _input(page, "AUGRC tolerance tau").fill("0.02")  # no Enter
+        page.locator("[data-testid=stSidebarNav] a", has_text="Replay a policy").first.click()
+        page.wait_for_timeout(4000)
+        idle(page, WAIT)
+        if "/replay" in page.url:  # Streamlit took the click after all
+            _has(page, "AUGRC tolerance tau", "0.02")
+            return
+        _has(page, "AUGRC tolerance tau", "0.02")
+        _has(page, "Your labelling budget", "60")
+        _shows(page, "Policy", "adaptive-pair-sum")
+        main = page.locator("[data-testid=stMain]").inner_text()
+        assert "34 labels" in main  # the prelabel bound at tau = 0.02 (47 at 0)
+        assert "A budget of 60" in main

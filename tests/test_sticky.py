@@ -15,11 +15,12 @@ def _script():
 
     page = st.session_state.get("page", "a")
     if page == "a":
-        st.selectbox("Policy A", ["p", "q", "r"], key=sticky("pol_a", "p", "pol", ["p", "q", "r"]))
+        st.selectbox("Policy A", ["p", "q", "r"], **sticky("pol_a", "p", "pol", ["p", "q", "r"],
+                                                       index=True))
         st.number_input("Tolerance", min_value=0.0, max_value=0.5, format="%g",
-                        key=sticky("tol_a", 0.0, "tol", low=0, high=0.5))
+                        **sticky("tol_a", 0.0, "tol", low=0, high=0.5))
     elif page == "b":
-        st.selectbox("Policy B", ["p", "q"], key=sticky("pol_b", "p", "pol", ["p", "q"]))
+        st.selectbox("Policy B", ["p", "q"], **sticky("pol_b", "p", "pol", ["p", "q"], index=True))
     # page "c" draws nothing
 
 
@@ -72,10 +73,10 @@ def _url_script():
     from ui.common import POLICY, TOLERANCE, sticky
 
     st.number_input("Tolerance", min_value=0.0, max_value=0.5, format="%g",
-                    key=sticky("tol_u", 0.0, TOLERANCE, low=0, high=0.5))
+                    **sticky("tol_u", 0.0, TOLERANCE, low=0, high=0.5))
     st.selectbox("Policy", ["adaptive-pair-sum", "random"],
-                 key=sticky("pol_u", "adaptive-pair-sum", POLICY,
-                            ["adaptive-pair-sum", "random"]))
+                 **sticky("pol_u", "adaptive-pair-sum", POLICY,
+                          ["adaptive-pair-sum", "random"], index=True))
 
 
 def test_the_shared_settings_live_in_the_address():

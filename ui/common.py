@@ -241,8 +241,9 @@ def write_url_state(*keys: str) -> None:
 
 
 def sticky(key: str, default, shared: str | None = None, options=None, low=None,
-           high=None) -> str:
-    """The key for a setting's widget whose value outlives a page switch.
+           high=None, index: bool = False) -> dict:
+    """The keyword arguments (``key`` and ``value``, or ``index`` into ``options`` with
+    ``index=True``) for a setting's widget whose value outlives a page switch.
 
     Streamlit drops a widget's state at the end of a run that did not draw it, so every
     page switch put its settings back to their defaults.  The value is kept in the
@@ -251,22 +252,27 @@ def sticky(key: str, default, shared: str | None = None, options=None, low=None,
     *Replay*, *Certificate* and a new labelling project start from).  The settings
     named in ``URL_SETTINGS`` also live in the address (`sync_url_settings`), so a
     reload or a shared link starts from them.  A value the widget cannot take (not among
-    ``options``, outside ``low``..``high``) gives way to ``default``.  The widget must be
-    created with this key and without a value or index of its own (the value is in the
-    session state)."""
+    ``options``, outside ``low``..``high``) gives way to ``default``.
+
+    The widget is always given its current value as its value: the browser falls back
+    to that when it redraws a page whose switch it gave up (a page link clicked while
+    the page reran) -- given only a key, the boxes then showed Streamlit's own defaults
+    (0, the first option) beside results computed from other values."""
     kept = st.session_state.setdefault("_sticky", {})
     name = shared or key
     if name in URL_SETTINGS:
         sync_url_settings()  # a new session (a reload, a link) starts from the address
-    if key not in st.session_state:  # not drawn in the last run: take the kept value
-        value = kept.get(name, default)
-        fits = ((options is None or value in options)
-                and (low is None or value >= low) and (high is None or value <= high))
-        st.session_state[key] = value if fits else default
-    kept[name] = st.session_state[key]
+    # drawn in the last run: the widget's own state; else (a page switch) the kept value
+    value = st.session_state[key] if key in st.session_state else kept.get(name, default)
+    if not ((options is None or value in options)
+            and (low is None or value >= low) and (high is None or value <= high)):
+        value = default
+    kept[name] = value
     if name in URL_SETTINGS:
         sync_url_settings()
-    return key
+    if index:
+        return {"key": key, "index": list(options).index(value)}
+    return {"key": key, "value": value}
 
 
 def sync_url_settings() -> None:
@@ -329,7 +335,7 @@ def budget_input(container, label: str, n: int, value: int, key: str,
     0..n (Streamlit's own bounds kept the last valid answer on the page while the box
     showed the new number in red).  Its value outlives a page switch and is shared with
     the boxes of the same ``shared`` name (`sticky`)."""
-    typed = int(container.number_input(label, step=1, key=sticky(key, value, shared)))
+    typed = int(container.number_input(label, step=1, **sticky(key, value, shared)))
     if typed < 0:
         container.warning(f"A budget is a number of labels; {typed:,} is below 0, so 0 is "
                           "used.")

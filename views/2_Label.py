@@ -52,14 +52,14 @@ if pid is None:
     names = list(policy_names())
     # a new project starts from the settings chosen on the other pages (`sticky`)
     policy = sb.selectbox("Policy", names,
-                          key=sticky("label_policy", DEFAULT_POLICY, POLICY, names))
+                          **sticky("label_policy", DEFAULT_POLICY, POLICY, names, index=True))
     tol = sb.number_input("AUGRC tolerance tau (0 = exact)", min_value=0.0, max_value=0.5,
                           step=0.0005, format="%g",
-                          key=sticky("label_tol", 0.0, TOLERANCE, low=0, high=.5))
+                          **sticky("label_tol", 0.0, TOLERANCE, low=0, high=.5))
     budget = sb.number_input("Budget (labels; 0 = none)", min_value=0, max_value=pool.n,
-                             key=sticky("label_budget", 0, low=0, high=pool.n))
+                             **sticky("label_budget", 0, low=0, high=pool.n))
     seed = sb.number_input("Seed (random policies)", min_value=0, step=1,
-                           key=sticky("label_seed", 0, SEED, low=0))
+                           **sticky("label_seed", 0, SEED, low=0))
     floor_ = cached_prelabel(pool, pool_key(pool), tol).prelabel_bound
     if 0 < budget < floor_:
         sb.warning(f"A budget of {int(budget):,} is below the prelabel bound ({floor_:,}): no "

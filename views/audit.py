@@ -78,7 +78,8 @@ if pid is None:
     sb.subheader("Start an audit")
     # the settings outlive a visit to another page (`sticky`); an upload does not
     traffic = ["Shipped sample stream", "Upload a stream"]
-    source = sb.radio("Traffic", traffic, key=sticky("audit_src", traffic[0], options=traffic),
+    source = sb.radio("Traffic", traffic,
+                      **sticky("audit_src", traffic[0], options=traffic, index=True),
                       help="The sample: 20,000 items, two logistic regressions on synthetic "
                            "data (sample_data/audit_stream.csv).")
     upload = None
@@ -97,32 +98,32 @@ if pid is None:
     else:
         columns = list(_sample().columns)
     hide = sb.checkbox("Hide the sample's labels (label the queue here)",
-                       key=sticky("audit_hide", True), disabled=source != "Shipped sample stream")
+                       **sticky("audit_hide", True), disabled=source != "Shipped sample stream")
     eps = sb.number_input("Tolerance epsilon", min_value=0.001, max_value=1.0, step=0.005,
-                          format="%g", key=sticky("audit_eps", 0.03, low=0.001, high=1.0),
+                          format="%g", **sticky("audit_eps", 0.03, low=0.001, high=1.0),
                           help="Safe means: the candidate's error rate is at most epsilon "
                                "above the incumbent's.")
     delta = sb.number_input("delta (miscoverage; the lifetime budget in a chain)",
                             min_value=0.001, max_value=0.5, step=0.01, format="%g",
-                            key=sticky("audit_delta", 0.05, low=0.001, high=0.5))
+                            **sticky("audit_delta", 0.05, low=0.001, high=0.5))
     extra_cols = [NONE] + [c for c in columns if c not in (
         "pred_incumbent", "pred_candidate", "label", "item_id", "row_id")]
     judge = sb.selectbox("Judge column (routing scores in [0, 1])", extra_cols,
-                         key=sticky("audit_judge", NONE, options=extra_cols))
+                         **sticky("audit_judge", NONE, options=extra_cols, index=True))
     pi = sb.number_input("pi (labelling probability on disagreements)", min_value=0.01,
-                         max_value=1.0, step=0.05, key=sticky("audit_pi", 0.5, low=0.01, high=1.0),
+                         max_value=1.0, step=0.05, **sticky("audit_pi", 0.5, low=0.01, high=1.0),
                          disabled=judge != NONE)
     slices = sb.selectbox("Slice column (per-slice verdicts)", extra_cols,
-                          key=sticky("audit_slices", NONE, options=extra_cols))
+                          **sticky("audit_slices", NONE, options=extra_cols, index=True))
     window = sb.number_input("Window (items; 0 = none)", min_value=0, step=500,
-                             key=sticky("audit_window", 0, low=0))
+                             **sticky("audit_window", 0, low=0))
     seed = sb.number_input("Seed (labelling draws)", min_value=0, step=1,
-                           key=sticky("audit_seed", 0, low=0))
-    chain = sb.text_input("Promotion chain (optional)", key=sticky("audit_chain", ""),
+                           **sticky("audit_seed", 0, low=0))
+    chain = sb.text_input("Promotion chain (optional)", **sticky("audit_chain", ""),
                           help="Audits of one chain share delta: audit k runs at "
                                "delta 6/(pi^2 k^2).")
     first = sb.number_input("Sample items in the first batch", min_value=1, step=500,
-                            key=sticky("audit_first", 2500, low=1),
+                            **sticky("audit_first", 2500, low=1),
                             disabled=source != "Shipped sample stream",
                             help="An uploaded stream is the first batch as a whole.")
     if sb.button("Start audit", key="audit_start", type="primary",

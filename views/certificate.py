@@ -65,7 +65,7 @@ for p in projects:
     sources[f"project {p.id}: {p.policy}"] = p
 c1, c2 = st.columns(2)
 source = c1.selectbox("Labels from", list(sources),
-                      key=sticky("cert_source", "the pool file", options=list(sources)),
+                      **sticky("cert_source", "the pool file", options=list(sources), index=True),
                       help="The pool file's label column, or a labelling project in the store "
                            "on this pool (page Label; the project's number and policy).")
 project = sources[source]
@@ -103,7 +103,7 @@ if project is not None:
 # ------------------------------------------------------------------ the pool file
 tol = c2.number_input("AUGRC tolerance tau (0 = exact)", min_value=0.0, max_value=0.5,
                       step=0.0005, format="%g",
-                      key=sticky("cert_tol", 0.0, TOLERANCE, low=0, high=.5))
+                      **sticky("cert_tol", 0.0, TOLERANCE, low=0, high=.5))
 if not pool.fully_labelled:
     missing = pool.n - pool.n_labelled
     st.warning(f"**{missing:,} of {pool.n:,} rows have no label** in this pool, and the minimum "

@@ -25,7 +25,7 @@ pool_summary(pool)
 
 st.header("1. Before labelling: which budgets can never suffice")
 tol = st.number_input("AUGRC tolerance tau (0 = exact choice)", min_value=0.0, max_value=0.5,
-                      step=0.0005, format="%g", key=sticky("tol", 0.0, TOLERANCE, low=0, high=.5))
+                      step=0.0005, format="%g", **sticky("tol", 0.0, TOLERANCE, low=0, high=.5))
 pre = certlib.prelabel_bound(pool, tolerance=tol)
 c1, c2 = st.columns([1, 2])
 c1.metric("prelabel bound", f"{pre.prelabel_bound:,} labels")
@@ -68,11 +68,12 @@ if not pool.fully_labelled:
 st.header("2. With labels known: what a policy would have read")
 c1, c2, c3 = st.columns([2, 1, 1])  # the policy names are long
 names = list(policy_names())
-policy = c1.selectbox("Policy", names, key=sticky("policy", DEFAULT_POLICY, POLICY, names))
+policy = c1.selectbox("Policy", names,
+                      **sticky("policy", DEFAULT_POLICY, POLICY, names, index=True))
 rules = ["shared", "centered", "separate"]
-rule = c2.selectbox("Stopping rule", rules, key=sticky("rule", "shared", RULE, rules))
+rule = c2.selectbox("Stopping rule", rules, **sticky("rule", "shared", RULE, rules, index=True))
 seed = c3.number_input("Seed (random policies)", min_value=0, step=1,
-                       key=sticky("seed", 0, SEED, low=0))
+                       **sticky("seed", 0, SEED, low=0))
 try:
     rep = cached_replay(pool, pool_key(pool), policy, rule, tol, int(seed))
 except CertlibError as exc:

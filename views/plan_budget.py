@@ -134,13 +134,14 @@ if pool is None:
 pool_summary(pool)
 
 tol_text = st.text_input("AUGRC tolerances (comma-separated)",
-                         key=sticky("plan_tols", ", ".join(f"{t:g}" for t in DEFAULT_TOLERANCES)))
+                         **sticky("plan_tols", ", ".join(f"{t:g}" for t in DEFAULT_TOLERANCES)))
 names = list(policy_names())
 c2, c3, c4 = st.columns([2, 1, 1])
-policy = c2.selectbox("Policy", names, key=sticky("plan_policy", DEFAULT_POLICY, POLICY, names))
+policy = c2.selectbox("Policy", names, **sticky("plan_policy", DEFAULT_POLICY, POLICY, names,
+                                                    index=True))
 draws = int(c3.number_input("Forecast draws", min_value=10, max_value=2000, step=10,
-                            key=sticky("plan_draws", 200, low=10, high=2000)))
-seed = int(c4.number_input("Seed", min_value=0, key=sticky("plan_seed", 0, SEED, low=0)))
+                            **sticky("plan_draws", 200, low=10, high=2000)))
+seed = int(c4.number_input("Seed", min_value=0, **sticky("plan_seed", 0, SEED, low=0)))
 tols, why = _parse_tols(tol_text)
 if tols is None:
     st.error(why)
@@ -252,6 +253,10 @@ else:
         else:
             st.info("The forecast settings changed while it ran; press *Run forecast* "
                     "for the new ones.")
+    elif started is not None and started[0] == fkey and not run and fcs is None:
+        st.info("The forecast you started here was interrupted before it finished (another "
+                "page was opened meanwhile); nothing was kept. Press *Run forecast* to start "
+                "it again.")
     if run and fcs is None:
         st.session_state["plan_running"] = (fkey, now)
         bar = st.progress(0.0, text="Forecasting ...")

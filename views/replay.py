@@ -40,17 +40,18 @@ if not pool.fully_labelled:
 sb = st.sidebar
 sb.header("Replay")
 names = list(policy_names())
-policy = sb.selectbox("Policy", names, key=sticky("rp_policy", DEFAULT_POLICY, POLICY, names))
+policy = sb.selectbox("Policy", names, **sticky("rp_policy", DEFAULT_POLICY, POLICY, names,
+                                                    index=True))
 rules = ["shared", "separate"] + (["centered"] if pool.is_binary or pool.shared_prediction
                                   else [])
-rule = sb.selectbox("Stopping rule", rules, key=sticky("rp_rule", "shared", RULE, rules))
+rule = sb.selectbox("Stopping rule", rules, **sticky("rp_rule", "shared", RULE, rules, index=True))
 tol = sb.number_input("AUGRC tolerance tau (0 = exact)", min_value=0.0, max_value=0.5,
-                      step=0.0005, format="%g", key=sticky("rp_tol", 0.0, TOLERANCE, low=0,
+                      step=0.0005, format="%g", **sticky("rp_tol", 0.0, TOLERANCE, low=0,
                                                            high=.5))
 seed = int(sb.number_input("Seed (random policies)", min_value=0, step=1,
-                           key=sticky("rp_seed", 0, SEED, low=0)))
+                           **sticky("rp_seed", 0, SEED, low=0)))
 sb.select_slider("Speed (labels per tick while playing)", SPEEDS,
-                 key=sticky("rp_speed", 1, options=SPEEDS))
+                 **sticky("rp_speed", 1, options=SPEEDS))
 
 
 @st.cache_data(show_spinner="Replaying the policy ...", max_entries=32)
@@ -71,8 +72,13 @@ if st.session_state.get("rp_signature") != signature:
     st.session_state["rp_signature"] = signature
     st.session_state["rp_step"] = 0
     st.session_state["rp_playing"] = False
-# the step outlives a visit to another page (the settings did not change meanwhile)
-st.session_state["rp_step"] = min(max(int(st.session_state[sticky("rp_step", 0)]), 0), T)
+# the step outlives a visit to another page (the settings did not change meanwhile), but
+# a replay left playing waits, paused, for the user to come back to it (app.py counts runs)
+st.session_state["rp_step"] = min(max(int(sticky("rp_step", 0)["value"]), 0), T)
+now = st.session_state.get("_run")
+if now is not None and st.session_state.get("rp_run") != now - 1:
+    st.session_state["rp_playing"] = False
+st.session_state["rp_run"] = now
 
 winner = pool.names[pool.winner()]
 ref_key = "rp_ref"
