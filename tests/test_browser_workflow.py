@@ -219,7 +219,7 @@ def test_upload_label_to_certified_download_and_certificate(browser, tmp_path):
 
         # 4. the Certificate page on the project (the Label page's button chooses it as
         # the label source): the same hindsight number
-        page.get_by_role("button", name="Compare with the other policies").click()
+        page.get_by_role("button", name="Open on the Certificate page").click()
         source = page.locator("[data-testid=stSelectbox]").filter(has_text="Labels from")
         source.wait_for(timeout=WAIT)
         _wait_text(page, "The rows the project read", timeout=120_000)

@@ -24,11 +24,15 @@ def _script():
     # page "c" draws nothing
 
 
-def _app():
-    at = AppTest.from_function(_script, default_timeout=30)
+def _app_of(script):
+    at = AppTest.from_function(script, default_timeout=30)
     at.run()
     assert not at.exception
     return at
+
+
+def _app():
+    return _app_of(_script)
 
 
 def _visit(at, page):
@@ -64,7 +68,8 @@ def test_a_value_the_widget_cannot_take_gives_way_to_its_default():
     at.selectbox(key="pol_a").set_value("r").run()
     _visit(at, "b")  # page b has no "r"
     assert at.selectbox(key="pol_b").value == "p"
-    assert at.session_state["_sticky"]["pol"] == "p"
+    _visit(at, "a")  # page a still can
+    assert at.selectbox(key="pol_a").value == "r"
 
 
 def _url_script():
@@ -100,3 +105,46 @@ def test_unreadable_address_values_are_dropped():
     at.run()
     assert not at.exception
     assert at.number_input(key="tol_u").value == 0.0 and "tolerance" not in at.query_params
+
+
+def _fallback_script():
+    import streamlit as st
+
+    from ui.common import sticky
+
+    page = st.session_state.get("page", "a")
+    if page == "a":
+        st.selectbox("Rule A", ["s", "c", "x"], **sticky("rule_a", "s", "rule", ["s", "c", "x"],
+                                                          index=True))
+    else:  # page b cannot take "c"
+        st.selectbox("Rule B", ["s", "x"], **sticky("rule_b", "s", "rule", ["s", "x"],
+                                                     index=True))
+        st.button("rerun")
+    box = st.session_state.get("box", "p1")  # one box whose setting is kept per pool
+    st.number_input("Budget", min_value=0, **sticky("budget", 0, f"budget_{box}", low=0))
+
+
+def test_a_fallback_does_not_overwrite_the_other_pages_value():
+    at = _app_of(_fallback_script)
+    at.selectbox(key="rule_a").set_value("c").run()
+    _visit(at, "b")
+    assert at.selectbox(key="rule_b").value == "s"  # page b's default ...
+    at.button[0].click().run()  # ... through a rerun of page b (the box untouched)
+    _visit(at, "a")
+    assert at.selectbox(key="rule_a").value == "c"  # ... and page a still has its value
+    _visit(at, "b")
+    at.selectbox(key="rule_b").set_value("x").run()  # a choice on page b is shared
+    _visit(at, "a")
+    assert at.selectbox(key="rule_a").value == "x"
+
+
+def test_a_box_kept_per_pool_takes_the_new_pools_value():
+    at = _app_of(_fallback_script)
+    at.number_input(key="budget").set_value(150).run()
+    at.session_state["box"] = "p2"
+    at.run()
+    assert at.number_input(key="budget").value == 0  # p2's own (default) value
+    at.number_input(key="budget").set_value(7).run()
+    at.session_state["box"] = "p1"
+    at.run()
+    assert at.number_input(key="budget").value == 150

@@ -40,7 +40,13 @@ MAX_UPLOAD_BYTES = 200 * 1024 * 1024
 # settings that pages share (`sticky`): one name per setting
 TOLERANCE, POLICY, RULE, SEED = "tolerance", "policy", "rule", "seed"
 DEFAULT_POLICY = "adaptive-pair-sum"
-URL_SETTINGS = {TOLERANCE: 0.0, POLICY: DEFAULT_POLICY, RULE: "shared", SEED: 0}  # defaults
+RULES = ("shared", "centered", "separate")
+URL_SETTINGS = {  # name: (default, the values any page can take)
+    TOLERANCE: (0.0, lambda v: 0 <= v <= 0.5),
+    POLICY: (DEFAULT_POLICY, lambda v: v in certlib.policy_names()),
+    RULE: ("shared", lambda v: v in RULES),
+    SEED: (0, lambda v: 0 <= v < 2 ** 53),  # a browser's integers end there
+}
 
 
 _PLAIN_WORD = re.compile(r"[A-Za-z0-9]+(?:[_-][A-Za-z0-9]+)*")
@@ -249,25 +255,40 @@ def sticky(key: str, default, shared: str | None = None, options=None, low=None,
     page switch put its settings back to their defaults.  The value is kept in the
     session under ``shared`` (default: ``key``): pages that give the same ``shared``
     name share the setting (the tolerance chosen on *Plan and certify* is the one
-    *Replay*, *Certificate* and a new labelling project start from).  The settings
-    named in ``URL_SETTINGS`` also live in the address (`sync_url_settings`), so a
-    reload or a shared link starts from them.  A value the widget cannot take (not among
-    ``options``, outside ``low``..``high``) gives way to ``default``.
+    *Replay*, *Certificate* and a new labelling project start from); a name that
+    changes for the same box (a budget kept per pool, after a pool change) gives the box
+    that name's value.  The settings named in ``URL_SETTINGS`` also live in the address
+    (`sync_url_settings`), so a reload or a shared link starts from them.  A value this
+    widget cannot take (not among ``options``, outside ``low``..``high``) gives way to
+    ``default`` here, and stays the kept value for the other pages until the user
+    chooses another one here.
 
     The widget is always given its current value as its value: the browser falls back
     to that when it redraws a page whose switch it gave up (a page link clicked while
     the page reran) -- given only a key, the boxes then showed Streamlit's own defaults
     (0, the first option) beside results computed from other values."""
     kept = st.session_state.setdefault("_sticky", {})
+    names = st.session_state.setdefault("_sticky_names", {})
+    fallback = st.session_state.setdefault("_sticky_fallback", {})
     name = shared or key
     if name in URL_SETTINGS:
         sync_url_settings()  # a new session (a reload, a link) starts from the address
-    # drawn in the last run: the widget's own state; else (a page switch) the kept value
-    value = st.session_state[key] if key in st.session_state else kept.get(name, default)
-    if not ((options is None or value in options)
-            and (low is None or value >= low) and (high is None or value <= high)):
-        value = default
-    kept[name] = value
+    if key in st.session_state and names.get(key, name) != name:
+        del st.session_state[key]  # the box now stands for another name (another pool)
+        fallback.pop(key, None)
+    names[key] = name
+    if key in st.session_state:  # drawn in the last run: the widget's own state
+        value = st.session_state[key]
+        chosen = fallback.get(key, _UNSET) != value  # not the fallback shown untouched
+    else:  # a page switch: the kept value
+        value, chosen = kept.get(name, default), True
+    if (options is None or value in options) and (low is None or value >= low) and \
+            (high is None or value <= high):
+        if chosen:
+            kept[name] = value
+            fallback.pop(key, None)
+    else:
+        value = fallback[key] = default
     if name in URL_SETTINGS:
         sync_url_settings()
     if index:
@@ -275,24 +296,27 @@ def sticky(key: str, default, shared: str | None = None, options=None, low=None,
     return {"key": key, "value": value}
 
 
+_UNSET = object()
+
+
 def sync_url_settings() -> None:
     """The shared settings of ``URL_SETTINGS`` between the session and the address: one
-    the session has not chosen yet is read from the address (unreadable text is
-    dropped), and every chosen one is written back, those at their default left out.
-    app.py calls it on every page, since a page switch empties the address of what the
-    new page does not write."""
+    the session has not chosen yet is read from the address (text that is no value any
+    page takes is dropped from it), and every chosen one is written back, those at their
+    default left out.  app.py calls it on every page, since a page switch empties the
+    address of what the new page does not write."""
     kept = st.session_state.setdefault("_sticky", {})
-    for name, default in URL_SETTINGS.items():
+    for name, (default, valid) in URL_SETTINGS.items():
         if name not in kept:
             raw = st.query_params.get(name)
             if raw is None:
                 continue
             try:
                 value = type(default)(raw)
+                if not valid(value):
+                    raise ValueError(raw)
             except ValueError:
-                value = None
-            if value is None or (isinstance(value, int) and abs(value) >= 2 ** 53):
-                st.query_params.pop(name, None)  # not a value (a browser's integers end there)
+                st.query_params.pop(name, None)
                 continue
             kept[name] = value
         if kept[name] != default:

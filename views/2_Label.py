@@ -57,7 +57,8 @@ if pid is None:
                           step=0.0005, format="%g",
                           **sticky("label_tol", 0.0, TOLERANCE, low=0, high=.5))
     budget = sb.number_input("Budget (labels; 0 = none)", min_value=0, max_value=pool.n,
-                             **sticky("label_budget", 0, low=0, high=pool.n))
+                             **sticky("label_budget", 0, f"label_budget_{pool_key(pool)[:16]}",
+                                      low=0, high=pool.n))
     seed = sb.number_input("Seed (random policies)", min_value=0, step=1,
                            **sticky("label_seed", 0, SEED, low=0))
     floor_ = cached_prelabel(pool, pool_key(pool), tol).prelabel_bound
@@ -164,9 +165,11 @@ if g.final:
         if hs.witness:
             with st.expander(f"The {len(hs.witness):,} rows that would have sufficed (row ids)"):
                 st.text(", ".join(str(r) for r in hs.witness))
-        page_button("views/certificate.py", "Compare with the other policies (Certificate)",
-                    "to_certificate", {"cert_source": f"project {pid}: {pr.policy}"},
-                    icon=":material/workspace_premium:")
+        if s.certified:
+            page_button("views/certificate.py", "Open on the Certificate page (the witness "
+                        "rows as CSV)", "to_certificate",
+                        {"cert_source": f"project {pid}: {pr.policy}"},
+                        icon=":material/workspace_premium:")
     if blind:  # blind review: both files hold the labels under review
         st.caption(f"The downloads are hidden while {len(blind):,} row(s) wait for your "
                    "review: they hold the first labels.")

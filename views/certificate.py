@@ -97,7 +97,8 @@ if project is not None:
         st.info(f"You read {part.labels_read:,} labels and they do not certify the choice yet "
                 f"(the prelabel bound was {project.prelabel_bound:,}). Whatever the unread "
                 f"labels are, a certificate needs at least {part.lower:,} rows. Continue on "
-                "the Label page.")
+                "the Label page" + (" (its budget is used up: extend it there first)."
+                                    if sess.budget_exhausted else "."))
     st.stop()
 
 # ------------------------------------------------------------------ the pool file

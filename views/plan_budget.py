@@ -255,8 +255,8 @@ else:
                     "for the new ones.")
     elif started is not None and started[0] == fkey and not run and fcs is None:
         st.info("The forecast you started here was interrupted before it finished (another "
-                "page was opened meanwhile); nothing was kept. Press *Run forecast* to start "
-                "it again.")
+                "page or pool was opened meanwhile); nothing was kept. Press *Run forecast* "
+                "to start it again.")
     if run and fcs is None:
         st.session_state["plan_running"] = (fkey, now)
         bar = st.progress(0.0, text="Forecasting ...")
