@@ -69,3 +69,15 @@ def random_spec(rng: np.random.Generator, kind: str, n: int | None = None,
 def make_spec():
     """The generator `random_spec(rng, kind, n=None, K=None)`."""
     return random_spec
+
+
+@pytest.fixture
+def server(tmp_path):
+    """`streamlit run app.py` with its own label store, for one browser test (modules
+    that share one server across their tests define their own ``server``)."""
+    from browser_support import Server
+
+    srv = Server(tmp_path / "labels.db")
+    srv.start()
+    yield srv
+    srv.stop()

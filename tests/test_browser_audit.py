@@ -19,21 +19,13 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from browser_support import ROOT, Server, idle, launch, require_chromium, wait_text
+from browser_support import ROOT, idle, launch, require_chromium, wait_text
 
 sync_api = require_chromium()
 pytestmark = pytest.mark.slow
 
 SCREENSHOT_DIR = os.environ.get("CERTLIB_SCREENSHOTS")
 TRUTH = pl.read_csv(ROOT / "sample_data" / "audit_stream.csv")["label"].to_list()
-
-
-@pytest.fixture
-def server(tmp_path):
-    srv = Server(tmp_path / "labels.db")
-    srv.start()
-    yield srv
-    srv.stop()
 
 
 @pytest.fixture(scope="module")

@@ -5,18 +5,10 @@ cells get the forecast probabilities."""
 from __future__ import annotations
 
 import pytest
-from browser_support import Server, launch, require_chromium
+from browser_support import launch, require_chromium
 
 sync_api = require_chromium()
 pytestmark = pytest.mark.slow
-
-
-@pytest.fixture
-def server(tmp_path):
-    srv = Server(tmp_path / "labels.db")
-    srv.start()
-    yield srv
-    srv.stop()
 
 
 def test_run_forecast_on_the_unlabelled_pool(server):

@@ -6,7 +6,7 @@ labelling project starts from the plan (ui.common.sticky)."""
 from __future__ import annotations
 
 import pytest
-from browser_support import Server, idle, launch, require_chromium
+from browser_support import idle, launch, require_chromium
 
 sync_api = require_chromium()
 pytestmark = pytest.mark.slow
@@ -14,12 +14,14 @@ pytestmark = pytest.mark.slow
 WAIT = 90_000
 
 
-@pytest.fixture
-def server(tmp_path):
-    srv = Server(tmp_path / "labels.db")
-    srv.start()
-    yield srv
-    srv.stop()
+def _open(browser, server, path, text=None):
+    """A new tab on ``path``, once its first run has ended (and ``text`` is shown)."""
+    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    page.goto(f"{server.url}{path}")
+    idle(page, WAIT)
+    if text:
+        page.get_by_text(text).first.wait_for(timeout=WAIT)
+    return page
 
 
 def _settle(page):
@@ -69,10 +71,7 @@ def _shows(page, label, option):
 
 def test_choices_outlive_a_page_switch_and_are_shared(server):
     with launch(sync_api) as browser:
-        page = browser.new_page(viewport={"width": 1400, "height": 1000})
-        page.goto(f"{server.url}/?pool=sample:demo")
-        idle(page, WAIT)
-        page.get_by_text("1. Before labelling").first.wait_for(timeout=WAIT)
+        page = _open(browser, server, "/?pool=sample:demo", "1. Before labelling")
         _type(page, "AUGRC tolerance tau", "0.002")
         _type(page, "Your labelling budget", "60")
         _select(page, "Policy", "expected-coverage")
@@ -115,9 +114,7 @@ def test_choices_outlive_a_page_switch_and_are_shared(server):
 
 def test_the_replay_step_outlives_a_visit_elsewhere(server):
     with launch(sync_api) as browser:
-        page = browser.new_page(viewport={"width": 1400, "height": 1000})
-        page.goto(f"{server.url}/replay?pool=sample:demo")
-        idle(page, WAIT)
+        page = _open(browser, server, "/replay?pool=sample:demo")
         for _ in range(3):
             page.get_by_role("button", name="Step", exact=True).click()
             _settle(page)
@@ -133,9 +130,7 @@ def _replay_status(page):
 
 def test_a_replay_left_playing_is_paused_on_return(server):
     with launch(sync_api) as browser:
-        page = browser.new_page(viewport={"width": 1400, "height": 1000})
-        page.goto(f"{server.url}/replay?pool=sample:demo")
-        idle(page, WAIT)
+        page = _open(browser, server, "/replay?pool=sample:demo")
         page.get_by_role("button", name="Play", exact=True).click()
         page.get_by_role("button", name="Pause", exact=True).wait_for(timeout=WAIT)
         page.wait_for_timeout(1500)
@@ -154,10 +149,7 @@ def test_a_replay_left_playing_is_paused_on_return(server):
 
 def test_audit_settings_outlive_a_page_switch(server):
     with launch(sync_api) as browser:
-        page = browser.new_page(viewport={"width": 1400, "height": 1000})
-        page.goto(f"{server.url}/audit")
-        idle(page, WAIT)
-        page.get_by_text("Start an audit").first.wait_for(timeout=WAIT)
+        page = _open(browser, server, "/audit", "Start an audit")
         _type(page, "Tolerance epsilon", "0.05")
         _type(page, "Window (items", "1000")
         _go(page, "Pool")
@@ -168,10 +160,7 @@ def test_audit_settings_outlive_a_page_switch(server):
 
 def test_a_reload_or_a_link_keeps_the_shared_settings(server):
     with launch(sync_api) as browser:
-        page = browser.new_page(viewport={"width": 1400, "height": 1000})
-        page.goto(f"{server.url}/?pool=sample:demo")
-        idle(page, WAIT)
-        page.get_by_text("1. Before labelling").first.wait_for(timeout=WAIT)
+        page = _open(browser, server, "/?pool=sample:demo", "1. Before labelling")
         _type(page, "AUGRC tolerance tau", "0.002")
         _select(page, "Policy", "expected-coverage")
         assert "tolerance=0.002" in page.url and "policy=expected-coverage" in page.url
@@ -205,9 +194,7 @@ def test_boxes_show_the_values_in_use_after_an_ignored_page_switch(server):
     with the value, and Streamlit ignores the click.  The boxes used to show their
     defaults (0, the first policy, budget 0) beside results computed from 0.02 and 60."""
     with launch(sync_api) as browser:
-        page = browser.new_page(viewport={"width": 1400, "height": 1000})
-        page.goto(f"{server.url}/?pool=sample:demo")
-        page.get_by_text("1. Before labelling").first.wait_for(timeout=WAIT)
+        page = _open(browser, server, "/?pool=sample:demo", "1. Before labelling")
         _settle(page)
         _type(page, "Your labelling budget", "60")
         _input(page, "AUGRC tolerance tau").fill("0.02")  # no Enter
