@@ -246,6 +246,9 @@ def write_url_state(*keys: str) -> None:
             st.query_params[k] = str(st.session_state[k])
 
 
+_UNSET = object()
+
+
 def sticky(key: str, default, shared: str | None = None, options=None, low=None,
            high=None, index: bool = False) -> dict:
     """The keyword arguments (``key`` and ``value``, or ``index`` into ``options`` with
@@ -272,7 +275,7 @@ def sticky(key: str, default, shared: str | None = None, options=None, low=None,
     fallback = st.session_state.setdefault("_sticky_fallback", {})
     name = shared or key
     if name in URL_SETTINGS:
-        sync_url_settings()  # a new session (a reload, a link) starts from the address
+        _url_setting(name, kept)  # a new session (a reload, a link) starts from the address
     if key in st.session_state and names.get(key, name) != name:
         del st.session_state[key]  # the box now stands for another name (another pool)
         fallback.pop(key, None)
@@ -290,39 +293,43 @@ def sticky(key: str, default, shared: str | None = None, options=None, low=None,
     else:
         value = fallback[key] = default
     if name in URL_SETTINGS:
-        sync_url_settings()
+        _url_setting(name, kept)
     if index:
         return {"key": key, "index": list(options).index(value)}
     return {"key": key, "value": value}
 
 
-_UNSET = object()
-
-
 def sync_url_settings() -> None:
-    """The shared settings of ``URL_SETTINGS`` between the session and the address: one
-    the session has not chosen yet is read from the address (text that is no value any
-    page takes is dropped from it), and every chosen one is written back, those at their
-    default left out.  app.py calls it on every page, since a page switch empties the
-    address of what the new page does not write."""
+    """The shared settings of ``URL_SETTINGS`` between the session and the address
+    (`_url_setting` for each).  app.py calls it on every page, since a page switch
+    empties the address of what the new page does not write."""
     kept = st.session_state.setdefault("_sticky", {})
-    for name, (default, valid) in URL_SETTINGS.items():
-        if name not in kept:
-            raw = st.query_params.get(name)
-            if raw is None:
-                continue
-            try:
-                value = type(default)(raw)
-                if not valid(value):
-                    raise ValueError(raw)
-            except ValueError:
-                st.query_params.pop(name, None)
-                continue
-            kept[name] = value
-        if kept[name] != default:
-            st.query_params[name] = str(kept[name])
-        else:
+    for name in URL_SETTINGS:
+        _url_setting(name, kept)
+
+
+def _url_setting(name: str, kept: dict) -> None:
+    """One shared setting between the session and the address: not chosen in this
+    session yet, it is read from the address (text that is no value any page takes is
+    dropped from it); chosen, it is written back, or left out at its default."""
+    default, valid = URL_SETTINGS[name]
+    raw = st.query_params.get(name)
+    if name not in kept:
+        if raw is None:
+            return
+        try:
+            value = type(default)(raw)
+            if not valid(value):
+                raise ValueError(raw)
+        except ValueError:
             st.query_params.pop(name, None)
+            return
+        kept[name] = value
+    text = None if kept[name] == default else str(kept[name])
+    if text is None and raw is not None:
+        st.query_params.pop(name, None)
+    elif text is not None and raw != text:  # write only a change (each is sent out)
+        st.query_params[name] = text
 
 
 def mismatch_message(store, project_id, exc) -> str:
