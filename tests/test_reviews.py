@@ -145,8 +145,24 @@ def _as_old_version(path, new_kinds: str, version: int):
     return con
 
 
-def test_schema3_store_is_migrated(tmp_path, pools):
+def _migrated(path, pid, new_kinds: str, version: int, refused: str):
+    """Downgrade the store at ``path`` to schema ``version`` (`_as_old_version`), check
+    that its table refuses the ``refused`` insert of a new kind, and reopen it: the
+    current store migrates it with project ``pid``'s events unchanged."""
     import certlib.store as store_mod
+
+    events = LabelStore(path).events(pid)
+    assert new_kinds in store_mod._EVENTS_TABLE
+    con = _as_old_version(path, new_kinds, version)
+    with pytest.raises(sqlite3.IntegrityError):  # the old table refuses the new kind
+        con.execute(refused)
+    con.close()
+    store = LabelStore(path)
+    assert store.events(pid) == events
+    return store
+
+
+def test_schema3_store_is_migrated(tmp_path, pools):
 
     pool, truth = pools
     path = tmp_path / "v3.db"
@@ -156,14 +172,10 @@ def test_schema3_store_is_migrated(tmp_path, pools):
                        pool=pool)
     store.extend_budget(pid, 9, "ana")
     events = store.events(pid)
-    new_kinds = ",\n                                         'review_request', 'review', 'correct'"
-    assert new_kinds in store_mod._EVENTS_TABLE
-    con = _as_old_version(path, new_kinds, 3)
-    with pytest.raises(sqlite3.IntegrityError):  # a version-3 table refuses review events
-        con.execute("INSERT INTO events VALUES (1, 9, 'review', '1', '0', 'b', 't', NULL)")
-    con.close()
-    store = LabelStore(path)
-    assert store.events(pid) == events
+    store = _migrated(path, pid,
+                      ",\n                                         'review_request', 'review', "
+                      "'correct'", 3,  # a version-3 table refuses review events
+                      "INSERT INTO events VALUES (1, 9, 'review', '1', '0', 'b', 't', NULL)")
     rid = events[0].row_id
     store.queue_review(pid, [rid], "lead", pool=pool)
     store.append_review(pid, rid, 1, "bob", pool=pool)
@@ -269,7 +281,6 @@ def test_keep_decides_a_disagreement_for_the_label_in_force(tmp_path, pools):
 
 
 def test_schema4_store_is_migrated(tmp_path, pools):
-    import certlib.store as store_mod
 
     pool, truth = pools
     path = tmp_path / "v4.db"
@@ -280,15 +291,9 @@ def test_schema4_store_is_migrated(tmp_path, pools):
     store.queue_review(pid, [rid], "lead", pool=pool)
     label = {e.row_id: e.label for e in store.labels(pid)}[rid]
     store.append_review(pid, rid, 1 - label, "cy", pool=pool)
-    events = store.events(pid)
-    new_kind = ",\n                                         'keep'"
-    assert new_kind in store_mod._EVENTS_TABLE
-    con = _as_old_version(path, new_kind, 4)
-    with pytest.raises(sqlite3.IntegrityError):  # a version-4 table refuses keep events
-        con.execute("INSERT INTO events VALUES (1, 999, 'keep', '1', '0', 'b', 't', NULL)")
-    con.close()
-    store = LabelStore(path)
-    assert store.events(pid) == events
+    store = _migrated(path, pid, ",\n                                         'keep'",
+                      4,  # a version-4 table refuses keep events
+                      "INSERT INTO events VALUES (1, 999, 'keep', '1', '0', 'b', 't', NULL)")
     store.keep_label(pid, rid, "lead", pool=pool)
     assert review_items(store.events(pid))[0].status == "kept"
     con = sqlite3.connect(path)
