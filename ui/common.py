@@ -40,9 +40,10 @@ MAX_UPLOAD_BYTES = 200 * 1024 * 1024
 # settings that pages share (`sticky`): one name per setting
 TOLERANCE, POLICY, RULE, SEED = "tolerance", "policy", "rule", "seed"
 DEFAULT_POLICY = "adaptive-pair-sum"
+MAX_TOLERANCE = 0.5  # every page's tolerance box
 RULES = ("shared", "centered", "separate")
 URL_SETTINGS = {  # name: (default, the values any page can take)
-    TOLERANCE: (0.0, lambda v: 0 <= v <= 0.5),
+    TOLERANCE: (0.0, lambda v: 0 <= v <= MAX_TOLERANCE),
     POLICY: (DEFAULT_POLICY, lambda v: v in certlib.policy_names()),
     RULE: ("shared", lambda v: v in RULES),
     SEED: (0, lambda v: 0 <= v < 2 ** 53),  # a browser's integers end there
@@ -297,6 +298,26 @@ def sticky(key: str, default, shared: str | None = None, options=None, low=None,
     if index:
         return {"key": key, "index": list(options).index(value)}
     return {"key": key, "value": value}
+
+
+def tolerance_input(container, key: str, label: str = "AUGRC tolerance tau (0 = exact)") -> float:
+    """The shared tolerance box (0 to 0.5; `sticky`)."""
+    return container.number_input(label, min_value=0.0, max_value=MAX_TOLERANCE, step=0.0005,
+                                  format="%g", **sticky(key, 0.0, TOLERANCE, low=0,
+                                                        high=MAX_TOLERANCE))
+
+
+def policy_input(container, key: str) -> str:
+    """The shared policy box (`sticky`)."""
+    names = list(certlib.policy_names())
+    return container.selectbox("Policy", names,
+                               **sticky(key, DEFAULT_POLICY, POLICY, names, index=True))
+
+
+def seed_input(container, key: str, label: str = "Seed (random policies)") -> int:
+    """The shared seed box (`sticky`)."""
+    return int(container.number_input(label, min_value=0, step=1,
+                                      **sticky(key, 0, SEED, low=0)))
 
 
 def sync_url_settings() -> None:

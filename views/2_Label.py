@@ -15,16 +15,15 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from certlib.errors import CertlibError
-from certlib.policies import policy_names
 from certlib.record import labels_csv, make_record
 from certlib.events import same_annotator
 from certlib.reviews import open_for
 from certlib.store import LabelStore, PoolMismatchError, UnknownProjectError
-from ui.common import (DEFAULT_POLICY, POLICY, SEED, TOLERANCE, annotator_input,
-                       cached_prelabel, choose_pool, class_settings, class_shortcuts,
-                       keep_annotator, mismatch_message, page_button, plain, plot_text,
-                       pool_folder, pool_key, shortcut_kwargs, skip_shortcut, split_extra,
-                       sticky, undo_shortcut)
+from ui.common import (annotator_input, cached_prelabel, choose_pool, class_settings,
+                       class_shortcuts, keep_annotator, mismatch_message, page_button, plain,
+                       plot_text, policy_input, pool_folder, pool_key, seed_input,
+                       shortcut_kwargs, skip_shortcut, split_extra, sticky, tolerance_input,
+                       undo_shortcut)
 from ui.label_errors import label_act, margin_panel
 
 st.title("Label the pool, one row at a time")
@@ -49,18 +48,13 @@ sb.header("Labelling")
 who = annotator_input("annotator", sb)
 pid = st.query_params.get("project")
 if pid is None:
-    names = list(policy_names())
     # a new project starts from the settings chosen on the other pages (`sticky`)
-    policy = sb.selectbox("Policy", names,
-                          **sticky("label_policy", DEFAULT_POLICY, POLICY, names, index=True))
-    tol = sb.number_input("AUGRC tolerance tau (0 = exact)", min_value=0.0, max_value=0.5,
-                          step=0.0005, format="%g",
-                          **sticky("label_tol", 0.0, TOLERANCE, low=0, high=.5))
+    policy = policy_input(sb, "label_policy")
+    tol = tolerance_input(sb, "label_tol")
     budget = sb.number_input("Budget (labels; 0 = none)", min_value=0, max_value=pool.n,
                              **sticky("label_budget", 0, f"label_budget_{pool_key(pool)[:16]}",
                                       low=0, high=pool.n))
-    seed = sb.number_input("Seed (random policies)", min_value=0, step=1,
-                           **sticky("label_seed", 0, SEED, low=0))
+    seed = seed_input(sb, "label_seed")
     floor_ = cached_prelabel(pool, pool_key(pool), tol).prelabel_bound
     if 0 < budget < floor_:
         sb.warning(f"A budget of {int(budget):,} is below the prelabel bound ({floor_:,}): no "

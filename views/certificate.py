@@ -17,8 +17,8 @@ from certlib.certificate import certify_partial
 from certlib.comparison import per_rival, policy_comparison
 from certlib.errors import CertlibError
 from certlib.store import LabelStore
-from ui.common import (TOLERANCE, cached_certify, cached_prelabel, choose_pool, plain, plot_text,
-                       pool_key, sticky)
+from ui.common import (cached_certify, cached_prelabel, choose_pool, plain, plot_text,
+                       pool_key, sticky, tolerance_input)
 from ui.label_errors import fragility_section
 
 st.title("Certificate")
@@ -102,9 +102,7 @@ if project is not None:
     st.stop()
 
 # ------------------------------------------------------------------ the pool file
-tol = c2.number_input("AUGRC tolerance tau (0 = exact)", min_value=0.0, max_value=0.5,
-                      step=0.0005, format="%g",
-                      **sticky("cert_tol", 0.0, TOLERANCE, low=0, high=.5))
+tol = tolerance_input(c2, "cert_tol")
 if not pool.fully_labelled:
     missing = pool.n - pool.n_labelled
     st.warning(f"**{missing:,} of {pool.n:,} rows have no label** in this pool, and the minimum "

@@ -8,10 +8,9 @@ import streamlit as st
 
 import certlib
 from certlib.errors import CertlibError
-from certlib.policies import policy_names
-from ui.common import (DEFAULT_POLICY, POLICY, RULE, SEED, TOLERANCE, budget_input,
-                       cached_certify, cached_replay, choose_pool, page_link, plain, pool_key,
-                       pool_summary, sticky)
+from ui.common import (RULE, budget_input, cached_certify, cached_replay, choose_pool,
+                       page_link, plain, policy_input, pool_key, pool_summary, seed_input,
+                       sticky, tolerance_input)
 from ui.label_errors import fragility_section
 
 st.title("certlib: how many labels does model choice need?")
@@ -24,8 +23,7 @@ if pool is None:
 pool_summary(pool)
 
 st.header("1. Before labelling: which budgets can never suffice")
-tol = st.number_input("AUGRC tolerance tau (0 = exact choice)", min_value=0.0, max_value=0.5,
-                      step=0.0005, format="%g", **sticky("tol", 0.0, TOLERANCE, low=0, high=.5))
+tol = tolerance_input(st, "tol", "AUGRC tolerance tau (0 = exact choice)")
 pre = certlib.prelabel_bound(pool, tolerance=tol)
 c1, c2 = st.columns([1, 2])
 c1.metric("prelabel bound", f"{pre.prelabel_bound:,} labels")
@@ -66,13 +64,10 @@ if not pool.fully_labelled:
 
 st.header("2. With labels known: what a policy would have read")
 c1, c2, c3 = st.columns([2, 1, 1])  # the policy names are long
-names = list(policy_names())
-policy = c1.selectbox("Policy", names,
-                      **sticky("policy", DEFAULT_POLICY, POLICY, names, index=True))
+policy = policy_input(c1, "policy")
 rules = ["shared", "centered", "separate"]
 rule = c2.selectbox("Stopping rule", rules, **sticky("rule", "shared", RULE, rules, index=True))
-seed = c3.number_input("Seed (random policies)", min_value=0, step=1,
-                       **sticky("seed", 0, SEED, low=0))
+seed = seed_input(c3, "seed")
 try:
     rep = cached_replay(pool, pool_key(pool), policy, rule, tol, int(seed))
 except CertlibError as exc:

@@ -15,9 +15,8 @@ import streamlit as st
 
 from certlib.bound_traces import replay_trace
 from certlib.errors import CertlibError
-from certlib.policies import policy_names
-from ui.common import (DEFAULT_POLICY, POLICY, RULE, SEED, TOLERANCE, choose_pool, plain,
-                       plot_text, pool_key, sticky)
+from ui.common import (RULE, choose_pool, plain, plot_text, policy_input, pool_key,
+                       seed_input, sticky, tolerance_input)
 
 TICK_SECONDS = 0.5
 SPEEDS = [1, 2, 5, 10, 25]  # labels per tick
@@ -39,17 +38,12 @@ if not pool.fully_labelled:
 # ------------------------------------------------------------------ settings
 sb = st.sidebar
 sb.header("Replay")
-names = list(policy_names())
-policy = sb.selectbox("Policy", names, **sticky("rp_policy", DEFAULT_POLICY, POLICY, names,
-                                                    index=True))
+policy = policy_input(sb, "rp_policy")
 rules = ["shared", "separate"] + (["centered"] if pool.is_binary or pool.shared_prediction
                                   else [])
 rule = sb.selectbox("Stopping rule", rules, **sticky("rp_rule", "shared", RULE, rules, index=True))
-tol = sb.number_input("AUGRC tolerance tau (0 = exact)", min_value=0.0, max_value=0.5,
-                      step=0.0005, format="%g", **sticky("rp_tol", 0.0, TOLERANCE, low=0,
-                                                           high=.5))
-seed = int(sb.number_input("Seed (random policies)", min_value=0, step=1,
-                           **sticky("rp_seed", 0, SEED, low=0)))
+tol = tolerance_input(sb, "rp_tol")
+seed = seed_input(sb, "rp_seed")
 sb.select_slider("Speed (labels per tick while playing)", SPEEDS,
                  **sticky("rp_speed", 1, options=SPEEDS))
 
