@@ -4,6 +4,7 @@
     python bench/bench_coverage_variants.py DIR 'GroupPosterior(m=10)'
     python bench/bench_coverage_variants.py DIR 'Interleave(lam=0.5)'
     python bench/bench_coverage_variants.py DIR 'InterleaveOnDisagreement(lam=0.5)'
+    python bench/bench_coverage_variants.py DIR 'CalibrationGated(z=3)'
 
 DIR holds panel pools in DIR/panels, e.g. written by
 ``bench_policies_holdout.make_holdout(DIR, splits)``; adaptive pair-sum's counts are
@@ -35,6 +36,7 @@ from certlib.io import load_pool  # noqa: E402
 from certlib.pair_terms import rule_unit  # noqa: E402
 from certlib.policies.coverage import ExpectedCoverage  # noqa: E402
 from certlib.policies.heuristics import AdaptivePairSum  # noqa: E402
+from certlib.policies.label_model import agreement_pred_prob  # noqa: E402
 from certlib.replay import replay  # noqa: E402
 
 
@@ -174,6 +176,46 @@ class InterleaveOnDisagreement(Interleave):
         return int(np.argmax(pi)) != int(np.argmax(lead)) and super()._aps_turn(state, view)
 
 
+class CalibrationGated(ExpectedCoverage):
+    """The regret guard (``regret=slack``), switched on only once a calibration test on
+    the rows read rejects the label model: per candidate, z = (errors read - errors the
+    model expected on those rows) / sqrt(sum q (1 - q) + 1); on when max |z| > ``z``
+    (``side="both"``), max -z (``"over"``: the model expected too many errors) or max z
+    (``"under"``).  Issue 13's first direction.  The test's running sums live on the
+    policy object, so a policy object serves one replay (as in `main`)."""
+
+    def __init__(self, z: float = 3.0, slack: float = 0.05, side: str = "both", **kw):
+        super().__init__(regret=slack, **kw)
+        self.z, self.side = z, side
+        self.on_at = None  # labels read when the guard was switched on
+
+    def start(self, ctx):
+        s = super().start(ctx)
+        pool, K = ctx.pool, ctx.pool.K
+        if s.fallback is None:
+            lm = self._static(ctx)[0]
+            agree, shrink = self.settings(pool, lm)[:2]
+            self._q = ((1 - shrink) * agreement_pred_prob(pool) + shrink / pool.n_classes
+                       if agree else lm.pred_prob(pool, shrink))
+            self._sums = np.zeros((3, K))  # errors read, expected, variance
+        self.on_at = None
+        return s
+
+    def update(self, state, view, row, label):
+        if state.fallback is None and self.on_at is None:
+            q = self._q[:, row]
+            self._sums += [view.pool.preds[:, row] != label, 1 - q, q * (1 - q)]
+            o, e, v = self._sums
+            z = (o - e) / np.sqrt(v + 1)
+            stat = {"both": np.abs(z), "over": -z, "under": z}[self.side].max()
+            if stat > self.z:
+                self.on_at = view.t
+        return super().update(state, view, row, label)
+
+    def _forced_row(self, state, view):
+        return None if self.on_at is None else super()._forced_row(state, view)
+
+
 def main(argv=None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if len(argv) != 2:
@@ -184,7 +226,7 @@ def main(argv=None) -> int:
     cache = json.loads(cache_f.read_text()) if cache_f.exists() else {}
     rows, t0 = [], time.perf_counter()
     names = {c.__name__: c for c in (ExpectedCoverage, GroupPosterior, Interleave,
-                                     InterleaveOnDisagreement)}
+                                     InterleaveOnDisagreement, CalibrationGated)}
     for f in sorted((d / "panels").glob("*.csv")):
         pool = load_pool(str(f))
         if f.stem not in cache:
