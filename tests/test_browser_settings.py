@@ -210,3 +210,35 @@ def test_boxes_show_the_values_in_use_after_an_ignored_page_switch(server):
         main = page.locator("[data-testid=stMain]").inner_text()
         assert "34 labels" in main  # the prelabel bound at tau = 0.02 (47 at 0)
         assert "A budget of 60" in main
+
+
+def test_teach_pages_keep_their_state_through_a_visit_elsewhere(server):
+    """Figure 2's labels, read order and step, and Figure 10's reading order, after a
+    visit to another page -- also when the order was typed without Enter just before the
+    page link (the boxes used to come back empty or at their defaults, beside a table
+    computed from the typed values, or at the default order with the old step)."""
+    with launch(sync_api) as browser:
+        page = _open(browser, server, "/figure2", "Labels and read order")
+        _select(page, "y2", "1")
+        _type(page, "Read order", "4, 3, 2, 1")
+        page.get_by_role("button", name="Step").first.click()
+        _settle(page)
+        _go(page, "Plan and certify")
+        _go(page, "Figure 2")
+        _shows(page, "y2", "1")
+        _has(page, "Read order", "4, 3, 2, 1")
+        assert "After 1 of 4 labels" in page.inner_text("body")
+
+        _input(page, "Read order").fill("1, 2, 3, 4")  # no Enter
+        _go(page, "Plan and certify")
+        _go(page, "Figure 2")
+        _shows(page, "y2", "1")
+        _has(page, "Read order", "1, 2, 3, 4")
+        assert "fig2_order=1%2C+2%2C+3%2C+4" in page.url
+
+        _go(page, "Figure 10")
+        _select(page, "Reading order", "adaptive-pair-sum")
+        _go(page, "Pool")
+        _go(page, "Figure 10")
+        _shows(page, "Reading order", "adaptive-pair-sum")
+        assert "fig_policy=adaptive-pair-sum" in page.url

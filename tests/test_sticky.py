@@ -148,3 +148,42 @@ def test_a_box_kept_per_pool_takes_the_new_pools_value():
     at.session_state["box"] = "p1"
     at.run()
     assert at.number_input(key="budget").value == 150
+
+
+def _page_url_script():
+    import streamlit as st
+
+    from ui.common import url_widget, write_url_state
+
+    if st.session_state.get("page", "a") == "a":
+        st.selectbox("Label", [0, 1], **url_widget("lab", 0, int, [0, 1]))
+        st.text_input("Order", **url_widget("order", "3, 4, 1, 2"))
+        st.slider("Cursor", 0, 10, **url_widget("cur", 10, int, low=0, high=10))
+        write_url_state("lab", "order", "cur")
+
+
+def test_a_pages_own_address_value_is_read_once_and_outlives_a_page_switch():
+    at = AppTest.from_function(_page_url_script, default_timeout=30)
+    at.query_params.update({"lab": "1", "order": "1, 2", "cur": "99"})  # 99: no cursor
+    at.run()
+    assert not at.exception
+    assert at.selectbox(key="lab").value == 1 and at.text_input(key="order").value == "1, 2"
+    assert at.slider(key="cur").value == 10 and at.query_params["cur"] == "10"
+    at.text_input(key="order").set_value("4, 3").run()
+    at.slider(key="cur").set_value(4).run()
+    _visit(at, "c")  # another page: Streamlit drops the widgets' state ...
+    assert "order" not in at.session_state
+    at.query_params.clear()  # ... and the address a page link opens holds none of it
+    _visit(at, "a")
+    assert at.selectbox(key="lab").value == 1 and at.text_input(key="order").value == "4, 3"
+    assert at.slider(key="cur").value == 4
+    assert (at.query_params["order"], at.query_params["cur"]) == ("4, 3", "4")
+
+
+def test_unreadable_page_address_values_give_the_defaults():
+    at = AppTest.from_function(_page_url_script, default_timeout=30)
+    at.query_params.update({"lab": "x", "cur": "-3"})
+    at.run()
+    assert not at.exception
+    assert at.selectbox(key="lab").value == 0 and at.slider(key="cur").value == 10
+    assert at.query_params["lab"] == "0" and at.query_params["cur"] == "10"

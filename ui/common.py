@@ -241,10 +241,32 @@ def url_state(key: str, default, parse=str):
 
 
 def write_url_state(*keys: str) -> None:
-    """The current values of ``keys`` into the address (see `url_state`)."""
+    """The current values of ``keys`` into the address (see `url_state`, `url_widget`)."""
     for k in keys:
         if k in st.session_state:
-            st.query_params[k] = str(st.session_state[k])
+            text = str(st.session_state[k])
+            if st.query_params.get(k) != text:  # write only a change (each is sent out)
+                st.query_params[k] = text
+
+
+def url_widget(key: str, default, parse=str, options=None, low=None, high=None) -> dict:
+    """The keyword arguments (``key`` and ``value``, or ``index`` into ``options``) for
+    a page's own widget whose value is kept in the address (a reload or a sent link
+    shows it; `write_url_state` writes it after the widget is drawn) and in the session
+    (`sticky`: a visit to another page keeps it, and the widget always shows the value
+    in use).  The address is read when the session has no value yet; text ``parse``
+    rejects (raises) is ignored; a value not among ``options`` or outside ``low``..``high``
+    gives way to ``default``."""
+    kept = st.session_state.setdefault("_sticky", {})
+    raw = st.query_params.get(key)
+    if key not in kept and key not in st.session_state and raw is not None:
+        try:
+            value = parse(raw)
+            kept[key] = value
+        except Exception:  # noqa: BLE001 - a hand-edited address: ignore it, never crash
+            pass
+    return sticky(key, default, options=options, low=low, high=high,
+                  index=options is not None)
 
 
 _UNSET = object()

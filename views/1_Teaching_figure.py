@@ -9,7 +9,7 @@ from certlib.errors import CertlibError
 from certlib.bound_traces import teaching_figure
 from certlib.policies import policy_names
 from certlib.teaching import tie_zero_moment
-from ui.common import (choose_pool, plain, plot_text, pool_key, pool_summary, url_state,
+from ui.common import (choose_pool, plain, plot_text, pool_key, pool_summary, url_widget,
                        write_url_state)
 
 st.title("One condition, label by label (paper Figure 10)")
@@ -23,9 +23,10 @@ if not pool.fully_labelled:
     st.stop()
 
 names = [p for p in policy_names() if p != "model-selector"]
-# the policy and the cursor are kept in the address: a reload shows the same figure
-url_state("fig_policy", "static-range", lambda v: names[names.index(v)])
-policy = st.selectbox("Reading order", names, key="fig_policy")
+# the policy and the cursor are kept in the address and the session: a reload or a
+# visit to another page shows the same figure
+policy = st.selectbox("Reading order", names,
+                      **url_widget("fig_policy", "static-range", options=names))
 
 
 @st.cache_data(show_spinner="Computing bounds and the minimum certificate ...")
@@ -69,10 +70,11 @@ if zero is not None:
     fig.add_scatter(x=[zero], y=[shared.lower_objective[zero]], mode="markers",
                     marker=dict(size=14, symbol="diamond-open", color="#e15759", line_width=2),
                     name=f"tie rule: bound 0 at {zero}, not yet certified")
-url_state("fig_cursor", shared.stop or f.n, int)
-if not 0 <= st.session_state["fig_cursor"] <= f.n:  # another pool, or an edited address
-    st.session_state["fig_cursor"] = shared.stop or f.n
-t_cursor = st.slider("Cursor: labels read", 0, f.n, key="fig_cursor",
+if not 0 <= st.session_state.get("fig_cursor", 0) <= f.n:  # drawn for a larger pool
+    del st.session_state["fig_cursor"]
+# a cursor beyond this pool (another pool, an edited address) gives way to the stop
+t_cursor = st.slider("Cursor: labels read", 0, f.n,
+                     **url_widget("fig_cursor", shared.stop or f.n, int, low=0, high=f.n),
                      help="Moves a cursor along the reading order; the three bounds at that "
                      "label count are shown under the chart.")
 write_url_state("fig_policy", "fig_cursor")

@@ -7,7 +7,7 @@ import streamlit as st
 
 from certlib import Session
 from certlib.teaching import completions, figure1_pool
-from ui.common import url_state, write_url_state
+from ui.common import url_widget, write_url_state
 
 st.title("Figure 1: same predictions, different confidence orders")
 st.markdown(
@@ -18,11 +18,16 @@ st.markdown(
 
 UNREAD = "not read"
 CHOICES = [UNREAD, 0, 1]
-for k in ("fig1_y1", "fig1_y2"):  # kept in the address: a reload shows the same labels
-    url_state(k, UNREAD, lambda v: next(c for c in CHOICES if str(c) == v))
+
+
+def _choice(text: str):
+    return next(c for c in CHOICES if str(c) == text)
+
+
+# kept in the address and the session: a reload or a visit elsewhere keeps the labels
 c1, c2, _ = st.columns([1, 1, 2])
-y1 = c1.selectbox("y1 (row 1)", CHOICES, key="fig1_y1")
-y2 = c2.selectbox("y2 (row 2)", CHOICES, key="fig1_y2")
+y1 = c1.selectbox("y1 (row 1)", CHOICES, **url_widget("fig1_y1", UNREAD, _choice, CHOICES))
+y2 = c2.selectbox("y2 (row 2)", CHOICES, **url_widget("fig1_y2", UNREAD, _choice, CHOICES))
 write_url_state("fig1_y1", "fig1_y2")
 labels = tuple(None if v == UNREAD else v for v in (y1, y2))
 pool = figure1_pool(labels)

@@ -9,7 +9,7 @@ from certlib import certify, prelabel_bound
 from certlib.errors import CertlibError
 from certlib.teaching import (exact_lp, figure2_pool, minimum_certificates, pair_trace,
                               reading_order)
-from ui.common import url_state, write_url_state
+from ui.common import url_state, url_widget, write_url_state
 
 st.title("Figure 2: the stopping test on four rows")
 st.markdown(
@@ -42,21 +42,21 @@ def _step_count(text: str) -> int:
     return int(text)
 
 
-# the labels, the read order and the step are kept in the address: a reload shows them
+# the labels, the read order and the step are kept in the address (a reload shows them)
+# and in the session (a visit to another page keeps them)
 URL_KEYS = [f"fig2_y{i + 1}" for i in range(4)] + ["fig2_order", "fig2_t"]
-for i in range(4):
-    url_state(f"fig2_y{i + 1}", DEFAULT_LABELS[i], _label)
-url_state("fig2_order", ", ".join(str(r + 1) for r in static))
 url_state("fig2_t", 0, _step_count)
 
 st.subheader("Labels and read order")
 cols = st.columns(5)
 labels = []
 for i in range(4):
-    labels.append(cols[i].selectbox(f"y{i + 1}", [0, 1], key=f"fig2_y{i + 1}",
-                                    on_change=_reset))
+    labels.append(cols[i].selectbox(
+        f"y{i + 1}", [0, 1], on_change=_reset,
+        **url_widget(f"fig2_y{i + 1}", DEFAULT_LABELS[i], _label, [0, 1])))
 order_text = cols[4].text_input(
-    "Read order (rows)", key="fig2_order", on_change=_reset,
+    "Read order (rows)", on_change=_reset,
+    **url_widget("fig2_order", ", ".join(str(r + 1) for r in static)),
     help="All four rows, e.g. 3, 4, 1, 2 (the static range order: decreasing |b_i|, ties by "
     "row index).")
 write_url_state(*URL_KEYS)  # a bad order too: a reload shows what was typed

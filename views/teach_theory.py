@@ -9,6 +9,7 @@ from certlib.errors import CertlibError
 from certlib.policies import policy_names
 from certlib.theory import (LIMITS, copula_prelabel, cyclic_shift, quarter_geometry,
                             random_orders, sample_square)
+from ui.common import sticky
 
 st.title("Theory explorer: how many labels, as n grows")
 st.markdown(
@@ -21,14 +22,17 @@ st.markdown(
 SIZES = [50, 100, 300, 1000, 3000, 10000, 30000]
 # three rows of controls, the sizes alone on the first: in a column their chips hid behind
 # a scroll at 800 px, and five controls in one row are unreadable on a narrow screen
-ns = st.multiselect("pool sizes n", SIZES, default=[100, 300, 1000, 3000, 10000], key="th_ns")
+# every setting outlives a visit to another page (`sticky`)
+_ns = sticky("th_ns", [100, 300, 1000, 3000, 10000])
+ns = st.multiselect("pool sizes n", SIZES, default=_ns["value"], key=_ns["key"])
 names = [p for p in policy_names() if p not in ("model-selector", "expected-coverage")]
 c5, c2 = st.columns(2)
-policy = c5.selectbox("policy", names, index=names.index("adaptive-pair-sum"), key="th_policy")
-K = c2.number_input("candidates K", 2, 8, 2, key="th_K")
+policy = c5.selectbox("policy", names,
+                      **sticky("th_policy", "adaptive-pair-sum", options=names, index=True))
+K = c2.number_input("candidates K", 2, 8, **sticky("th_K", 2, low=2, high=8))
 c3, c4 = st.columns(2)
-q = c3.slider("error rate q", 0.05, 0.95, 0.3, 0.05, key="th_q")
-seeds = c4.number_input("pools per n", 1, 50, 5, key="th_seeds")
+q = c3.slider("error rate q", 0.05, 0.95, step=0.05, **sticky("th_q", 0.3))
+seeds = c4.number_input("pools per n", 1, 50, **sticky("th_seeds", 5, low=1, high=50))
 
 
 @st.cache_data(show_spinner=False, max_entries=256)
@@ -83,7 +87,7 @@ st.caption("Convergence is slow: these are finite-pool means, not the limits. Th
 
 st.header("Figure 4: where the quarter comes from")
 geo = quarter_geometry()
-m = st.slider("sampled points", 200, 5000, 2000, 200, key="th_points")
+m = st.slider("sampled points", 200, 5000, step=200, **sticky("th_points", 2000))
 sq = sample_square(m, seed=0)
 fig4 = go.Figure()
 fig4.add_scatter(x=[0.5, 1, 1], y=[0, 0, 0.5], fill="toself", mode="lines",
@@ -113,7 +117,7 @@ st.header("Correlated orders")
 rc1, rc2 = st.columns(2)
 with rc1:
     st.subheader("Gaussian copula")
-    n_cop = st.select_slider("n", [500, 1000, 2000, 5000], value=1000, key="th_cop_n")
+    n_cop = st.select_slider("n", [500, 1000, 2000, 5000], **sticky("th_cop_n", 1000))
     bar2 = st.progress(0.0, text="Simulating ...")
 
     @st.cache_data(show_spinner=False, max_entries=32)
@@ -134,9 +138,10 @@ with rc1:
                "and no label is needed.")
 with rc2:
     st.subheader("Cyclic shift")
-    n_sh = st.number_input("n", 2, 100_000, 1000, key="th_shift_n")
-    s_sh = st.number_input("shift s (0 < s ≤ n/2)", 1, max(1, int(n_sh) // 2),
-                           min(90, max(1, int(n_sh) // 2)), key="th_shift_s")
+    n_sh = st.number_input("n", 2, 100_000, **sticky("th_shift_n", 1000, low=2, high=100_000))
+    s_max = max(1, int(n_sh) // 2)
+    s_sh = st.number_input("shift s (0 < s ≤ n/2)", 1, s_max,
+                           **sticky("th_shift_s", min(90, s_max), low=1, high=s_max))
     sh = cyclic_shift(int(n_sh), int(s_sh))
     st.metric("prelabel bound", sh.prelabel, help="the paper: exactly s")
     unit = "row" if sh.s == 1 else "rows"
