@@ -35,7 +35,8 @@ empty cells are missing; -1 is an ordinary class value here (labels in
 {-1, +1} work), unread is only ever an empty cell.
 
 Bad input raises exactly one `CertlibError` that names the file, column or
-row (``row position i`` is zero-based in file order, with the ``row_id``) and
+row (``data row i`` counts the rows under the header from 1, in file order, and comes
+with the ``row_id`` when the file has one) and
 what was expected; nothing is half-loaded.  Nothing in the file is executed:
 no pickle, no eval.
 
@@ -376,15 +377,16 @@ def _layout(columns: Sequence[str]):
 
 # ------------------------------------------------------------- cell values
 class _Rows:
-    """Formats 'row position i (row_id r)' for error messages."""
+    """Formats 'data row i (row_id r)' for error messages: the zero-based position i - 1
+    counted from 1, as a user reading the file counts the rows under its header."""
 
     def __init__(self, row_ids=None):
         self.row_ids = row_ids
 
     def __call__(self, i: int) -> str:
         if self.row_ids is None:
-            return f"row position {i}"
-        return f"row position {i} (row_id {python_scalar(self.row_ids[i])!r})"
+            return f"data row {i + 1}"
+        return f"data row {i + 1} (row_id {python_scalar(self.row_ids[i])!r})"
 
 
 def _canon_series(s: pl.Series, col: str) -> pl.Series:
@@ -461,7 +463,7 @@ def _row_ids(df: pl.DataFrame):
     null = s.is_null().to_numpy()
     if null.any():
         raise InvalidValueError(
-            f"column 'row_id' is empty at row position {first_true(null)}; every row needs "
+            f"column 'row_id' is empty at data row {first_true(null) + 1}; every row needs "
             "a unique row_id"
         )
     dup = s.is_duplicated().to_numpy()
@@ -469,7 +471,7 @@ def _row_ids(df: pl.DataFrame):
         same = np.flatnonzero(dup & (s == s[first_true(dup)]).to_numpy())
         j, k = int(same[0]), int(same[1])
         raise InvalidValueError(
-            f"column 'row_id': value {s[j]!r} appears at row positions {j} and {k}; "
+            f"column 'row_id': value {s[j]!r} appears at data rows {j + 1} and {k + 1}; "
             "row ids must be unique"
         )
     if s.dtype == pl.Int64:

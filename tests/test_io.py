@@ -383,7 +383,7 @@ def test_shared_pred_one_score(tmp_path):
                                          ("high", "'high'"), ("", "empty")])
 def test_bad_confidence(tmp_path, cell, shown):
     text = f"row_id,pred_a,conf_a,pred_b,conf_b\n7,0,0.1,1,0.2\n8,1,{cell},0,0.4\n"
-    raises(InvalidValueError, write(tmp_path, text), "'conf_a'", "row_id 8", "row position 1",
+    raises(InvalidValueError, write(tmp_path, text), "'conf_a'", "row_id 8", "data row 2",
            shown)
 
 
@@ -394,29 +394,29 @@ def test_missing_prediction(tmp_path):
 
 def test_prediction_outside_declared_classes(tmp_path):
     text = "pred_a,conf_a,pred_b,conf_b\n0,0.1,1,0.2\n2,0.3,0,0.4\n"
-    raises(InvalidValueError, write(tmp_path, text), "'pred_a'", "row position 1", "class set",
+    raises(InvalidValueError, write(tmp_path, text), "'pred_a'", "data row 2", "class set",
            classes=[0, 1])
 
 
 def test_label_outside_declared_classes(tmp_path):
     text = "pred_a,conf_a,pred_b,conf_b,label\n0,0.1,1,0.2,1\n1,0.3,0,0.4,cat\n"
-    raises(LabelError, write(tmp_path, text), "'label'", "'cat'", "row position 1",
+    raises(LabelError, write(tmp_path, text), "'label'", "'cat'", "data row 2",
            classes=["0", "1"])
 
 
 def test_duplicate_row_id(tmp_path):
     text = "row_id,pred_a,conf_a,pred_b,conf_b\n5,0,0.1,1,0.2\n6,1,0.3,0,0.4\n5,1,0.5,0,0.6\n"
-    raises(InvalidValueError, write(tmp_path, text), "'row_id'", "5", "row positions 0 and 2")
+    raises(InvalidValueError, write(tmp_path, text), "'row_id'", "5", "data rows 1 and 3")
 
 
 def test_duplicate_text_row_id(tmp_path):
     text = "row_id,pred_a,conf_a,pred_b,conf_b\na,0,0.1,1,0.2\nb,1,0.3,0,0.4\nb,1,0.5,0,0.6\n"
-    raises(InvalidValueError, write(tmp_path, text), "'row_id'", "'b'", "row positions 1 and 2")
+    raises(InvalidValueError, write(tmp_path, text), "'row_id'", "'b'", "data rows 2 and 3")
 
 
 def test_null_row_id(tmp_path):
     text = "row_id,pred_a,conf_a,pred_b,conf_b\n5,0,0.1,1,0.2\n,1,0.3,0,0.4\n"
-    raises(InvalidValueError, write(tmp_path, text), "'row_id'", "row position 1", "empty")
+    raises(InvalidValueError, write(tmp_path, text), "'row_id'", "data row 2", "empty")
 
 
 def test_shared_and_pair_predictions_mixed(tmp_path):
@@ -431,7 +431,7 @@ def test_prob_and_pred_mixed(tmp_path):
 
 def test_prob_out_of_range(tmp_path):
     text = "prob_0,prob_1\n0.5,0.5\n1.2,-0.2\n"
-    raises(InvalidValueError, write(tmp_path, text), "'prob_0'", "row position 1", "[0, 1]")
+    raises(InvalidValueError, write(tmp_path, text), "'prob_0'", "data row 2", "[0, 1]")
 
 
 def test_prob_not_summing_to_one(tmp_path):
@@ -492,7 +492,7 @@ def test_all_empty_row_is_an_error_not_skipped(tmp_path):
     for note in ("", ',"q"'):
         head = "pred_a,conf_a,pred_b,conf_b" + (",note" if note else "")
         text = f"{head}\n0,0.1,1,0.2{note}\n,,,{',' if note else ''}\n"
-        raises(InvalidValueError, write(tmp_path, text), "is empty", "row position 1")
+        raises(InvalidValueError, write(tmp_path, text), "is empty", "data row 2")
 
 
 # ------------------------------------------------------------ property test
