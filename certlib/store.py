@@ -59,13 +59,15 @@ import os
 from fractions import Fraction
 from pathlib import Path
 
+import numpy as np
+
 from . import _sqlite
 from ._values import fraction_text, python_scalar
 from .errors import CertlibError
 from .events import (Event, Project, budget_in_force, labels_in_force, same_annotator,
                      skipped_rows, utc_now)
 from .policies import get_policy, policy_names
-from .pool import pool_hash
+from .pool import UNREAD, pool_hash
 from .prelabel import prelabel_bound
 from .progress import Progress
 from .record import make_record, verify_record
@@ -78,6 +80,7 @@ __all__ = [
     "SCHEMA_VERSION",
     "DuplicateLabelError",
     "Event",
+    "FILE_ANNOTATOR",
     "NothingSkippedError",
     "LabelStore",
     "NothingToUndoError",
@@ -92,6 +95,8 @@ __all__ = [
 
 SCHEMA_VERSION = 5  # 2: skip and unskip events; 3: budget events; 4: review events;
 # 5: keep events
+#: the annotator of the labels a project takes from the pool file (`create_project`)
+FILE_ANNOTATOR = "(pool file)"
 ENV_VAR = "CERTLIB_STORE"
 DEFAULT_FILE = "certlib_labels.db"
 
@@ -123,6 +128,17 @@ class NothingToUndoError(StoreError):
 
 class NothingSkippedError(StoreError):
     """Unskip with no row skipped."""
+
+
+def _annotator_name(annotator) -> str:
+    """A person's name for an event: not empty, and not `FILE_ANNOTATOR`."""
+    name = str(annotator).strip()
+    if not name:
+        raise StoreError("annotator must be a non-empty name; it goes into the evidence record")
+    if same_annotator(name, FILE_ANNOTATOR):
+        raise StoreError(f"{FILE_ANNOTATOR!r} names the labels a project takes from the pool "
+                         "file; choose another annotator name")
+    return name
 
 
 def default_store_path() -> Path:
@@ -240,16 +256,28 @@ class LabelStore:
     # ----------------------------------------------------------- projects
     def create_project(self, pool, name: str, policy: str = "adaptive-pair-sum",
                        tolerance=0.0, budget: int | None = None, seed: int = 0,
-                       rule: str = "shared") -> int:
+                       rule: str = "shared", from_file: bool = False) -> int:
         """Start a new project on ``pool``; returns its id.  The settings are checked by
         starting a session, and the pool hash and prelabel bound are taken now, before
-        any label."""
+        any label.
+
+        ``from_file``: the labels the pool file already holds count as read.  They are
+        written as the project's first label events, in row order, by the annotator
+        `FILE_ANNOTATOR` (a name no person may use, so nobody can undo them; a review can
+        still correct one), in the same transaction: the policy then asks only for
+        unlabelled rows, the evidence record lists them, and a budget counts them."""
         tol = exact_fraction(tolerance)
         Session.start(pool, policy=policy, rule=rule, tolerance=tol, seed=seed, budget=budget)
         policy_name = get_policy(policy).name
         if policy_name not in policy_names():  # a resumed project looks it up by name
             raise StoreError("policy must be a registered policy name to be stored; "
                              f"got {policy!r}")
+        known = np.flatnonzero(pool.labels != UNREAD) if from_file else np.zeros(0, int)
+        if budget is not None and known.size and int(budget) <= known.size:
+            raise StoreError(
+                f"a budget of {int(budget):,} labels does not exceed the {known.size:,} labels "
+                "the pool file already holds, which count as read: choose a larger budget, "
+                "none, or start without the file's labels")
         pre = prelabel_bound(pool, tolerance=tol).prelabel_bound
         with self._write() as con:
             cur = con.execute(
@@ -260,25 +288,44 @@ class LabelStore:
                  json.dumps([python_scalar(c) for c in pool.classes]), pool.objective, policy_name,
                  rule, fraction_text(tol), int(seed), None if budget is None else int(budget), pre,
                  utc_now()))
-            return int(cur.lastrowid)
+            pid = int(cur.lastrowid)
+            at = utc_now()
+            con.executemany(
+                "INSERT INTO events VALUES (?, ?, 'label', ?, ?, ?, ?, NULL)",
+                ((pid, seq, json.dumps(python_scalar(pool.row_ids[i])),
+                  json.dumps(python_scalar(pool.classes[pool.labels[i]])), FILE_ANNOTATOR, at)
+                 for seq, i in enumerate(known.tolist(), start=1)))
+            return pid
 
     def find_project(self, pool, policy: str = "adaptive-pair-sum", tolerance=0.0,
-                     budget: int | None = None, seed: int = 0, rule: str = "shared"):
-        """Id of the newest project on this pool with these settings, or None."""
+                     budget: int | None = None, seed: int = 0, rule: str = "shared",
+                     from_file: bool = False):
+        """Id of the newest project on this pool with these settings, or None.  On a pool
+        file with labels, ``from_file`` tells the projects that started from them
+        (`create_project`) from those that did not."""
         args = (pool_hash(pool), policy, rule, fraction_text(exact_fraction(tolerance)), int(seed))
+        seeded = bool(from_file) and bool((pool.labels != UNREAD).any())
         with self._connect() as con:
-            row = con.execute(
+            rows = con.execute(
                 "SELECT id FROM projects WHERE pool_hash = ? AND policy = ? AND rule = ? "
-                "AND tolerance = ? AND seed = ? AND budget IS ? ORDER BY id DESC LIMIT 1",
-                args + (None if budget is None else int(budget),)).fetchone()
-        return None if row is None else int(row[0])
+                "AND tolerance = ? AND seed = ? AND budget IS ? ORDER BY id DESC",
+                args + (None if budget is None else int(budget),)).fetchall()
+            for (pid,) in rows:
+                first = con.execute("SELECT annotator FROM events WHERE project_id = ? "
+                                    "ORDER BY seq LIMIT 1", (pid,)).fetchone()
+                if (first is not None and first[0] == FILE_ANNOTATOR) == seeded:
+                    return int(pid)
+        return None
 
     def open_project(self, pool, name: str, policy: str = "adaptive-pair-sum", tolerance=0.0,
-                     budget: int | None = None, seed: int = 0, rule: str = "shared") -> int:
-        """Resume the project on this pool with these settings, or create it."""
-        pid = self.find_project(pool, policy, tolerance, budget, seed, rule)
+                     budget: int | None = None, seed: int = 0, rule: str = "shared",
+                     from_file: bool = False) -> int:
+        """Resume the project on this pool with these settings, or create it
+        (``from_file``: `create_project`)."""
+        pid = self.find_project(pool, policy, tolerance, budget, seed, rule, from_file)
         if pid is None:
-            pid = self.create_project(pool, name, policy, tolerance, budget, seed, rule)
+            pid = self.create_project(pool, name, policy, tolerance, budget, seed, rule,
+                                      from_file)
         return pid
 
     def project(self, project_id: int) -> Project:
@@ -322,9 +369,7 @@ class LabelStore:
         force (DuplicateLabelError), a label outside the class set, a row id not in the
         pool and a different pool.  ``pool`` is required: it says which row an id names
         ("1" and 1 are the same row), so a row can never be labelled twice."""
-        annotator = str(annotator).strip()
-        if not annotator:
-            raise StoreError("annotator must be a non-empty name; it goes into the evidence record")
+        annotator = _annotator_name(annotator)
         row_id, label = python_scalar(row_id), python_scalar(label)
         with self._write() as con:
             project = self._get(con, project_id)
@@ -352,9 +397,7 @@ class LabelStore:
         deleted).  Only the annotator who gave that label may undo it (names compared
         without surrounding spaces and case): nobody takes back a colleague's label, nor
         the label a reviewer is reviewing."""
-        annotator = str(annotator).strip()
-        if not annotator:
-            raise StoreError("annotator must be a non-empty name; it goes into the evidence record")
+        annotator = _annotator_name(annotator)
         with self._write() as con:
             self._get(con, project_id)
             events = self._events_of(con, project_id)
@@ -363,6 +406,10 @@ class LabelStore:
             if not live:
                 raise NothingToUndoError(f"project {project_id} has no label to undo")
             target = live[-1]
+            if target.annotator == FILE_ANNOTATOR:
+                raise NothingToUndoError(
+                    f"project {project_id} has no label of yours to undo: the newest label in "
+                    f"force (row_id {target.row_id!r}) comes from the pool file")
             if not same_annotator(target.annotator, annotator):
                 raise StoreError(f"the newest label in force (row_id {target.row_id!r}) was "
                                  f"given by {target.annotator!r}; only they can undo it")
@@ -378,9 +425,7 @@ class LabelStore:
                  expect_seq: int | None = None) -> Event:
         """Pass over an unread row for now by appending a ``skip`` event (no bound
         changes).  Refuses a row with a label in force or already skipped."""
-        annotator = str(annotator).strip()
-        if not annotator:
-            raise StoreError("annotator must be a non-empty name; it goes into the evidence record")
+        annotator = _annotator_name(annotator)
         with self._write() as con:
             project = self._get(con, project_id)
             self._check_pool(project, pool)
@@ -417,9 +462,7 @@ class LabelStore:
         budget in force (a budget is never lowered; with no budget there is nothing to
         extend), a non-integer, an unknown project and a stale view (``expect_seq``, as
         in `append_label`)."""
-        annotator = str(annotator).strip()
-        if not annotator:
-            raise StoreError("annotator must be a non-empty name; it goes into the evidence record")
+        annotator = _annotator_name(annotator)
         value = python_scalar(new_budget)
         if value is not None and (isinstance(value, bool) or not isinstance(value, int)):
             raise StoreError(f"new_budget must be a whole number of labels or None (no "
@@ -445,8 +488,6 @@ class LabelStore:
     # ------------------------------------------------------------ review (issue 14)
     def _labelled_row(self, con, project_id, row_id, annotator, pool, expect_seq):
         """Checks shared by the review calls: returns (events, row id, its label event)."""
-        if not annotator:
-            raise StoreError("annotator must be a non-empty name; it goes into the evidence record")
         project = self._get(con, project_id)
         self._check_pool(project, pool)
         row_id = python_scalar(pool.row_ids[pool.position(python_scalar(row_id))])
@@ -465,7 +506,7 @@ class LabelStore:
         without a label in force or already waiting for a review."""
         from .reviews import review_items
 
-        annotator = str(annotator).strip()
+        annotator = _annotator_name(annotator)
         out = []
         with self._write() as con:
             ids = list(row_ids)
@@ -489,7 +530,7 @@ class LabelStore:
         the label under review (`ReviewItem.authors`)."""
         from .reviews import review_item
 
-        annotator = str(annotator).strip()
+        annotator = _annotator_name(annotator)
         with self._write() as con:
             events, rid, lab = self._labelled_row(con, project_id, row_id, annotator, pool,
                                                   expect_seq)
@@ -516,7 +557,7 @@ class LabelStore:
         else decides (the reviewer who disagreed may withdraw the review this way)."""
         from .reviews import review_item
 
-        annotator = str(annotator).strip()
+        annotator = _annotator_name(annotator)
         with self._write() as con:
             events, rid, lab = self._labelled_row(con, project_id, row_id, annotator, pool,
                                                   expect_seq)
@@ -536,7 +577,7 @@ class LabelStore:
         adopting their own review of the row (someone else decides a disagreement)."""
         from .reviews import review_item
 
-        annotator = str(annotator).strip()
+        annotator = _annotator_name(annotator)
         with self._write() as con:
             events, rid, lab = self._labelled_row(con, project_id, row_id, annotator, pool,
                                                   expect_seq)

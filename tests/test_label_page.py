@@ -300,3 +300,67 @@ def test_extra_columns_by_type_and_images_only_inside_the_pool_folder(tmp_path):
         {"size": 1.5}, {"picture": (folder / "img" / "a.png").resolve()},
         {"note": "**bold** [x](http://x)"})
     assert split_extra(pool, 1, folder) == ({"size": 2}, {}, {"picture": "../outside.png"})
+
+
+def _partly_labelled(tmp_path, monkeypatch, known=60):
+    """The demo pool with its first ``known`` labels kept, saved as an upload."""
+    import polars as pl
+
+    from certlib.saved_pools import SavedPools
+
+    monkeypatch.setenv("CERTLIB_DATA", str(tmp_path / "data"))
+    df = pl.read_csv(ROOT / "sample_data" / "demo_binary.csv")
+    lab = [v if i < known else None for i, v in enumerate(df["label"].to_list())]
+    data = df.with_columns(pl.Series("label", lab)).write_csv().encode()
+    saved = SavedPools().add("partly.csv", data)
+    return f"upload:{saved.digest}", certlib.load_pool(saved.path)
+
+
+def test_a_partly_labelled_file_starts_from_its_labels(store_path, tmp_path, monkeypatch,
+                                                         pools):
+    """The file's labels count as read (as on the planning pages): the policy asks only
+    for unlabelled rows, and the evidence record, which lists them, verifies."""
+    _, truth = pools
+    ref, pool = _partly_labelled(tmp_path, monkeypatch)
+    at = AppTest.from_file(PAGE, default_timeout=60)
+    at.query_params["pool"] = ref
+    at.run()
+    assert at.checkbox(key="label_from_file").value  # on by default
+    at.text_input(key="annotator").set_value("ana")
+    at.button(key="start").click().run()
+    assert not at.exception, at.exception
+    assert "60 of 171" in [m.value for m in at.metric]
+    assert any("60 of the labels read come from the pool file" in c.value for c in at.caption)
+    asked = []
+    while (rid := _next_row_id(at)) is not None:
+        asked.append(rid)
+        at.button(key=f"cls_{_truth_of(truth, rid)}").click().run()
+        assert not at.exception and not at.error, [e.value for e in at.error]
+    assert asked and all(pool.labels[pool.position(r)] < 0 for r in asked)
+    store = LabelStore(store_path)
+    (project,) = store.projects()
+    rec = store.export_record(project.id, pool)
+    assert [lab["annotator"] for lab in rec["labels"]][:60] == ["(pool file)"] * 60
+    assert rec["labels_read"] == 60 + len(asked)
+    assert verify_record(json.loads(json.dumps(rec)), pool).ok
+    assert verify_record(json.loads(json.dumps(rec)), truth).ok
+    at.button(key="undo").click().run()  # the newest label is ana's: it goes
+    assert len(store.labels(project.id)) == 60 + len(asked) - 1
+
+
+def test_a_budget_within_the_files_labels_is_refused_before_start(store_path, tmp_path,
+                                                                    monkeypatch):
+    ref, _ = _partly_labelled(tmp_path, monkeypatch)
+    at = AppTest.from_file(PAGE, default_timeout=60)
+    at.query_params["pool"] = ref
+    at.run()
+    at.text_input(key="annotator").set_value("ana")
+    at.number_input(key="label_budget").set_value(50).run()
+    assert any("does not exceed the 60 labels in the file" in w.value for w in at.warning)
+    at.button(key="start").click().run()
+    assert any("does not exceed the 60 labels" in e.value for e in at.error)
+    assert LabelStore(store_path).projects() == ()
+    at.checkbox(key="label_from_file").uncheck().run()  # from scratch: 50 is a budget
+    at.button(key="start").click().run()
+    assert not at.error, [e.value for e in at.error]
+    assert "0 of 171" in [m.value for m in at.metric]

@@ -665,3 +665,58 @@ def test_hindsight_within_a_tolerance_and_only_for_the_shared_rule(tmp_path, poo
     _label_n(store, other, pool, truth, 3)
     with pytest.raises(CertlibError, match="rule 'shared'"):
         store.progress(other, pool).hindsight()
+
+
+@pytest.mark.parametrize("seed, policy", [(0, "adaptive-pair-sum"), (1, "expected-coverage"),
+                                          (2, "static-range")])
+def test_a_project_from_the_files_labels_is_the_state_of_the_labels_known(tmp_path, pools,
+                                                                           seed, policy):
+    """``from_file``: the file's labels are the project's first events (annotator
+    FILE_ANNOTATOR, row order), and the replay is `Session.from_pool_labels`: the state
+    the planning pages call "labels known count as read"."""
+    from certlib.store import FILE_ANNOTATOR
+
+    _, truth = pools
+    codes = truth.labels.copy()
+    codes[np.random.default_rng(seed).random(truth.n) < 0.6] = -1
+    pool = truth.with_labels(codes)
+    known = np.flatnonzero(codes >= 0)
+    store = LabelStore(tmp_path / "s.db")
+    pid = store.open_project(pool, "partly", policy=policy, from_file=True)
+    events = store.events(pid)
+    assert [(e.kind, e.row_id, e.label, e.annotator) for e in events] == [
+        ("label", pool.row_ids[i], pool.classes[codes[i]], FILE_ANNOTATOR) for i in known]
+    _same_state(store.session(pid, pool), Session.from_pool_labels(pool, policy=policy))
+    # an annotator goes on from there, and only unlabelled rows are asked for
+    _label_n(store, pid, pool, truth, 5)
+    assert all(codes[pool.position(e.row_id)] < 0 for e in store.labels(pid)[known.size:])
+    assert verify_record(store.export_record(pid, pool), pool).ok
+    # the same choice resumes it; starting from nothing is another project
+    assert store.open_project(pool, "partly", policy=policy, from_file=True) == pid
+    other = store.open_project(pool, "partly", policy=policy)
+    assert other != pid and store.events(other) == ()
+    assert store.open_project(pool, "partly", policy=policy) == other
+    # on a pool without labels the choice changes nothing
+    blank = truth.with_labels(np.full(truth.n, -1))
+    assert store.open_project(blank, "blank", policy=policy, from_file=True) == \
+        store.open_project(blank, "blank", policy=policy)
+
+
+def test_labels_from_the_file_cannot_be_undone_nor_given_by_a_person(tmp_path, pools):
+    _, truth = pools
+    codes = truth.labels.copy()
+    codes[40:] = -1
+    pool = truth.with_labels(codes)
+    store = LabelStore(tmp_path / "s.db")
+    pid = store.open_project(pool, "partly", from_file=True)
+    with pytest.raises(NothingToUndoError, match="comes from the pool file"):
+        store.undo_last(pid, "ana")
+    with pytest.raises(StoreError, match="names the labels a project takes from the pool file"):
+        store.append_label(pid, pool.row_ids[50], 0, " (Pool File) ", pool=pool)
+    assert len(store.events(pid)) == 40
+    with pytest.raises(StoreError, match="does not exceed the 40 labels"):
+        store.open_project(pool, "partly", budget=40, from_file=True)
+    assert len(store.projects()) == 1  # nothing was written
+    pid2 = store.open_project(pool, "partly", budget=41, from_file=True)
+    s = store.session(pid2, pool)
+    assert s.t == 40 and not s.budget_exhausted

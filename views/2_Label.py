@@ -18,7 +18,7 @@ from certlib.errors import CertlibError
 from certlib.record import labels_csv, make_record
 from certlib.events import same_annotator
 from certlib.reviews import open_for
-from certlib.store import LabelStore, PoolMismatchError, UnknownProjectError
+from certlib.store import FILE_ANNOTATOR, LabelStore, PoolMismatchError, UnknownProjectError
 from ui.common import (annotator_input, cached_prelabel, choose_pool, class_settings,
                        class_shortcuts, keep_annotator, mismatch_message, page_button, plain,
                        plot_text, policy_input, pool_folder, pool_key, seed_input,
@@ -55,14 +55,30 @@ if pid is None:
                              **sticky("label_budget", 0, f"label_budget_{pool_key(pool)[:16]}",
                                       low=0, high=pool.n))
     seed = seed_input(sb, "label_seed")
+    known = pool.n_labelled
+    from_file = False
+    if 0 < known < pool.n:  # labels in the file count as read, as on the planning pages
+        from_file = sb.checkbox(
+            f"Start from the {known:,} labels in the file", **sticky("label_from_file", True),
+            help="They count as read: the policy asks only for unlabelled rows, the budget "
+                 "counts them, and the evidence record lists them as given by the pool file. "
+                 "Untick to label every row yourself; then each answer is checked against "
+                 "the file's label when the record is verified.")
+    elif known:
+        sb.caption("Every row of this pool file is labelled. A project here labels it again "
+                   "from scratch (e.g. to practise); verifying its evidence record checks "
+                   "each answer against the file's label.")
     floor_ = cached_prelabel(pool, pool_key(pool), tol).prelabel_bound
     if 0 < budget < floor_:
         sb.warning(f"A budget of {int(budget):,} is below the prelabel bound ({floor_:,}): no "
                    "policy can certify the choice with it, whatever the labels are.")
+    if from_file and 0 < budget <= known:
+        sb.warning(f"A budget of {int(budget):,} does not exceed the {known:,} labels in the "
+                   "file, which count as read: raise it, set 0 (none), or untick the box.")
     if sb.button("Start / resume labelling", key="start", type="primary"):
         try:
             pid = store.open_project(pool, pool_label, policy, tol, int(budget) or None,
-                                     int(seed))
+                                     int(seed), from_file=from_file)
         except CertlibError as exc:
             st.error(plain(exc))
             st.stop()
@@ -141,6 +157,10 @@ metrics.metric("labels read", f"{s.t:,} of {pool.n:,}", width="content")
 metrics.metric("prelabel bound", f"{pr.prelabel_bound:,} labels", width="content")
 metrics.metric("budget", budget_text, width="content")
 metrics.metric("status", s.status, width="content")
+from_pool_file = sum(e.annotator == FILE_ANNOTATOR for e in prog.labels)
+if from_pool_file:
+    st.caption(f"{from_pool_file:,} of the labels read come from the pool file (the project "
+               "started from them); the policy asks only for the others.")
 st.caption(f"Project {pr.id} on {plain(pr.pool_name)}: policy {pr.policy}, rule {pr.rule}, "
            f"tolerance {float(pr.tolerance):g}, seed {pr.seed}; candidates in tie priority "
            f"order: {', '.join(plain(c) for c in pr.candidates)}.")
