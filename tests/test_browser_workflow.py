@@ -225,6 +225,9 @@ def test_upload_label_to_certified_download_and_certificate(browser, tmp_path):
         _wait_text(page, "The rows the project read", timeout=120_000)
         assert re.fullmatch(rf"project \d+: {POLICY}", source.locator("input").input_value())
         assert _hindsight_number(page) == label_hindsight
+        page.reload()  # the project is in the address
+        _wait_text(page, "The rows the project read", timeout=120_000)
+        assert _hindsight_number(page) == label_hindsight
         assert "Traceback" not in page.inner_text("body")
         print(f"{t} labels, {presses} key presses, {label_hindsight} would have sufficed; "
               f"presses lost (t, row_id, alerts): {lost}")

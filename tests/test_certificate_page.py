@@ -118,3 +118,11 @@ def test_a_finished_project_shows_its_partial_certificate(private_store, demo):
             in text)
     assert f"the prelabel bound was {certlib.prelabel_bound(pool).prelabel_bound:,}" in text
     assert _table(at, "row_id")["row_id"].tolist() == [str(r) for r in part.witness]
+    # the project is in the address: a reload (a new session on it) shows the same
+    assert at.query_params["cert_source"] == project
+    again = AppTest.from_file(PAGE, default_timeout=120)
+    again.query_params.update({k: at.query_params[k] for k in ("pool", "cert_source")})
+    again.run()
+    assert not again.exception, again.exception
+    assert again.selectbox(key="cert_source").value == project
+    assert text == " ".join(s.value for s in again.success)

@@ -18,7 +18,7 @@ from certlib.comparison import per_rival, policy_comparison
 from certlib.errors import CertlibError
 from certlib.store import LabelStore
 from ui.common import (cached_certify, cached_prelabel, choose_pool, plain, plot_text,
-                       pool_key, sticky, tolerance_input)
+                       pool_key, tolerance_input, url_widget, write_url_state)
 from ui.label_errors import fragility_section
 
 st.title("Certificate")
@@ -65,9 +65,10 @@ for p in projects:
     sources[f"project {p.id}: {p.policy}"] = p
 c1, c2 = st.columns(2)
 source = c1.selectbox("Labels from", list(sources),
-                      **sticky("cert_source", "the pool file", options=list(sources), index=True),
+                      **url_widget("cert_source", "the pool file", options=list(sources)),
                       help="The pool file's label column, or a labelling project in the store "
                            "on this pool (page Label; the project's number and policy).")
+write_url_state("cert_source")  # a reload keeps the project
 project = sources[source]
 
 # ------------------------------------------------------------------ a labelling project
