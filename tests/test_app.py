@@ -105,3 +105,27 @@ def test_plain_leaves_no_markdown(text):
     fence = out[: len(out) - len(out.lstrip("`"))]
     assert fence not in out[len(fence):-len(fence)]
     assert plain("naive_bayes") == "naive_bayes" and plain(7) == "7"
+
+
+def test_budget_boxes_start_above_the_labels_already_known(tmp_path, monkeypatch):
+    """On a partly labelled pool the planning budget starts from the labels known (they
+    count as read) plus half the unread rows: it used to start at n / 2, below them."""
+    import polars as pl
+
+    from certlib.saved_pools import SavedPools
+
+    monkeypatch.setenv("CERTLIB_DATA", str(tmp_path))
+    df = pl.read_csv(ROOT / "sample_data" / "demo_binary.csv")
+    lab = [v if i < 120 else None for i, v in enumerate(df["label"].to_list())]
+    saved = SavedPools().add("partly.csv", df.with_columns(pl.Series("label", lab))
+                             .write_csv().encode())
+    for script, label in (("app.py", "Your labelling budget"), ("views/plan_budget.py",
+                                                                "Budget (labels")):
+        at = AppTest.from_file(str(ROOT / script), default_timeout=120)
+        at.query_params["pool"] = f"upload:{saved.digest}"
+        at.run()
+        assert not at.exception, at.exception
+        box = next(b for b in at.number_input if b.label.startswith(label))
+        assert box.value == 120 + (171 - 120) // 2
+        assert not any("below the 120 labels already known" in m.value
+                       for m in [*at.success, *at.caption, *at.markdown])

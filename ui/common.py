@@ -403,6 +403,13 @@ def mismatch_message(store, project_id, exc) -> str:
             f"(The store says: {plain(exc)})")
 
 
+def default_budget(pool) -> int:
+    """The budget a planning box starts from: half the pool, or on a partly labelled
+    pool the labels already known (they count as read) plus half the unread rows."""
+    known = pool.n_labelled if not pool.fully_labelled else 0
+    return max(1, known + (pool.n - known) // 2)
+
+
 def budget_input(container, label: str, n: int, value: int, key: str,
                  shared: str | None = None) -> int:
     """A budget box that takes any whole number and says what it does with one outside

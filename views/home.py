@@ -9,8 +9,8 @@ import streamlit as st
 import certlib
 from certlib.errors import CertlibError
 from ui.common import (RULE, budget_input, cached_certify, cached_replay, choose_pool,
-                       page_link, plain, policy_input, pool_key, pool_summary, seed_input,
-                       sticky, tolerance_input)
+                       default_budget, page_link, plain, policy_input, pool_key, pool_summary,
+                       seed_input, sticky, tolerance_input)
 from ui.label_errors import fragility_section
 
 st.title("certlib: how many labels does model choice need?")
@@ -30,7 +30,7 @@ c1.metric("prelabel bound", f"{pre.prelabel_bound:,} labels")
 c1.caption(f"{100 * pre.prelabel_fraction:.1f}% of the pool")
 # one budget box per pool: a value typed for a larger pool never outlives a switch
 budget = budget_input(c2, f"Your labelling budget (labels, at most n = {pool.n:,})", pool.n,
-                      max(1, pool.n // 2), key=f"budget_{pool_key(pool)[:16]}")  # the map's too
+                      default_budget(pool), key=f"budget_{pool_key(pool)[:16]}")  # the map's too
 if pre.ruled_out(budget):
     c2.warning(f"A budget of {budget:,} is ruled out: no policy can certify the choice "
                f"with fewer than {pre.prelabel_bound:,} labels, whatever the labels are. Raise "

@@ -17,8 +17,8 @@ from certlib.budget_plan import DEFAULT_TOLERANCES, POOL_SUFFIXES
 from certlib.cli_output import percent
 from certlib.cli_plan import plan_payload
 from certlib.errors import CertlibError
-from ui.common import (budget_input, choose_pool, plain, plot_text, policy_input, pool_key,
-                       pool_summary, seed_input, sticky)
+from ui.common import (budget_input, choose_pool, default_budget, plain, plot_text,
+                       policy_input, pool_key, pool_summary, seed_input, sticky)
 from ui.multi_upload import unpack_pool_uploads
 
 COLOURS = {"ruled_out": "#d9534f", "unresolved": "#f0ad4e", "certified": "#5cb85c"}
@@ -190,7 +190,7 @@ st.caption("Red: ruled out (below the prelabel bound; exact). Green: the policy 
               if need_forecast else "."))
 
 st.header("3. The smallest tolerance for your budget")
-budget = budget_input(st, f"Budget (labels, at most n = {pool.n:,})", pool.n, pool.n // 2,
+budget = budget_input(st, f"Budget (labels, at most n = {pool.n:,})", pool.n, default_budget(pool),
                       key=f"plan_budget_{key[:16]}", shared=f"budget_{key[:16]}")
 best = m.smallest_tolerance(budget)
 if best is not None:
