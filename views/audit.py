@@ -456,12 +456,13 @@ if status.ledger is not None:
 # ------------------------------------------------------------------ record
 st.subheader("Evidence record")
 downloads = st.container(horizontal=True)
+# built when clicked (Streamlit calls ``data``), not on every key press of the queue
 downloads.download_button("Download the evidence record (JSON)", key="audit_download",
-                          data=json.dumps(store.record(pid), indent=2, default=str),
+                          data=lambda: json.dumps(store.record(pid), indent=2, default=str),
                           file_name=f"certlib_audit{pid}.json", mime="application/json")
 downloads.download_button("Download the stream (CSV)", key="audit_download_stream",
-                          data=store.stream_csv(pid), file_name=f"certlib_audit{pid}_stream.csv",
-                          mime="text/csv")
+                          data=lambda: store.stream_csv(pid),
+                          file_name=f"certlib_audit{pid}_stream.csv", mime="text/csv")
 st.caption("Check them anywhere with `certlib verify-audit RECORD STREAM`, or below.")
 with st.expander("Verify a record against its stream"):
     rec_up = st.file_uploader("Evidence record (JSON)", type=["json"], key="audit_vrec")
