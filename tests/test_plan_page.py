@@ -117,3 +117,18 @@ def test_stop_keeps_no_forecast_and_the_page_stands():
     assert not at.exception, at.exception
     assert not [d for d in at.dataframe if "10%" in d.value.columns]
     assert at.button(key="plan_run").disabled is False
+
+
+def test_the_histogram_starts_at_the_tolerance_chosen_elsewhere():
+    from ui.common import TOLERANCE
+
+    for chosen, shown in ((0.001, "0.001"), (0.003, "0")):  # 0.003: not on the grid
+        at = AppTest.from_file(PAGE, default_timeout=180)
+        at.query_params["pool"] = "sample:unlabelled"
+        at.session_state["_sticky"] = {TOLERANCE: chosen}  # as Plan and certify keeps it
+        at.run()
+        if not at.button(key="plan_run").disabled:  # else kept from an earlier run
+            at.button(key="plan_run").click().run()
+        assert not at.exception, at.exception
+        assert at.selectbox(key="plan_hist_tol").value == shown
+        assert at.button(key="plan_stop").disabled  # nothing left to stop

@@ -17,7 +17,7 @@ from certlib.budget_plan import DEFAULT_TOLERANCES, POOL_SUFFIXES
 from certlib.cli_output import percent
 from certlib.cli_plan import plan_payload
 from certlib.errors import CertlibError
-from ui.common import (budget_input, choose_pool, default_budget, plain, plot_text,
+from ui.common import (TOLERANCE, budget_input, choose_pool, default_budget, plain, plot_text,
                        policy_input, pool_key, pool_summary, seed_input, sticky)
 from ui.multi_upload import unpack_pool_uploads
 
@@ -187,7 +187,9 @@ st.plotly_chart(_heatmap(m, fcs if need_forecast else None,
 st.caption("Red: ruled out (below the prelabel bound; exact). Green: the policy certifies "
            "within the budget (exact replay). Amber: unresolved"
            + (" (numbers: forecast probability of certifying within the budget, in %)."
-              if need_forecast else "."))
+              if need_forecast else
+              ": not ruled out, but the policy's replay needs more labels than the budget."
+              if m.labelled else ": not ruled out; the labels decide."))
 
 st.header("3. The smallest tolerance for your budget")
 budget = budget_input(st, f"Budget (labels, at most n = {pool.n:,})", pool.n, default_budget(pool),
@@ -231,7 +233,7 @@ else:
     b1 = b2 = st.container(horizontal=True)  # columns cut "Run forecast" at 800 px
     run = b1.button("Run forecast", type="primary", disabled=fcs is not None,
                     key="plan_run")
-    stop = b2.button("Stop", key="plan_stop",
+    stop = b2.button("Stop", key="plan_stop", disabled=fcs is not None,
                      help="Stops a running forecast (nothing is kept).")
     # a change anywhere on the page (the budget, say) reruns the page and so interrupts a
     # running forecast: with the same settings it starts again; otherwise say so.  Only
@@ -283,9 +285,12 @@ else:
             f"P(certify within {budget:,})": [percent(f.p_certified(budget)) for f in fcs],
         })
         st.dataframe(qdf, hide_index=True, key="plan_forecast_table")
-        pick = st.selectbox("Histogram for tolerance", [_tol_label(f.tolerance) for f in fcs],
-                            key="plan_hist_tol")
-        f = fcs[[_tol_label(x.tolerance) for x in fcs].index(pick)]
+        shown = [_tol_label(x.tolerance) for x in fcs]
+        # first the tolerance chosen on the other pages, when the map has it
+        chosen = _tol_label(st.session_state.get("_sticky", {}).get(TOLERANCE, 0.0))
+        pick = st.selectbox("Histogram for tolerance", shown, key="plan_hist_tol",
+                            index=shown.index(chosen) if chosen in shown else 0)
+        f = fcs[shown.index(pick)]
         st.plotly_chart(_histogram(f), width="stretch")
 
 st.header("5. Several pools (Figure 7 counts)")
