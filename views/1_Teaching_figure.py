@@ -57,14 +57,14 @@ fig.add_scatter(x=list(range(len(shared.upper))), y=shared.upper_objective, mode
                 name="shared: upper bound", line=dict(color=colors["shared"], dash="dot"))
 fig.add_hline(y=0, line_color="gray")
 fig.add_vline(x=f.prelabel, line_dash="dash", line_color="#9c755f",
-              annotation_text=f"prelabel {f.prelabel}", annotation_position="bottom right")
+              annotation_text=f"prelabel {f.prelabel}", annotation_position="top right")
 if f.certificate_lower is not None:
     fig.add_vrect(x0=f.certificate_lower - 0.5, x1=f.certificate_upper + 0.5, fillcolor="#59a14f",
                   opacity=0.25, line_width=0,
                   annotation_text=("min. certificate " + (str(f.certificate_lower)
                                    if f.certificate_lower == f.certificate_upper
                                    else f"{f.certificate_lower}-{f.certificate_upper}")),
-                  annotation_position="top left")
+                  annotation_position="bottom left")  # the stops' labels sit at the top
 zero = tie_zero_moment(shared.lower, shared.stop)
 if zero is not None:
     fig.add_scatter(x=[zero], y=[shared.lower_objective[zero]], mode="markers",
