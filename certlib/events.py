@@ -12,8 +12,8 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from fractions import Fraction
 
-__all__ = ["EVENT_KINDS", "Event", "Project", "budget_in_force", "labels_in_force",
-           "same_annotator", "skipped_rows", "step_labels", "utc_now"]
+__all__ = ["EVENT_KINDS", "FILE_ANNOTATOR", "Event", "Project", "budget_in_force", "file_seed",
+           "labels_in_force", "same_annotator", "skipped_rows", "step_labels", "utc_now"]
 
 # label: a row's label; undo: cancels the newest label in force; skip: the annotator passes
 # over a row for now; unskip: every skipped row is available again.  Skips never touch
@@ -27,6 +27,15 @@ __all__ = ["EVENT_KINDS", "Event", "Project", "budget_in_force", "labels_in_forc
 # nothing, ends the disagreement).
 EVENT_KINDS = ("label", "undo", "skip", "unskip", "budget", "review_request", "review",
                "correct", "keep")
+#: the annotator of the labels a project takes from the pool file when it starts
+#: (`certlib.store.LabelStore.create_project` with ``from_file``); no person may use it
+FILE_ANNOTATOR = "(pool file)"
+
+
+def file_seed(events) -> list:
+    """[(row id, label)] of the labels a project took from the pool file, in order."""
+    return [(e.row_id, e.label) for e in events
+            if e.kind == "label" and e.annotator == FILE_ANNOTATOR]
 
 
 def same_annotator(a, b) -> bool:

@@ -15,7 +15,7 @@ from functools import cached_property
 
 from .certificate import PartialCertificate, certify_partial
 from .errors import ParameterError
-from .events import Project, labels_in_force, skipped_rows
+from .events import FILE_ANNOTATOR, Project, labels_in_force, skipped_rows
 from .session import Session
 
 __all__ = ["Guarantee", "Hindsight", "Progress", "guarantee"]
@@ -85,6 +85,7 @@ class Hindsight:
     labels_read: int
     prelabel_bound: int
     partial: PartialCertificate
+    from_file: int = 0  # of the labels read, those the project took from the pool file
 
     @property
     def witness(self) -> tuple:
@@ -94,14 +95,16 @@ class Hindsight:
     def text(self) -> str:
         """One sentence for a person (numbers only, nothing from a file)."""
         h, t = self.partial, self.labels_read
+        read = (f"The project read {t:,} labels ({self.from_file:,} of them from the pool "
+                "file)" if self.from_file else f"You read {t:,} labels")
         if h.upper is None:
-            return (f"You read {t:,} labels; they do not certify a candidate, so no subset of "
+            return (f"{read}; they do not certify a candidate, so no subset of "
                     f"them suffices; any certificate needs at least {h.lower:,} labels; the "
                     f"prelabel bound was {self.prelabel_bound:,}")
         size = (f"{h.upper:,} of them would have sufficed in hindsight (exact)" if h.exact else
                 f"{h.upper:,} of them would have sufficed in hindsight and no fewer than "
                 f"{h.lower:,} could have (enclosure [{h.lower:,}, {h.upper:,}])")
-        return f"You read {t:,} labels; {size}; the prelabel bound was {self.prelabel_bound:,}"
+        return f"{read}; {size}; the prelabel bound was {self.prelabel_bound:,}"
 
 
 @dataclass(frozen=True)
@@ -184,7 +187,8 @@ class Progress:
 
     def hindsight(self, **limits) -> Hindsight:
         """The hindsight enclosure of the smallest sufficient subset of the rows read,
-        under the labels the annotators gave (not the pool file's labels).  ``limits``:
+        under the labels in force: the annotators' and those the project took from the
+        pool file when it started (not the file's labels of rows it has not read).  ``limits``:
         ``work_limit`` / ``time_limit`` of `certify_partial`.  Only for the shared rule
         (the rule of `certify_partial`)."""
         s = self.session
@@ -194,7 +198,8 @@ class Progress:
         labelled = s.pool.with_labels(s.label_codes)  # the annotators' labels only
         part = certify_partial(labelled, read_rows=s.read_rows,
                                tolerance=self.project.tolerance, **limits)
-        return Hindsight(s.t, self.project.prelabel_bound, part)
+        return Hindsight(s.t, self.project.prelabel_bound, part,
+                         sum(e.annotator == FILE_ANNOTATOR for e in self.labels))
 
     def rival_bounds(self, k: int | None = None) -> dict:
         """For candidate k (default the best guess): {rival name: (lower list, upper list)} of

@@ -64,8 +64,8 @@ import numpy as np
 from . import _sqlite
 from ._values import fraction_text, python_scalar
 from .errors import CertlibError
-from .events import (Event, Project, budget_in_force, labels_in_force, same_annotator,
-                     skipped_rows, utc_now)
+from .events import (FILE_ANNOTATOR, Event, Project, budget_in_force, labels_in_force,
+                     same_annotator, skipped_rows, utc_now)
 from .policies import get_policy, policy_names
 from .pool import UNREAD, pool_hash
 from .prelabel import prelabel_bound
@@ -81,6 +81,7 @@ __all__ = [
     "DuplicateLabelError",
     "Event",
     "FILE_ANNOTATOR",
+    "file_labels",
     "NothingSkippedError",
     "LabelStore",
     "NothingToUndoError",
@@ -95,8 +96,6 @@ __all__ = [
 
 SCHEMA_VERSION = 5  # 2: skip and unskip events; 3: budget events; 4: review events;
 # 5: keep events
-#: the annotator of the labels a project takes from the pool file (`create_project`)
-FILE_ANNOTATOR = "(pool file)"
 ENV_VAR = "CERTLIB_STORE"
 DEFAULT_FILE = "certlib_labels.db"
 
@@ -128,6 +127,13 @@ class NothingToUndoError(StoreError):
 
 class NothingSkippedError(StoreError):
     """Unskip with no row skipped."""
+
+
+def file_labels(pool) -> list:
+    """[(row id, label)] of the labels the pool file holds, in row order: what a project
+    started ``from_file`` takes as its first label events (`certlib.events.file_seed`)."""
+    return [(python_scalar(pool.row_ids[i]), python_scalar(pool.classes[pool.labels[i]]))
+            for i in np.flatnonzero(pool.labels != UNREAD).tolist()]
 
 
 def _annotator_name(annotator) -> str:
@@ -263,19 +269,20 @@ class LabelStore:
 
         ``from_file``: the labels the pool file already holds count as read.  They are
         written as the project's first label events, in row order, by the annotator
-        `FILE_ANNOTATOR` (a name no person may use, so nobody can undo them; a review can
-        still correct one), in the same transaction: the policy then asks only for
-        unlabelled rows, the evidence record lists them, and a budget counts them."""
+        `FILE_ANNOTATOR` (a name no person may use), in the same transaction: the policy
+        then asks only for unlabelled rows, the evidence record lists them, and a budget
+        counts them.  Nobody can undo them, and they are not reviewed (`_labelled_row`):
+        the record is checked against the file, so a wrong one is corrected in the file."""
         tol = exact_fraction(tolerance)
         Session.start(pool, policy=policy, rule=rule, tolerance=tol, seed=seed, budget=budget)
         policy_name = get_policy(policy).name
         if policy_name not in policy_names():  # a resumed project looks it up by name
             raise StoreError("policy must be a registered policy name to be stored; "
                              f"got {policy!r}")
-        known = np.flatnonzero(pool.labels != UNREAD) if from_file else np.zeros(0, int)
-        if budget is not None and known.size and int(budget) <= known.size:
+        known = file_labels(pool) if from_file else []
+        if budget is not None and known and int(budget) <= len(known):
             raise StoreError(
-                f"a budget of {int(budget):,} labels does not exceed the {known.size:,} labels "
+                f"a budget of {int(budget):,} labels does not exceed the {len(known):,} labels "
                 "the pool file already holds, which count as read: choose a larger budget, "
                 "none, or start without the file's labels")
         pre = prelabel_bound(pool, tolerance=tol).prelabel_bound
@@ -292,28 +299,30 @@ class LabelStore:
             at = utc_now()
             con.executemany(
                 "INSERT INTO events VALUES (?, ?, 'label', ?, ?, ?, ?, NULL)",
-                ((pid, seq, json.dumps(python_scalar(pool.row_ids[i])),
-                  json.dumps(python_scalar(pool.classes[pool.labels[i]])), FILE_ANNOTATOR, at)
-                 for seq, i in enumerate(known.tolist(), start=1)))
+                ((pid, seq, json.dumps(rid), json.dumps(lab), FILE_ANNOTATOR, at)
+                 for seq, (rid, lab) in enumerate(known, start=1)))
             return pid
 
     def find_project(self, pool, policy: str = "adaptive-pair-sum", tolerance=0.0,
                      budget: int | None = None, seed: int = 0, rule: str = "shared",
                      from_file: bool = False):
         """Id of the newest project on this pool with these settings, or None.  On a pool
-        file with labels, ``from_file`` tells the projects that started from them
-        (`create_project`) from those that did not."""
+        file with labels, ``from_file`` asks for a project that started from exactly the
+        labels the file holds now (`create_project`); without it, for one that started
+        from none.  (The pool hash leaves labels out, so a file whose labels changed
+        still opens its old projects by id, never by this match.)"""
         args = (pool_hash(pool), policy, rule, fraction_text(exact_fraction(tolerance)), int(seed))
-        seeded = bool(from_file) and bool((pool.labels != UNREAD).any())
+        want = file_labels(pool) if from_file else []
         with self._connect() as con:
             rows = con.execute(
                 "SELECT id FROM projects WHERE pool_hash = ? AND policy = ? AND rule = ? "
                 "AND tolerance = ? AND seed = ? AND budget IS ? ORDER BY id DESC",
                 args + (None if budget is None else int(budget),)).fetchall()
             for (pid,) in rows:
-                first = con.execute("SELECT annotator FROM events WHERE project_id = ? "
-                                    "ORDER BY seq LIMIT 1", (pid,)).fetchone()
-                if (first is not None and first[0] == FILE_ANNOTATOR) == seeded:
+                seed = con.execute(
+                    "SELECT row_id, label FROM events WHERE project_id = ? AND kind = 'label' "
+                    "AND annotator = ? ORDER BY seq", (pid, FILE_ANNOTATOR)).fetchall()
+                if [(json.loads(r), json.loads(lab)) for r, lab in seed] == want:
                     return int(pid)
         return None
 
@@ -497,6 +506,10 @@ class LabelStore:
         if row_id not in live:
             raise StoreError(f"row_id {row_id!r} has no label in force in project {project_id}; "
                              "only a labelled row can be reviewed or corrected")
+        if live[row_id].annotator == FILE_ANNOTATOR:
+            raise StoreError(f"the label of row_id {row_id!r} comes from the pool file, which "
+                             "the evidence record is checked against: it is not reviewed here; "
+                             "correct the file and start a project from it")
         return events, row_id, live[row_id]
 
     def queue_review(self, project_id: int, row_ids, annotator: str, *, pool,

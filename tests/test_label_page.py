@@ -5,6 +5,8 @@ store holds every label (the browser test is tests/test_browser_label.py)."""
 from __future__ import annotations
 
 import json
+
+import numpy as np
 from pathlib import Path
 
 import pytest
@@ -364,3 +366,32 @@ def test_a_budget_within_the_files_labels_is_refused_before_start(store_path, tm
     at.button(key="start").click().run()
     assert not at.error, [e.value for e in at.error]
     assert "0 of 171" in [m.value for m in at.metric]
+
+
+def test_existing_projects_are_listed_and_a_changed_file_is_named(store_path, tmp_path,
+                                                                    monkeypatch, pools):
+    """Projects on the pool are listed with an Open button (one started from nothing on
+    a partly labelled file is not resumed by the ticked box); a project whose file labels
+    changed since it started says so."""
+    _, truth = pools
+    ref, pool = _partly_labelled(tmp_path, monkeypatch)
+    store = LabelStore(store_path)
+    old = store.open_project(pool, "partly.csv")  # started from nothing, one label
+    r = store.session(old, pool).next_row()
+    store.append_label(old, pool.row_ids[r], _truth_of(truth, pool.row_ids[r]), "ana",
+                       pool=pool)
+    seeded = store.open_project(truth.with_labels(np.where(np.arange(truth.n) < 50,
+                                                           truth.labels, -1)),
+                                "partly.csv", from_file=True)  # 50 labels, not the 60
+    at = AppTest.from_file(PAGE, default_timeout=60)
+    at.query_params["pool"] = ref
+    at.run()
+    text = " ".join(m.value for m in at.markdown)
+    assert f"**Project {old}**" in text and "; 1 labels" in text
+    assert f"**Project {seeded}**" in text and "50 labels (50 from the pool file)" in text
+    at.button(key=f"open_project_{seeded}").click().run()
+    assert not at.exception, at.exception
+    assert at.query_params["project"] == str(seeded)
+    assert "50 of 171" in [m.value for m in at.metric]
+    assert any("started from 50 labels of the pool file; the file now holds 60" in w.value
+               for w in at.warning), [w.value for w in at.warning]

@@ -720,3 +720,49 @@ def test_labels_from_the_file_cannot_be_undone_nor_given_by_a_person(tmp_path, p
     pid2 = store.open_project(pool, "partly", budget=41, from_file=True)
     s = store.session(pid2, pool)
     assert s.t == 40 and not s.budget_exhausted
+
+
+def test_a_file_whose_labels_changed_starts_a_new_project_from_them(tmp_path, pools):
+    """The pool hash leaves labels out: the match on the file's labels keeps a project
+    that started from 60 of them from being resumed as if it held the file's 100, or
+    labels that changed (the policy would ask for labelled rows again)."""
+    _, truth = pools
+    keep = truth.labels.copy()
+
+    def file_with(k, flip=()):
+        codes = keep.copy()
+        codes[k:] = -1
+        codes[list(flip)] = 1 - codes[list(flip)]
+        return truth.with_labels(codes)
+
+    store = LabelStore(tmp_path / "s.db")
+    p60 = store.open_project(file_with(60), "p", from_file=True)
+    p100 = store.open_project(file_with(100), "p", from_file=True)
+    flipped = store.open_project(file_with(60, flip=[3]), "p", from_file=True)
+    assert len({p60, p100, flipped}) == 3
+    assert store.session(p100, file_with(100)).t == 100
+    assert store.open_project(file_with(60), "p", from_file=True) == p60
+    for pid, pool in ((p60, file_with(60)), (p100, file_with(100))):
+        assert verify_record(store.export_record(pid, pool), pool).ok
+
+
+def test_labels_from_the_file_are_not_reviewed(tmp_path, pools):
+    """The record is checked against the file, so a file label is corrected in the file:
+    a review (and so a correction, which an undo could then take back) is refused."""
+    _, truth = pools
+    codes = truth.labels.copy()
+    codes[40:] = -1
+    pool = truth.with_labels(codes)
+    store = LabelStore(tmp_path / "s.db")
+    pid = store.open_project(pool, "partly", from_file=True)
+    rid = pool.row_ids[3]
+    for call in (lambda: store.queue_review(pid, [rid], "lead", pool=pool),
+                 lambda: store.correct_label(pid, rid, 1 - int(codes[3]), "lead", pool=pool),
+                 lambda: store.keep_label(pid, rid, "lead", pool=pool)):
+        with pytest.raises(StoreError, match="comes from the pool file"):
+            call()
+    assert len(store.events(pid)) == 40
+    _label_n(store, pid, pool, truth, 1)  # an annotator's label is reviewed as before
+    own = store.labels(pid)[-1].row_id
+    store.queue_review(pid, [own], "lead", pool=pool)
+    assert verify_record(store.export_record(pid, pool), pool).ok

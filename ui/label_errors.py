@@ -12,7 +12,7 @@ import streamlit as st
 from certlib.errors import CertlibError
 from certlib.label_errors import full_pool_fragility
 from certlib.replay import replay
-from certlib.events import same_annotator
+from certlib.events import FILE_ANNOTATOR, same_annotator
 from certlib.reviews import open_for
 from certlib.store import StaleStateError
 from ui.common import plain, pool_folder, shortcut_kwargs, split_extra
@@ -113,7 +113,14 @@ def margin_panel(prog, store, pool, who: str, display_name=str, keys=None) -> No
             st.text("row_id: " + ", ".join(str(r) for r in m.critical_ids))
             # a row is queued once: again only when its label was undone since
             open_ = {i.row_id for i in items if i.status != "withdrawn"}
-            todo = [r for r in m.critical_ids if r not in open_]
+            # the pool file's labels are corrected in the file (the record is checked
+            # against it), never reviewed here
+            from_file = {e.row_id for e in prog.labels if e.annotator == FILE_ANNOTATOR}
+            todo = [r for r in m.critical_ids if r not in open_ and r not in from_file]
+            held = sum(r in from_file for r in m.critical_ids)
+            if held:
+                st.caption(f"{held:,} of these rows hold the pool file's labels: they are not "
+                           "reviewed here; if one is wrong, correct the file.")
             if todo:
                 st.button("Queue this row for review" if len(todo) == 1 else
                           f"Queue these {len(todo):,} rows for review", key="queue_review",
@@ -123,8 +130,9 @@ def margin_panel(prog, store, pool, who: str, display_name=str, keys=None) -> No
                           help="A second annotator labels them again (review events in the "
                                "store); a disagreement is shown here and a corrected label "
                                "replays the session.")
-            else:
-                st.caption("Every one of these rows is queued for review or reviewed.")
+            elif len(m.critical_ids) > held:
+                st.caption(("The others are" if held else "Every one of these rows is")
+                           + " queued for review or reviewed.")
     if not items:
         return
     mine = open_for(items, who) if who else ()

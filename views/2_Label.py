@@ -16,9 +16,10 @@ import streamlit as st
 
 from certlib.errors import CertlibError
 from certlib.record import labels_csv, make_record
-from certlib.events import same_annotator
+from certlib.events import budget_in_force, file_seed, labels_in_force, same_annotator
 from certlib.reviews import open_for
-from certlib.store import FILE_ANNOTATOR, LabelStore, PoolMismatchError, UnknownProjectError
+from certlib.store import (FILE_ANNOTATOR, LabelStore, PoolMismatchError,
+                           UnknownProjectError, file_labels)
 from ui.common import (annotator_input, cached_prelabel, choose_pool, class_settings,
                        class_shortcuts, keep_annotator, mismatch_message, page_button, plain,
                        plot_text, policy_input, pool_folder, pool_key, seed_input,
@@ -100,7 +101,27 @@ if pid is None:
     mine = store.projects(pool)
     st.info("Choose the settings in the sidebar and press **Start / resume labelling**. "
             + (f"This pool already has {len(mine)} project(s) in the store; the same settings "
-               "resume the matching one." if mine else ""))
+               + ("(the box for the file's labels included) " if 0 < pool.n_labelled else "")
+               + "resume the matching one, or open one below." if mine else ""))
+
+    def _open_project(project_id: int) -> None:
+        st.query_params["project"] = str(project_id)
+        st.query_params.pop("ref", None)
+        keep_annotator("annotator")
+
+    for p in reversed(mine[-8:]):  # the newest first
+        ev = store.events(p.id)
+        seeded = len(file_seed(ev))
+        b = budget_in_force(p.budget, ev)
+        row = st.container(horizontal=True, vertical_alignment="center")
+        row.markdown(f"**Project {p.id}**: {plain(p.policy)}, rule {p.rule}, tolerance "
+                     f"{float(p.tolerance):g}, seed {p.seed}, budget "
+                     f"{'none' if b is None else f'{b:,}'}; {len(labels_in_force(ev)):,} "
+                     "labels" + (f" ({seeded:,} from the pool file)" if seeded else ""))
+        row.button("Open", key=f"open_project_{p.id}", on_click=_open_project, args=(p.id,))
+    if len(mine) > 8:
+        st.caption(f"The 8 newest of {len(mine):,} are listed; the others open with the same "
+                   "settings.")
     st.stop()
 
 
@@ -161,6 +182,13 @@ from_pool_file = sum(e.annotator == FILE_ANNOTATOR for e in prog.labels)
 if from_pool_file:
     st.caption(f"{from_pool_file:,} of the labels read come from the pool file (the project "
                "started from them); the policy asks only for the others.")
+seed, now = file_seed(prog.events), file_labels(pool)
+if seed and seed != now:  # the pool hash leaves labels out: the file changed since
+    st.warning(f"This project started from {len(seed):,} labels of the pool file; the file "
+               f"now holds {len(now):,}, and {len(set(seed) ^ set(now)):,} row label(s) "
+               "differ. It goes on from the labels it started with, so rows the file now "
+               "labels may be asked for. To start from the file's labels as they are, press "
+               "**New project** and start again.")
 st.caption(f"Project {pr.id} on {plain(pr.pool_name)}: policy {pr.policy}, rule {pr.rule}, "
            f"tolerance {float(pr.tolerance):g}, seed {pr.seed}; candidates in tie priority "
            f"order: {', '.join(plain(c) for c in pr.candidates)}.")
@@ -274,6 +302,9 @@ undo_col.button("Undo last label", key="undo", disabled=not who or newest is Non
                 on_click=label_act, args=(store.undo_last, pid, who),
                 kwargs={"expect_seq": prog.last_seq},
                 help=("Enter your name in the sidebar to undo your newest label." if not who
+                      else f"The newest label (row_id {plain(newest.row_id)}) comes from the "
+                      "pool file; nobody can undo it." if newest is not None
+                      and newest.annotator == FILE_ANNOTATOR
                       else f"The newest label (row_id {plain(newest.row_id)}) is "
                       f"{plain(newest.annotator)}'s; only they can undo it." if not_mine
                       else "Cancels your newest label (an undo event; nothing is deleted)."),

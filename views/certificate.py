@@ -16,7 +16,7 @@ import streamlit as st
 from certlib.certificate import certify_partial
 from certlib.comparison import per_rival, policy_comparison
 from certlib.errors import CertlibError
-from certlib.store import LabelStore
+from certlib.store import FILE_ANNOTATOR, LabelStore
 from ui.common import (cached_certify, cached_prelabel, choose_pool, plain, plot_text,
                        pool_key, tolerance_input, url_widget, write_url_state)
 from ui.label_errors import fragility_section
@@ -86,8 +86,11 @@ if project is not None:
     st.caption(f"Project {project.id}, started {project.created_at[:16].replace('T', ' ')}: "
                f"policy {plain(project.policy)}, rule {project.rule}, tolerance tau = "
                f"{float(project.tolerance):g} (fixed when it started).")
+    from_file = sum(e.annotator == FILE_ANNOTATOR for e in prog.labels)
+    read = (f"The project read {part.labels_read:,} labels ({from_file:,} of them from the "
+            "pool file)" if from_file else f"You read {part.labels_read:,} labels")
     if part.certified:
-        st.success(f"You read {part.labels_read:,} labels; {part.upper:,} of them would have "
+        st.success(f"{read}; {part.upper:,} of them would have "
                    f"sufficed in hindsight to certify {plain(part.selected)}; the prelabel "
                    f"bound was {project.prelabel_bound:,}.")
         st.caption(f"Whatever the unread labels are, no certificate of this pool has fewer than "
@@ -95,7 +98,7 @@ if project is not None:
                                               "limit." if part.time_limited else ""))
         _witness_download(part.witness, f"project_{project.id}_witness.csv", "part_witness")
     else:
-        st.info(f"You read {part.labels_read:,} labels and they do not certify the choice yet "
+        st.info(f"{read} and they do not certify the choice yet "
                 f"(the prelabel bound was {project.prelabel_bound:,}). Whatever the unread "
                 f"labels are, a certificate needs at least {part.lower:,} rows. Continue on "
                 "the Label page" + (" (its budget is used up: extend it there first)."
