@@ -28,7 +28,8 @@ import numpy as np
 
 from ._values import fraction_text, python_scalar
 from .errors import CertlibError, PoolFileError
-from .events import Event, budget_in_force, labels_in_force, utc_now
+from .events import (FILE_ANNOTATOR, Event, budget_in_force, labels_in_force, same_annotator,
+                     utc_now)
 from .pool import pool_hash
 from .prelabel import prelabel_bound
 from .progress import Progress, guarantee
@@ -143,6 +144,27 @@ def read_record(path) -> dict:
     return rec
 
 
+def _file_seed_problems(events, pool) -> list:
+    """The labels a record says it took from the pool file (annotator FILE_ANNOTATOR)
+    must be its first events, label events only, and labels this pool file holds (the
+    agreement of their values is checked with every label in force)."""
+    out = []
+    from_file = [i for i, e in enumerate(events) if same_annotator(e.annotator, FILE_ANNOTATOR)]
+    if from_file != list(range(len(from_file))) or any(
+            events[i].kind != "label" for i in from_file):
+        out.append(f"events by {FILE_ANNOTATOR!r} must be the label events that open the log "
+                   "(the labels a project takes from the pool file when it starts)")
+    for rid in (events[i].row_id for i in from_file):
+        try:
+            held = pool.labels[pool.position(rid)] >= 0
+        except (CertlibError, KeyError, TypeError):
+            continue  # an unknown row is reported where the labels are replayed
+        if not held:
+            out.append(f"row_id {rid!r} is labelled by {FILE_ANNOTATOR!r} in the record but "
+                       "has no label in the pool file")
+    return out
+
+
 def verify_record(record: dict, pool) -> Verification:
     """Recompute the verdict of an evidence record from its labels and the pool.
 
@@ -151,7 +173,8 @@ def verify_record(record: dict, pool) -> Verification:
     ``budget`` events, under which the labels are replayed), the prelabel bound, and
     every reported outcome (labels read, status, selected candidate, guarantee, exact
     L/H bounds).  Labels that the pool
-    file itself holds must agree with the record.  Never raises on a bad record:
+    file itself holds must agree with the record, and labels the record says came from
+    the pool file must open its log and be labels the file holds.  Never raises on a bad record:
     every problem is a mismatch.  ``recomputed`` holds ``labels_read``, ``status`` and
     ``selected`` when the labels could be replayed."""
     bad = []
@@ -195,6 +218,7 @@ def verify_record(record: dict, pool) -> Verification:
         bad.append("event sequence numbers are not strictly increasing")
     if [_label_entry(e) for e in labels_in_force(events)] != list(record["labels"]):
         bad.append("labels differ from the labels the event log leaves in force")
+    bad.extend(_file_seed_problems(events, pool))
 
     for i, lab in enumerate(record["labels"]):
         try:

@@ -387,11 +387,11 @@ def test_existing_projects_are_listed_and_a_changed_file_is_named(store_path, tm
     at.query_params["pool"] = ref
     at.run()
     text = " ".join(m.value for m in at.markdown)
-    assert f"**Project {old}**" in text and "; 1 labels" in text
+    assert f"**Project {old}** on `partly.csv`" in text and "none; 1 label" in text
     assert f"**Project {seeded}**" in text and "50 labels (50 from the pool file)" in text
     at.button(key=f"open_project_{seeded}").click().run()
     assert not at.exception, at.exception
     assert at.query_params["project"] == str(seeded)
     assert "50 of 171" in [m.value for m in at.metric]
-    assert any("started from 50 labels of the pool file; the file now holds 60" in w.value
-               for w in at.warning), [w.value for w in at.warning]
+    assert any("started from 50 labels of the pool file; the file now holds 60, and 10 "
+               "row(s) differ" in w.value for w in at.warning), [w.value for w in at.warning]

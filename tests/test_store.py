@@ -766,3 +766,34 @@ def test_labels_from_the_file_are_not_reviewed(tmp_path, pools):
     own = store.labels(pid)[-1].row_id
     store.queue_review(pid, [own], "lead", pool=pool)
     assert verify_record(store.export_record(pid, pool), pool).ok
+
+
+def test_a_record_cannot_pass_labels_off_as_the_files(tmp_path, pools):
+    """Labels credited to the pool file must open the log and be labels the file holds:
+    relabelling an annotator's events "(pool file)" is a mismatch, as is checking a
+    seeded record against a copy of the pool without those labels."""
+    from certlib.store import FILE_ANNOTATOR
+
+    unlabelled, truth = pools
+    store = LabelStore(tmp_path / "s.db")
+    pid = store.open_project(unlabelled, "demo")
+    _label_n(store, pid, unlabelled, truth, 6)
+    rec = store.export_record(pid, unlabelled)
+    forged = copy.deepcopy(rec)
+    for e in forged["events"][1::2]:
+        e["annotator"] = FILE_ANNOTATOR
+    for lab in forged["labels"][1::2]:
+        lab["annotator"] = FILE_ANNOTATOR
+    for pool in (unlabelled, truth):
+        check = verify_record(forged, pool)
+        assert not check.ok and any("must be the label events that open the log" in m
+                                    for m in check.mismatches), check
+    codes = truth.labels.copy()
+    codes[40:] = -1
+    partly = truth.with_labels(codes)
+    seeded = store.open_project(partly, "partly", from_file=True)
+    rec = store.export_record(seeded, partly)
+    assert verify_record(rec, partly).ok and verify_record(rec, truth).ok
+    check = verify_record(rec, unlabelled)  # same hash, no labels
+    assert not check.ok and sum("has no label in the pool file" in m
+                                for m in check.mismatches) == 40

@@ -109,19 +109,17 @@ if pid is None:
         st.query_params.pop("ref", None)
         keep_annotator("annotator")
 
-    for p in reversed(mine[-8:]):  # the newest first
+    listing = st.container(height=420) if len(mine) > 6 else st.container()  # scrolls
+    for p in reversed(mine):  # the newest first
         ev = store.events(p.id)
         seeded = len(file_seed(ev))
-        b = budget_in_force(p.budget, ev)
-        row = st.container(horizontal=True, vertical_alignment="center")
-        row.markdown(f"**Project {p.id}**: {plain(p.policy)}, rule {p.rule}, tolerance "
-                     f"{float(p.tolerance):g}, seed {p.seed}, budget "
-                     f"{'none' if b is None else f'{b:,}'}; {len(labels_in_force(ev)):,} "
-                     "labels" + (f" ({seeded:,} from the pool file)" if seeded else ""))
+        b, k = budget_in_force(p.budget, ev), len(labels_in_force(ev))
+        row = listing.container(horizontal=True, vertical_alignment="center")
+        row.markdown(f"**Project {p.id}** on {plain(p.pool_name)}: {plain(p.policy)}, rule "
+                     f"{p.rule}, tolerance {float(p.tolerance):g}, seed {p.seed}, budget "
+                     f"{'none' if b is None else f'{b:,}'}; {k:,} label{'' if k == 1 else 's'}"
+                     + (f" ({seeded:,} from the pool file)" if seeded else ""))
         row.button("Open", key=f"open_project_{p.id}", on_click=_open_project, args=(p.id,))
-    if len(mine) > 8:
-        st.caption(f"The 8 newest of {len(mine):,} are listed; the others open with the same "
-                   "settings.")
     st.stop()
 
 
@@ -182,13 +180,14 @@ from_pool_file = sum(e.annotator == FILE_ANNOTATOR for e in prog.labels)
 if from_pool_file:
     st.caption(f"{from_pool_file:,} of the labels read come from the pool file (the project "
                "started from them); the policy asks only for the others.")
-seed, now = file_seed(prog.events), file_labels(pool)
+seed, now = dict(file_seed(prog.events)), dict(file_labels(pool))
 if seed and seed != now:  # the pool hash leaves labels out: the file changed since
+    differ = sum(seed.get(r) != now.get(r) for r in seed.keys() | now.keys())
     st.warning(f"This project started from {len(seed):,} labels of the pool file; the file "
-               f"now holds {len(now):,}, and {len(set(seed) ^ set(now)):,} row label(s) "
-               "differ. It goes on from the labels it started with, so rows the file now "
-               "labels may be asked for. To start from the file's labels as they are, press "
-               "**New project** and start again.")
+               f"now holds {len(now):,}, and {differ:,} row(s) differ. It goes on from the "
+               "labels it started with (its record verifies against that file, not this "
+               "one): rows only this file labels are asked for like any other. To start from "
+               "the file's labels as they are, press **New project** and start again.")
 st.caption(f"Project {pr.id} on {plain(pr.pool_name)}: policy {pr.policy}, rule {pr.rule}, "
            f"tolerance {float(pr.tolerance):g}, seed {pr.seed}; candidates in tie priority "
            f"order: {', '.join(plain(c) for c in pr.candidates)}.")
