@@ -273,6 +273,14 @@ class LabelStore:
         then asks only for unlabelled rows, the evidence record lists them, and a budget
         counts them.  Nobody can undo them, and they are not reviewed (`_labelled_row`):
         the record is checked against the file, so a wrong one is corrected in the file."""
+        new = self._new_project(pool, name, policy, tolerance, budget, seed, rule, from_file)
+        with self._write() as con:
+            return new(con)
+
+    def _new_project(self, pool, name, policy, tolerance, budget, seed, rule, from_file):
+        """Check the settings and compute what a new project stores (outside any
+        transaction: a prelabel bound can take a while); returns the insert, a function
+        of a write connection giving the new id."""
         tol = exact_fraction(tolerance)
         Session.start(pool, policy=policy, rule=rule, tolerance=tol, seed=seed, budget=budget)
         policy_name = get_policy(policy).name
@@ -286,15 +294,16 @@ class LabelStore:
                 "the pool file already holds, which count as read: choose a larger budget, "
                 "none, or start without the file's labels")
         pre = prelabel_bound(pool, tolerance=tol).prelabel_bound
-        with self._write() as con:
+        row = (pool_hash(pool), str(name), pool.n, json.dumps(list(pool.names)),
+               json.dumps([python_scalar(c) for c in pool.classes]), pool.objective,
+               policy_name, rule, fraction_text(tol), int(seed),
+               None if budget is None else int(budget), pre)
+
+        def insert(con) -> int:
             cur = con.execute(
                 "INSERT INTO projects (pool_hash, pool_name, n, candidates, classes, objective, "
                 "policy, rule, tolerance, seed, budget, prelabel_bound, created_at) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (pool_hash(pool), str(name), pool.n, json.dumps(list(pool.names)),
-                 json.dumps([python_scalar(c) for c in pool.classes]), pool.objective, policy_name,
-                 rule, fraction_text(tol), int(seed), None if budget is None else int(budget), pre,
-                 utc_now()))
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", row + (utc_now(),))
             pid = int(cur.lastrowid)
             at = utc_now()
             con.executemany(
@@ -302,6 +311,8 @@ class LabelStore:
                 ((pid, seq, json.dumps(rid), json.dumps(lab), FILE_ANNOTATOR, at)
                  for seq, (rid, lab) in enumerate(known, start=1)))
             return pid
+
+        return insert
 
     def find_project(self, pool, policy: str = "adaptive-pair-sum", tolerance=0.0,
                      budget: int | None = None, seed: int = 0, rule: str = "shared",
@@ -311,31 +322,40 @@ class LabelStore:
         labels the file holds now (`create_project`); without it, for one that started
         from none.  (The pool hash leaves labels out, so a file whose labels changed
         still opens its old projects by id, never by this match.)"""
-        args = (pool_hash(pool), policy, rule, fraction_text(exact_fraction(tolerance)), int(seed))
-        want = file_labels(pool) if from_file else []
         with self._connect() as con:
-            rows = con.execute(
-                "SELECT id FROM projects WHERE pool_hash = ? AND policy = ? AND rule = ? "
-                "AND tolerance = ? AND seed = ? AND budget IS ? ORDER BY id DESC",
-                args + (None if budget is None else int(budget),)).fetchall()
-            for (pid,) in rows:
-                seed = con.execute(
-                    "SELECT row_id, label FROM events WHERE project_id = ? AND kind = 'label' "
-                    "AND annotator = ? ORDER BY seq", (pid, FILE_ANNOTATOR)).fetchall()
-                if [(json.loads(r), json.loads(lab)) for r, lab in seed] == want:
-                    return int(pid)
+            return self._find(con, pool, policy, tolerance, budget, seed, rule, from_file)
+
+    @staticmethod
+    def _find(con, pool, policy, tolerance, budget, seed, rule, from_file):
+        args = (pool_hash(pool), policy, rule, fraction_text(exact_fraction(tolerance)),
+                int(seed))
+        want = file_labels(pool) if from_file else []
+        rows = con.execute(
+            "SELECT id FROM projects WHERE pool_hash = ? AND policy = ? AND rule = ? "
+            "AND tolerance = ? AND seed = ? AND budget IS ? ORDER BY id DESC",
+            args + (None if budget is None else int(budget),)).fetchall()
+        for (pid,) in rows:
+            seed_rows = con.execute(
+                "SELECT row_id, label FROM events WHERE project_id = ? AND kind = 'label' "
+                "AND annotator = ? ORDER BY seq", (pid, FILE_ANNOTATOR)).fetchall()
+            if [(json.loads(r), json.loads(lab)) for r, lab in seed_rows] == want:
+                return int(pid)
         return None
 
     def open_project(self, pool, name: str, policy: str = "adaptive-pair-sum", tolerance=0.0,
                      budget: int | None = None, seed: int = 0, rule: str = "shared",
                      from_file: bool = False) -> int:
         """Resume the project on this pool with these settings, or create it
-        (``from_file``: `create_project`)."""
-        pid = self.find_project(pool, policy, tolerance, budget, seed, rule, from_file)
-        if pid is None:
-            pid = self.create_project(pool, name, policy, tolerance, budget, seed, rule,
-                                      from_file)
-        return pid
+        (``from_file``: `create_project`).  The search and the creation are one write
+        transaction, so two tabs starting the same project at once get the same one."""
+        settings = (policy, tolerance, budget, seed, rule, from_file)
+        pid = self.find_project(pool, *settings)
+        if pid is not None:
+            return pid
+        new = self._new_project(pool, name, *settings)
+        with self._write() as con:
+            pid = self._find(con, pool, *settings)
+            return new(con) if pid is None else pid
 
     def project(self, project_id: int) -> Project:
         with self._connect() as con:

@@ -797,3 +797,34 @@ def test_a_record_cannot_pass_labels_off_as_the_files(tmp_path, pools):
     check = verify_record(rec, unlabelled)  # same hash, no labels
     assert not check.ok and sum("has no label in the pool file" in m
                                 for m in check.mismatches) == 40
+
+
+@pytest.mark.parametrize("from_file", [False, True])
+def test_two_tabs_starting_the_same_project_get_one(tmp_path, pools, from_file):
+    """open_project searches and creates in one write transaction: sessions starting the
+    same project at the same moment all get its id (they used to create one each)."""
+    _, truth = pools
+    codes = truth.labels.copy()
+    codes[60:] = -1
+    pool = truth.with_labels(codes)
+    path = tmp_path / "s.db"
+    LabelStore(path).projects()  # the file and its schema exist before the race
+    barrier, got, errors = threading.Barrier(4), [], []
+
+    def start():
+        store = LabelStore(path)
+        try:
+            barrier.wait()
+            got.append(store.open_project(pool, "p", from_file=from_file))
+        except Exception as exc:  # pragma: no cover - reported below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=start) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors and len(set(got)) == 1
+    store = LabelStore(path)
+    assert len(store.projects()) == 1
+    assert len(store.events(got[0])) == (60 if from_file else 0)
