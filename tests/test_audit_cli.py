@@ -207,7 +207,7 @@ def test_label_cells_of_a_text_label_column(tmp_path, capsys, text, code, messag
      "stream file 's.csv' cannot be parsed: line 3 has 4 fields but the header has 3"),
     ("", "stream file 's.csv' has no header row"),
     ("pred_incumbent,pred_candidate,label\n0,1,0\n,1,1\n",
-     "stream file 's.csv': column `pred_incumbent` is empty at row 1 (0-based data row)"),
+     "stream file 's.csv': column `pred_incumbent` is empty at data row 2"),
     ("pred_incumbent,pred_candidate,label\n0,1,0\n1,1,0.5\n",
      "label at row 1 is 0.5; every prediction is a whole number"),
 ])

@@ -164,7 +164,7 @@ def test_malformed_upload_is_refused_whole_and_leaves_no_project(store_path):
     bad = b"item_id,pred_incumbent,pred_candidate\n1,0,1\n2,0,\n3,1,1\n"
     at = _upload_start(bad)
     errors = [e.value for e in at.error]
-    assert errors and "column `pred_candidate`, row 1 (0-based data row, item_id 2)" in \
+    assert errors and "column `pred_candidate`, data row 2 (item_id 2)" in \
         errors[0]
     assert AuditStore(store_path).projects() == ()
 

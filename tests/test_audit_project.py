@@ -263,21 +263,21 @@ B = good(start=100)
     (B.drop("item_id"), ColumnError, r"lacks the column `item_id` \(or `row_id`\)"),
     (B.drop("judge"), ColumnError, r"lacks the column `judge`, the judge column"),
     (B.with_columns(pl.Series("judge", [0.5, 0.5, 0.5, 1.5, 0.5, 0.5])), InvalidValueError,
-     r"column `judge`, row 3 \(0-based data row, item_id 103\) is 1.5; expected a judge"),
+     r"column `judge`, data row 4 \(item_id 103\) is 1.5; expected a judge"),
     (B.with_columns(pl.Series("pred_incumbent", [0, 1, None, 1, 0, 1])),
-     InvalidValueError, r"column `pred_incumbent`, row 2 .* is empty; every item needs both"),
+     InvalidValueError, r"column `pred_incumbent`, data row 3 .* is empty; every item needs both"),
     # 0.5 among whole-number classes is a typo, not a new class
     (B.with_columns(pl.Series("label", [None, 1.0, None, 0.5, None, 0.0])), LabelError,
-     r"column `label`, row 3 .* is 0.5; every prediction is a whole number"),
+     r"column `label`, data row 4 .* is 0.5; every prediction is a whole number"),
     (B.with_columns(pl.Series("label", [None, None, None, None, "x", None])), LabelError,
-     r"column `label`, row 4 .* is 'x'; expected a number"),
+     r"column `label`, data row 5 .* is 'x'; expected a number"),
     # a file's label column is text as soon as one cell is not a number: name that cell
     (B.with_columns(pl.Series("label", ["1", "0", None, "cat", "1", "0"])), LabelError,
-     r"column `label`, row 3 \(0-based data row, item_id 103\) is 'cat'; expected a number"),
+     r"column `label`, data row 4 \(item_id 103\) is 'cat'; expected a number"),
     (B.with_columns(pl.Series("item_id", [100, 101, 102, 101, 104, 105])), InvalidValueError,
-     r"column `item_id`, row 3 .* repeats the id '101' of row 1"),
+     r"column `item_id`, data row 4 repeats the id '101' of data row 2"),
     (B.with_columns(pl.Series("region", ["a", "b", "a", None, "a", "b"])),
-     InvalidValueError, r"column `region`, row 3 .* is empty; every item needs a slice"),
+     InvalidValueError, r"column `region`, data row 4 .* is empty; every item needs a slice"),
     (B.head(0), InvalidValueError, r"has no rows"),
 ])
 def test_malformed_batch_refused_whole_naming_column_and_row(project, bad, error, message):

@@ -99,7 +99,7 @@ def test_chain_new_reports_delta_k(tmp_path, capsys):
     (["new", "--epsilon", "0.05", "--window", "0"], "`window` must be a positive"),
     (["append", "1", "MISSING.csv"], "does not exist"),
     (["append", "9", "b1.csv"], "audit project 9 is not in the store"),
-    (["append", "1", "bad.csv"], "column `pred_candidate`, row 1 (0-based data row, item_id "
+    (["append", "1", "bad.csv"], "column `pred_candidate`, data row 2 (item_id "
                                  "b) is 'x'; the project's earlier batches hold numbers"),
     (["label", "1", "--who", "ana"], "`label` needs ITEM_ID and LABEL (or --undo)"),
     (["label", "1", "nope", "1", "--who", "ana"], "item_id nope is not in audit project 1"),

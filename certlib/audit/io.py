@@ -70,8 +70,8 @@ def read_stream(path, judge: str | None = None, slices: str | None = None) -> St
             empty = empty | (col.str.strip_chars() == "")
         if empty.any():
             i = int(empty.arg_true()[0])
-            raise InvalidValueError(f"stream file {p.name!r}: column `{name}` is empty at row "
-                                    f"{i} (0-based data row); every item needs both predictions")
+            raise InvalidValueError(f"stream file {p.name!r}: column `{name}` is empty at data "
+                                    f"row {i + 1}; every item needs both predictions")
     for opt, what in ((judge, "--judge"), (slices, "--slices")):
         if opt is not None and opt not in df.columns:
             raise ColumnError(f"stream file {p} lacks the column `{opt}` named by {what}")

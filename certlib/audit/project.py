@@ -339,10 +339,12 @@ def _read_bytes(data: bytes, name: str) -> _Batch:
 
 
 def _where(source: str, col: str, row: int, ids=None) -> str:
-    at = f"column `{col}`, row {row} (0-based data row"
+    """Where a batch's bad cell is: ``row`` is its position, shown as the data row
+    counted from 1 (as pool file messages count them), with the item id when known."""
+    at = f"column `{col}`, data row {row + 1}"
     if ids is not None and row < len(ids) and not is_none_or_nan(ids[row]):
-        at += f", item_id {ids[row]!s}"
-    return f"batch {source}: {at})"
+        at += f" (item_id {ids[row]!s})"
+    return f"batch {source}: {at}"
 
 
 def _kind_of(v):
@@ -393,8 +395,8 @@ def _validate(batch: _Batch, project: AuditProject, kind: str | None,
             raise InvalidValueError(f"{_where(src, id_col, i)} is empty; every item needs an id")
         t = str(class_value(v)).strip()
         if t in seen:
-            raise InvalidValueError(f"{_where(src, id_col, i)} repeats the id {t!r} of row "
-                                    f"{seen[t]}; item ids must be unique")
+            raise InvalidValueError(f"{_where(src, id_col, i)} repeats the id {t!r} of data "
+                                    f"row {seen[t] + 1}; item ids must be unique")
         seen[t] = i
         ids.append(t)
     expected = kind
