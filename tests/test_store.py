@@ -702,11 +702,16 @@ def test_a_project_from_the_files_labels_is_the_state_of_the_labels_known(tmp_pa
         store.open_project(blank, "blank", policy=policy)
 
 
+def _first_labelled(truth, k):
+    """The pool with only its first ``k`` labels (a partly labelled file) and its codes."""
+    codes = truth.labels.copy()
+    codes[k:] = -1
+    return truth.with_labels(codes), codes
+
+
 def test_labels_from_the_file_cannot_be_undone_nor_given_by_a_person(tmp_path, pools):
     _, truth = pools
-    codes = truth.labels.copy()
-    codes[40:] = -1
-    pool = truth.with_labels(codes)
+    pool, codes = _first_labelled(truth, 40)
     store = LabelStore(tmp_path / "s.db")
     pid = store.open_project(pool, "partly", from_file=True)
     with pytest.raises(NothingToUndoError, match="comes from the pool file"):
@@ -750,9 +755,7 @@ def test_labels_from_the_file_are_not_reviewed(tmp_path, pools):
     """The record is checked against the file, so a file label is corrected in the file:
     a review (and so a correction, which an undo could then take back) is refused."""
     _, truth = pools
-    codes = truth.labels.copy()
-    codes[40:] = -1
-    pool = truth.with_labels(codes)
+    pool, codes = _first_labelled(truth, 40)
     store = LabelStore(tmp_path / "s.db")
     pid = store.open_project(pool, "partly", from_file=True)
     rid = pool.row_ids[3]
@@ -788,9 +791,7 @@ def test_a_record_cannot_pass_labels_off_as_the_files(tmp_path, pools):
         check = verify_record(forged, pool)
         assert not check.ok and any("must be the label events that open the log" in m
                                     for m in check.mismatches), check
-    codes = truth.labels.copy()
-    codes[40:] = -1
-    partly = truth.with_labels(codes)
+    partly, _ = _first_labelled(truth, 40)
     seeded = store.open_project(partly, "partly", from_file=True)
     rec = store.export_record(seeded, partly)
     assert verify_record(rec, partly).ok and verify_record(rec, truth).ok
@@ -804,9 +805,7 @@ def test_two_tabs_starting_the_same_project_get_one(tmp_path, pools, from_file):
     """open_project searches and creates in one write transaction: sessions starting the
     same project at the same moment all get its id (they used to create one each)."""
     _, truth = pools
-    codes = truth.labels.copy()
-    codes[60:] = -1
-    pool = truth.with_labels(codes)
+    pool, _ = _first_labelled(truth, 60)
     path = tmp_path / "s.db"
     LabelStore(path).projects()  # the file and its schema exist before the race
     barrier, got, errors = threading.Barrier(4), [], []
