@@ -18,7 +18,7 @@ from .errors import ParameterError
 from .events import FILE_ANNOTATOR, Project, labels_in_force, skipped_rows
 from .session import Session
 
-__all__ = ["Guarantee", "Hindsight", "Progress", "guarantee"]
+__all__ = ["Guarantee", "Hindsight", "Progress", "guarantee", "labels_read_text"]
 
 
 @dataclass(frozen=True)
@@ -72,6 +72,14 @@ def guarantee(session: Session) -> Guarantee:
     return Guarantee(kind, session.best_guess, session.excess, session.th.tolerance)
 
 
+def labels_read_text(t: int, from_file: int = 0) -> str:
+    """"You read t labels", or with labels taken from the pool file "The project read t
+    labels (f of them from the pool file)": how hindsight sentences begin."""
+    if from_file:
+        return f"The project read {t:,} labels ({from_file:,} of them from the pool file)"
+    return f"You read {t:,} labels"
+
+
 @dataclass(frozen=True)
 class Hindsight:
     """After a run: the smallest subset of the rows read that would have sufficed
@@ -95,8 +103,7 @@ class Hindsight:
     def text(self) -> str:
         """One sentence for a person (numbers only, nothing from a file)."""
         h, t = self.partial, self.labels_read
-        read = (f"The project read {t:,} labels ({self.from_file:,} of them from the pool "
-                "file)" if self.from_file else f"You read {t:,} labels")
+        read = labels_read_text(t, self.from_file)
         if h.upper is None:
             return (f"{read}; they do not certify a candidate, so no subset of "
                     f"them suffices; any certificate needs at least {h.lower:,} labels; the "
@@ -155,6 +162,11 @@ class Progress:
         return tuple(labels_in_force(self.events))
 
     @cached_property
+    def file_rows(self) -> frozenset:
+        """Row ids whose label in force the project took from the pool file."""
+        return frozenset(e.row_id for e in self.labels if e.annotator == FILE_ANNOTATOR)
+
+    @cached_property
     def reviews(self) -> tuple:
         """The rows queued for review (`certlib.reviews.review_items`), computed once: a
         page reads them several times per run."""
@@ -195,11 +207,10 @@ class Progress:
         if s.rule != "shared":
             raise ParameterError(f"hindsight needs rule 'shared'; project {self.project.id} "
                                  f"uses rule {s.rule!r}")
-        labelled = s.pool.with_labels(s.label_codes)  # the annotators' labels only
+        labelled = s.pool.with_labels(s.label_codes)  # the labels in force only
         part = certify_partial(labelled, read_rows=s.read_rows,
                                tolerance=self.project.tolerance, **limits)
-        return Hindsight(s.t, self.project.prelabel_bound, part,
-                         sum(e.annotator == FILE_ANNOTATOR for e in self.labels))
+        return Hindsight(s.t, self.project.prelabel_bound, part, len(self.file_rows))
 
     def rival_bounds(self, k: int | None = None) -> dict:
         """For candidate k (default the best guess): {rival name: (lower list, upper list)} of

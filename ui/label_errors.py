@@ -12,7 +12,7 @@ import streamlit as st
 from certlib.errors import CertlibError
 from certlib.label_errors import full_pool_fragility
 from certlib.replay import replay
-from certlib.events import FILE_ANNOTATOR, same_annotator
+from certlib.events import same_annotator
 from certlib.reviews import open_for
 from certlib.store import StaleStateError
 from ui.common import plain, pool_folder, shortcut_kwargs, split_extra
@@ -115,9 +115,8 @@ def margin_panel(prog, store, pool, who: str, display_name=str, keys=None) -> No
             open_ = {i.row_id for i in items if i.status != "withdrawn"}
             # the pool file's labels are corrected in the file (the record is checked
             # against it), never reviewed here
-            from_file = {e.row_id for e in prog.labels if e.annotator == FILE_ANNOTATOR}
-            todo = [r for r in m.critical_ids if r not in open_ and r not in from_file]
-            held = sum(r in from_file for r in m.critical_ids)
+            todo = [r for r in m.critical_ids if r not in open_ and r not in prog.file_rows]
+            held = sum(r in prog.file_rows for r in m.critical_ids)
             if held:
                 st.caption(f"{held:,} of these rows hold the pool file's labels: they are not "
                            "reviewed here; if one is wrong, correct the file.")

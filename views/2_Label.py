@@ -129,6 +129,18 @@ def _hindsight(_prog, store_path: str, project_id: int, last_seq: int):
     return _prog.hindsight()
 
 
+@st.cache_data(show_spinner=False, max_entries=16)
+def _file_change(_prog, _pool, store_path: str, project_id: int, pool_key_: str):
+    """(labels the project took from the pool file, labels the file holds now, rows that
+    differ; 0 when it took none), once per project and pool file: the first events never
+    change, and a key press should not rebuild the file's labels (50 ms at n = 100,000)."""
+    seed = dict(file_seed(_prog.events))
+    if not seed:
+        return 0, 0, 0
+    now = dict(file_labels(_pool))
+    return len(seed), len(now), sum(seed.get(r) != now.get(r) for r in seed.keys() | now.keys())
+
+
 # ------------------------------------------------------------------ actions
 def _extend(project_id, value_key, who, seq):
     """The new budget, or None when "Remove the budget" is ticked (issue 9)."""
@@ -176,15 +188,13 @@ metrics.metric("labels read", f"{s.t:,} of {pool.n:,}", width="content")
 metrics.metric("prelabel bound", f"{pr.prelabel_bound:,} labels", width="content")
 metrics.metric("budget", budget_text, width="content")
 metrics.metric("status", s.status, width="content")
-from_pool_file = sum(e.annotator == FILE_ANNOTATOR for e in prog.labels)
-if from_pool_file:
-    st.caption(f"{from_pool_file:,} of the labels read come from the pool file (the project "
+seeded, now, differ = _file_change(prog, pool, str(store.path), pid, pool_key(pool))
+if seeded:  # file labels are never undone nor corrected: all of them are in force
+    st.caption(f"{seeded:,} of the labels read come from the pool file (the project "
                "started from them); the policy asks only for the others.")
-seed, now = dict(file_seed(prog.events)), dict(file_labels(pool))
-if seed and seed != now:  # the pool hash leaves labels out: the file changed since
-    differ = sum(seed.get(r) != now.get(r) for r in seed.keys() | now.keys())
-    st.warning(f"This project started from {len(seed):,} labels of the pool file; the file "
-               f"now holds {len(now):,}, and {differ:,} row(s) differ. It goes on from the "
+if differ:  # the pool hash leaves labels out: the file changed since
+    st.warning(f"This project started from {seeded:,} labels of the pool file; the file "
+               f"now holds {now:,}, and {differ:,} row(s) differ. It goes on from the "
                "labels it started with (its record verifies against that file, not this "
                "one): rows only this file labels are asked for like any other. To start from "
                "the file's labels as they are, press **New project** and start again.")

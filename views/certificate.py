@@ -16,7 +16,8 @@ import streamlit as st
 from certlib.certificate import certify_partial
 from certlib.comparison import per_rival, policy_comparison
 from certlib.errors import CertlibError
-from certlib.store import FILE_ANNOTATOR, LabelStore
+from certlib.progress import labels_read_text
+from certlib.store import LabelStore
 from ui.common import (cached_certify, cached_prelabel, choose_pool, plain, plot_text,
                        pool_key, tolerance_input, url_widget, write_url_state)
 from ui.label_errors import fragility_section
@@ -86,9 +87,7 @@ if project is not None:
     st.caption(f"Project {project.id}, started {project.created_at[:16].replace('T', ' ')}: "
                f"policy {plain(project.policy)}, rule {project.rule}, tolerance tau = "
                f"{float(project.tolerance):g} (fixed when it started).")
-    from_file = sum(e.annotator == FILE_ANNOTATOR for e in prog.labels)
-    read = (f"The project read {part.labels_read:,} labels ({from_file:,} of them from the "
-            "pool file)" if from_file else f"You read {part.labels_read:,} labels")
+    read = labels_read_text(part.labels_read, len(prog.file_rows))
     if part.certified:
         st.success(f"{read}; {part.upper:,} of them would have "
                    f"sufficed in hindsight to certify {plain(part.selected)}; the prelabel "

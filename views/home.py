@@ -8,7 +8,7 @@ import streamlit as st
 
 import certlib
 from certlib.errors import CertlibError
-from ui.common import (RULE, budget_input, cached_certify, cached_replay, choose_pool,
+from ui.common import (RULE, RULES, budget_input, cached_certify, cached_replay, choose_pool,
                        default_budget, page_link, plain, policy_input, pool_key, pool_summary,
                        seed_input, sticky, tolerance_input)
 from ui.label_errors import fragility_section
@@ -65,8 +65,7 @@ if not pool.fully_labelled:
 st.header("2. With labels known: what a policy would have read")
 c1, c2, c3 = st.columns([2, 1, 1])  # the policy names are long
 policy = policy_input(c1, "policy")
-rules = ["shared", "centered", "separate"]
-rule = c2.selectbox("Stopping rule", rules, **sticky("rule", "shared", RULE, rules, index=True))
+rule = c2.selectbox("Stopping rule", RULES, **sticky("rule", "shared", RULE, RULES, index=True))
 seed = seed_input(c3, "seed")
 try:
     rep = cached_replay(pool, pool_key(pool), policy, rule, tol, int(seed))
