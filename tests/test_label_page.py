@@ -77,7 +77,8 @@ def test_label_until_certified(store_path, pools):
     assert clicks == rep.labels_read
     assert any("Certified after" in s.value and rep.selected in s.value for s in at.success)
     assert f"{rep.labels_read:,} of {pool.n:,}" in [m.value for m in at.metric]
-    assert len(at.get("download_button")) == 2  # the evidence record and the labels CSV
+    downloads = at.get("download_button")  # the evidence record and the labels CSV
+    assert len(downloads) == 2 and all(d.proto.ignore_rerun for d in downloads)  # no rerun
     hs = [m.value for m in at.markdown if m.value.startswith("**Hindsight.**")]
     assert hs and f"You read {rep.labels_read:,} labels; " in hs[0]
     assert "would have sufficed in hindsight" in hs[0]

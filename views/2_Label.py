@@ -229,13 +229,13 @@ if g.final:
         downloads.download_button("Download the evidence record (JSON)", key="download",
                                   data=json.dumps(make_record(prog), indent=2),
                                   file_name=f"certlib_record_project{pid}.json",
-                                  mime="application/json")
+                                  mime="application/json", on_click="ignore")
         downloads.download_button("Download the labels (CSV)", key="download_csv",
                                   data=labels_csv(prog),
                                   file_name=f"certlib_labels_project{pid}.csv", mime="text/csv",
                                   help="row_id, label, annotator, time of the labels in "
                                   "force, in reading order; text that a spreadsheet would run "
-                                  "as a formula starts with '.")
+                                  "as a formula starts with '.", on_click="ignore")
 else:
     left = prog.labels_left_at_least
     st.info(f"Running: {g.text(plain)}."

@@ -456,13 +456,17 @@ if status.ledger is not None:
 # ------------------------------------------------------------------ record
 st.subheader("Evidence record")
 downloads = st.container(horizontal=True)
-# built when clicked (Streamlit calls ``data``), not on every key press of the queue
+# built when clicked (Streamlit calls ``data``), not on every key press of the queue;
+# no rerun on a click: a rerun renews the deferred file ids, and a second click made
+# during it fetched a stale id and downloaded nothing (CI, stop 22)
 downloads.download_button("Download the evidence record (JSON)", key="audit_download",
                           data=lambda: json.dumps(store.record(pid), indent=2, default=str),
-                          file_name=f"certlib_audit{pid}.json", mime="application/json")
+                          file_name=f"certlib_audit{pid}.json", mime="application/json",
+                          on_click="ignore")
 downloads.download_button("Download the stream (CSV)", key="audit_download_stream",
                           data=lambda: store.stream_csv(pid),
-                          file_name=f"certlib_audit{pid}_stream.csv", mime="text/csv")
+                          file_name=f"certlib_audit{pid}_stream.csv", mime="text/csv",
+                          on_click="ignore")
 st.caption("Check them anywhere with `certlib verify-audit RECORD STREAM`, or below.")
 with st.expander("Verify a record against its stream"):
     rec_up = st.file_uploader("Evidence record (JSON)", type=["json"], key="audit_vrec")

@@ -56,7 +56,7 @@ def _witness_download(witness, name: str, key: str) -> None:
     with st.expander(f"Witness: {len(witness):,} rows"):
         st.dataframe(table, hide_index=True, height=min(35 * len(witness) + 38, 300))
         st.download_button("Download row ids (CSV)", table.to_csv(index=False), file_name=name,
-                           mime="text/csv", key=key)
+                           mime="text/csv", key=key, on_click="ignore")
 
 
 # ------------------------------------------------------------------ settings
