@@ -280,6 +280,23 @@ def test_record_verifies_and_detects_tampering():
     assert not v.ok and any("stream hash" in m for m in v.mismatches)
 
 
+@pytest.mark.parametrize("key, value", [
+    ("epsilon", 0.01), ("delta", 0.001), ("delta0", 0.0001), ("delta1", 0.0001),
+    ("pi_min", 0.25), ("seed", 7), ("routing", {"kind": "fixed", "pi": 1.0, "pi_min": 1.0}),
+    ("record_version", 99)])
+def test_verifier_checks_the_settings_the_record_repeats(key, value):
+    """A record repeats its settings beside `config`; a reader of "epsilon": 0.01 believes
+    a stricter certificate, so a changed copy is a mismatch, as is a version we do not
+    write."""
+    f, g, y = gen(3000, 0.3, 0.0, 19)
+    rec = json.loads(json.dumps(make_record(audit(f, g, y, epsilon=0.05),
+                                            stream_hash(f, g, None, None))))
+    assert key in rec and rec[key] != value and verify_record(rec, f, g, y).ok
+    rec[key] = value
+    v = verify_record(rec, f, g, y)
+    assert not v.ok and len(v.mismatches) == 1 and f"`{key}`" in v.mismatches[0]
+
+
 # ------------------------------------------------------------ input errors
 def test_error_epsilon_not_positive():
     with pytest.raises(ParameterError, match="`epsilon` must be a positive number"):

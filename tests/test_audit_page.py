@@ -182,7 +182,7 @@ def test_upload_then_repeated_batch_refused_then_record_verifies(store_path, tmp
         ("again.csv", head[:100].write_csv().encode(), "text/csv")).run()
     at.button(key="audit_append").click().run()
     assert not at.exception, at.exception
-    assert any("item_id 0 (row 0) is already in audit project 1" in e.value for e in at.error)
+    assert any("item_id 0 (data row 1) is already in audit project 1" in e.value for e in at.error)
     assert [b.n_items for b in store.batches(project.id)] == [3000]
     store.export(project.id, tmp_path / "r.json", tmp_path / "s.csv")
     at.file_uploader(key="audit_vrec").set_value(
@@ -193,6 +193,24 @@ def test_upload_then_repeated_batch_refused_then_record_verifies(store_path, tmp
     verdict = store.status(project.id).result.verdict
     assert any(f"Verified: every interval, the verdict ({verdict})" in s.value
                for s in at.success)
+    # errors name the uploaded files, not the temporary copies the page reads
+    at.file_uploader(key="audit_vrec").set_value(
+        ("rec_bad.json", b'{"not": "a record"}', "application/json")).run()
+    assert "record file 'rec_bad.json' is not a certlib audit record (expected \"kind\": " \
+        '"certlib-audit")' in at.error[-1].value and "tmp" not in at.error[-1].value
+    at.file_uploader(key="audit_vrec").set_value(
+        ("r.json", (tmp_path / "r.json").read_bytes(), "application/json"))
+    at.file_uploader(key="audit_vstream").set_value(
+        ("my stream.csv", b"item_id,pred_incumbent\n1,0\n", "text/csv")).run()
+    assert "stream file 'my stream.csv' lacks the column `pred_candidate`" in at.error[-1].value
+    # a stricter epsilon written into the record is a mismatch, not "Verified"
+    rec = json.loads((tmp_path / "r.json").read_text())
+    rec["epsilon"] = 0.01
+    at.file_uploader(key="audit_vrec").set_value(
+        ("r.json", json.dumps(rec).encode(), "application/json"))
+    at.file_uploader(key="audit_vstream").set_value(
+        ("s.csv", (tmp_path / "s.csv").read_bytes(), "text/csv")).run()
+    assert not at.success and "`epsilon`: record says 0.01, recomputed 0.03" in at.error[-1].value
 
 
 def test_open_a_running_audit_from_the_list(store_path):

@@ -264,6 +264,9 @@ B = good(start=100)
     (B.drop("judge"), ColumnError, r"lacks the column `judge`, the judge column"),
     (B.with_columns(pl.Series("judge", [0.5, 0.5, 0.5, 1.5, 0.5, 0.5])), InvalidValueError,
      r"column `judge`, data row 4 \(item_id 103\) is 1.5; expected a judge"),
+    # one text cell makes the judge column text: name that cell, not the first row
+    (B.with_columns(pl.Series("judge", ["0.5", "0.5", "0.5", "abc", "0.5", "0.5"])),
+     InvalidValueError, r"column `judge`, data row 4 \(item_id 103\) is 'abc'; expected a"),
     (B.with_columns(pl.Series("pred_incumbent", [0, 1, None, 1, 0, 1])),
      InvalidValueError, r"column `pred_incumbent`, data row 3 .* is empty; every item needs both"),
     # 0.5 among whole-number classes is a typo, not a new class
@@ -315,7 +318,7 @@ def test_repeated_batch_refused_by_item_id(tmp_path, project):
     path = tmp_path / "b.csv"
     good().write_csv(path)
     first = store.append_batch(pid, path)
-    with pytest.raises(DuplicateBatchError, match=r"item_id 0 \(row 0\) is already in audit "
+    with pytest.raises(DuplicateBatchError, match=r"item_id 0 \(data row 1\) is already in audit "
                        r"project 1 \(batch 1, item 1\); this batch is batch 1 again"):
         store.append_batch(pid, path)
     overlap = good(start=4)  # ids 4..9: a different batch that repeats two items
@@ -418,6 +421,15 @@ def test_record_is_the_batch_audit_record_with_the_project_log(tmp_path):
     tampered = json.loads(json.dumps(rec))
     tampered["trace"][0][2] = 1 - tampered["trace"][0][2]
     assert not verify_record(tampered, ff, gg, None, None, ss).ok
+    for key, value in (("config", {**rec["config"], "epsilon": 0.01}),
+                       ("slice_column", "other")):  # the project's copy of the settings
+        tampered = json.loads(json.dumps(rec))
+        tampered["audit_project"][key] = value
+        v = verify_record(tampered, ff, gg, yy, None, ss)
+        (m,) = v.mismatches
+        assert m.startswith(f"`audit_project.{key}`: record says ") and "0.01" in m or \
+            m == f"`audit_project.{key}`: record says 'other', but the record's `{key}` is " \
+                 f"{rec[key]!r}"
 
 
 @pytest.mark.parametrize("text, message", [

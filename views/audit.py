@@ -474,17 +474,15 @@ with st.expander("Verify a record against its stream"):
                                  key="audit_vstream")
     if rec_up is not None and stream_up is not None:
         from certlib.audit.io import read_stream
-        from certlib.audit.record import read_record, verify_record
+        from certlib.audit.record import parse_record, verify_record
 
-        try:
+        try:  # errors name the uploaded files, not a temporary folder
+            rec = parse_record(rec_up.getvalue(), repr(rec_up.name))
             with tempfile.TemporaryDirectory() as tmp:
-                rp = Path(tmp) / "record.json"
-                rp.write_bytes(rec_up.getvalue())
-                sp = Path(tmp) / ("stream" + Path(stream_up.name).suffix.lower())
+                sp = Path(tmp) / Path(stream_up.name).name
                 sp.write_bytes(stream_up.getvalue())
-                rec = read_record(rp)
                 cols = read_stream(sp, judge=rec.get("judge_column"),
-                                   slices=rec.get("slice_column"))
+                                   slices=rec.get("slice_column"), name=stream_up.name)
             ver = verify_record(rec, cols.incumbent, cols.candidate, cols.labels, cols.judge,
                                 cols.slices)
         except CertlibError as exc:

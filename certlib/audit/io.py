@@ -33,36 +33,40 @@ def _col(df, name):
     return np.asarray(s.to_list(), dtype=object)
 
 
-def read_stream(path, judge: str | None = None, slices: str | None = None) -> StreamColumns:
+def read_stream(path, judge: str | None = None, slices: str | None = None,
+                name: str | None = None) -> StreamColumns:
+    """The columns of a stream file; errors call it ``name`` when given (an upload's
+    name, not the temporary file it was saved to), else its path."""
     import polars as pl
 
     from ..io import read_csv_bytes
 
     p = Path(path)
+    shown, short = (repr(name),) * 2 if name is not None else (str(p), repr(p.name))
     if not p.exists():
-        raise PoolFileError(f"stream file {p} does not exist")
+        raise PoolFileError(f"stream file {shown} does not exist")
     if p.stat().st_size > MAX_BYTES:
-        raise PoolFileError(f"stream file {p} is larger than {MAX_BYTES} bytes")
+        raise PoolFileError(f"stream file {shown} is larger than {MAX_BYTES} bytes")
     suffix = p.suffix.lower()
     try:
         if suffix == ".csv":
-            df = read_csv_bytes(p.name, p.read_bytes(), "stream file")
+            df = read_csv_bytes(name or p.name, p.read_bytes(), "stream file")
         elif suffix in (".parquet", ".pq"):
             df = pl.read_parquet(p)
         else:
             raise PoolFileError(
-                f"stream file {p}: expected a .csv or .parquet file, got '{suffix}'")
+                f"stream file {shown}: expected a .csv or .parquet file, got '{suffix}'")
     except CertlibError:  # the reader's own message names the line
         raise
     except Exception as exc:  # polars raises several types for unreadable files
-        raise PoolFileError(f"stream file {p} cannot be read ({type(exc).__name__}: "
+        raise PoolFileError(f"stream file {shown} cannot be read ({type(exc).__name__}: "
                             f"{str(exc).splitlines()[0] if str(exc) else ''})") from None
-    for name in REQUIRED:
-        if name not in df.columns:
-            raise ColumnError(f"stream file {p} lacks the column `{name}` "
+    for col_name in REQUIRED:
+        if col_name not in df.columns:
+            raise ColumnError(f"stream file {shown} lacks the column `{col_name}` "
                               f"(expected {', '.join(REQUIRED)}, optional `label`)")
-    for name in REQUIRED:  # name the file's column, not the API's parameter
-        col = df[name]
+    for col_name in REQUIRED:  # name the file's column, not the API's parameter
+        col = df[col_name]
         empty = col.is_null()
         if col.dtype.is_float():
             empty = empty | col.is_nan()
@@ -70,11 +74,11 @@ def read_stream(path, judge: str | None = None, slices: str | None = None) -> St
             empty = empty | (col.str.strip_chars() == "")
         if empty.any():
             i = int(empty.arg_true()[0])
-            raise InvalidValueError(f"stream file {p.name!r}: column `{name}` is empty at data "
+            raise InvalidValueError(f"stream file {short}: column `{col_name}` is empty at data "
                                     f"row {i + 1}; every item needs both predictions")
     for opt, what in ((judge, "--judge"), (slices, "--slices")):
         if opt is not None and opt not in df.columns:
-            raise ColumnError(f"stream file {p} lacks the column `{opt}` named by {what}")
+            raise ColumnError(f"stream file {shown} lacks the column `{opt}` named by {what}")
     labels = None
     if "label" in df.columns:
         col = df["label"]

@@ -457,6 +457,11 @@ def _validate(batch: _Batch, project: AuditProject, kind: str | None,
         judge = []
         for i, v in enumerate(cols[project.judge_column]):
             v = python_scalar(v)
+            if isinstance(v, str):  # one text cell makes the whole column text: find it
+                try:
+                    v = float(v)
+                except ValueError:
+                    pass
             ok = isinstance(v, (int, float)) and not isinstance(v, bool) \
                 and math.isfinite(float(v)) and 0.0 <= float(v) <= 1.0
             if not ok:
@@ -673,8 +678,8 @@ class AuditStore:
                                    "AND sha256 = ?", (pid, rows.sha256)).fetchone()
                 item, bno, pos = hits[0]
                 raise DuplicateBatchError(
-                    f"batch {b.source}: item_id {item} (row {rows.ids.index(item)}) is already "
-                    f"in audit project {pid} (batch {bno}, item {pos + 1}); "
+                    f"batch {b.source}: item_id {item} (data row {rows.ids.index(item) + 1}) "
+                    f"is already in audit project {pid} (batch {bno}, item {pos + 1}); "
                     + (f"this batch is batch {same[0]} again (same SHA-256); "
                        if same else f"{len(hits)} of its ids are already stored; ")
                     + "nothing was appended")

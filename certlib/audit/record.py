@@ -29,8 +29,8 @@ from .core import AuditConfig, AuditResult, _run, make_stream
 from .routing import Routing
 
 # Verification is re-exported from certlib.verification (one result type for both verifiers)
-__all__ = ["RECORD_VERSION", "Verification", "make_record", "read_record", "stream_hash",
-           "verify_record", "write_record"]
+__all__ = ["RECORD_VERSION", "Verification", "make_record", "parse_record", "read_record",
+           "stream_hash", "verify_record", "write_record"]
 
 RECORD_VERSION = 1
 _TOL = 1e-9
@@ -84,15 +84,24 @@ def read_record(path) -> dict:
     if not p.exists():
         raise PoolFileError(f"record file {p} does not exist")
     try:
-        rec = json.loads(p.read_text())
-    except (OSError, ValueError) as exc:
-        raise PoolFileError(f"record file {p} is not valid JSON ({exc})") from None
+        data = p.read_bytes()
+    except OSError as exc:
+        raise PoolFileError(f"record file {p} cannot be read ({exc})") from None
+    return parse_record(data, str(p))
+
+
+def parse_record(data: bytes | str, name: str = "record") -> dict:
+    """The audit record in ``data`` (JSON text); ``name`` (the file's) is what errors say."""
+    try:
+        rec = json.loads(data)
+    except ValueError as exc:
+        raise PoolFileError(f"record file {name} is not valid JSON ({exc})") from None
     if not isinstance(rec, dict) or rec.get("kind") != "certlib-audit":
-        raise PoolFileError(f"record file {p} is not a certlib audit record "
+        raise PoolFileError(f"record file {name} is not a certlib audit record "
                             "(expected \"kind\": \"certlib-audit\")")
     for key in ("config", "stream_sha256", "verdict", "trace"):
         if key not in rec:
-            raise PoolFileError(f"record file {p} lacks the key `{key}`")
+            raise PoolFileError(f"record file {name} lacks the key `{key}`")
     return rec
 
 
@@ -122,6 +131,9 @@ def verify_record(rec: dict, incumbent, candidate, labels=None, judge=None,
     """Recompute the audit from the stream and the record's trace; list every mismatch.
     ``recomputed`` is the recomputed result in the record's keys."""
     bad = []
+    if rec.get("record_version") != RECORD_VERSION:
+        bad.append(f"`record_version` is {_short(rec.get('record_version'))}; this certlib "
+                   f"writes and verifies version {RECORD_VERSION}")
     digest = stream_hash(incumbent, candidate, judge, slices)
     if digest != rec["stream_sha256"]:
         bad.append(f"stream hash {digest} differs from the record's {rec['stream_sha256']}")
@@ -149,10 +161,18 @@ def verify_record(rec: dict, incumbent, candidate, labels=None, judge=None,
     res = _run(stream, cfg)
     got = res.to_dict()
     got["trace"] = [[e.t, e.pi, e.label] for e in res.trace]
-    for key in ("verdict", "tier", "stopping_time", "labels_used", "rho_interval",
-                "delta_interval", "items_seen", "needs_label", "tier1_start", "slices", "trace"):
+    # every outcome, and the settings the record repeats beside `config` (epsilon, delta,
+    # delta0, delta1, pi_min, routing, seed): a reader takes them at their word
+    for key in got:
         if key in rec and not _same(_num(rec[key]), _num(got[key])):
             bad.append(f"`{key}`: record says {_short(rec[key])}, recomputed {_short(got[key])}")
+    project = rec.get("audit_project")
+    if isinstance(project, dict):  # a project's record repeats its settings there too
+        for key, value in (("config", rec["config"]), ("judge_column", rec.get("judge_column")),
+                           ("slice_column", rec.get("slice_column"))):
+            if key in project and not _same(_num(project[key]), _num(value)):
+                bad.append(f"`audit_project.{key}`: record says {_short(project[key])}, but "
+                           f"the record's `{key}` is {_short(value)}")
     return Verification(bad, got)
 
 
