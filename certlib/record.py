@@ -187,7 +187,10 @@ def verify_record(record: dict, pool) -> Verification:
         if stored != recomputed:
             bad.append(f"{what}: record says {stored!r}, recomputed {recomputed!r}")
 
+    cmp("version", record["version"], RECORD_VERSION)
     cmp("pool hash", record["pool"].get("hash"), pool_hash(pool))
+    cmp("pool size n", record["pool"].get("n"), pool.n)
+    cmp("number of candidates K", record["pool"].get("K"), len(pool.names))
     cmp("candidates", list(record["candidates"]), list(pool.names))
     cmp("classes", list(record["classes"]), [python_scalar(c) for c in pool.classes])
     cmp("objective", record["objective"], pool.objective)
@@ -240,9 +243,14 @@ def verify_record(record: dict, pool) -> Verification:
     cmp("guarantee", record["guarantee"].get("kind"), g.kind)
     cmp("worst-case excess", record["guarantee"].get("worst_case_excess"),
         fraction_text(g.excess))
+    cmp("worst-case excess (float)", record["guarantee"].get("worst_case_excess_float"),
+        float(g.excess))
+    cmp("guarantee text", record["guarantee"].get("text"), g.text())
     L = np.asarray(s.L, dtype=np.int64)
     cmp("lower bounds L", record["bounds"].get("L"), L.tolist())
     cmp("upper bounds H", record["bounds"].get("H"), (-L.T).tolist())
+    cmp("bound unit", record["bounds"].get("bound_unit"), int(s.th.unit))
+    cmp("scale", record["bounds"].get("scale"), int(s.pool.scale))
     # records written before issue 14 carry neither key
     if "label_error_margin" in record:
         cmp("label-error margin", record["label_error_margin"], _margin_entry(s))

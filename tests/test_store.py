@@ -280,6 +280,21 @@ def test_certify_export_and_verify(tmp_path, pools):
     bad3["selected"] = "tree"
     assert verify_record(bad3, pool).mismatches == (
         "selected: record says 'tree', recomputed 'logreg'",)
+    # every claim a reader takes at its word is recomputed: the sentence, the size, the units
+    for path, value, what in ((("guarantee", "text"), "logreg is best with certainty",
+                               "guarantee text"),
+                              (("guarantee", "worst_case_excess_float"), -1.0,
+                               "worst-case excess (float)"),
+                              (("pool", "n"), 9999, "pool size n"), (("pool", "K"), 3,
+                                                                      "number of candidates K"),
+                              (("bounds", "scale"), 7, "scale"),
+                              (("bounds", "bound_unit"), 7, "bound unit"),
+                              (("version",), 2, "version")):
+        forged = copy.deepcopy(rec)
+        *head, last = path
+        (forged[head[0]] if head else forged)[last] = value
+        (m,) = verify_record(forged, pool).mismatches
+        assert m.startswith(f"{what}: record says {value!r}, recomputed "), m
     # another pool
     other = certlib.load_pool(ROOT / "sample_data" / "teaching_k4.csv")
     assert any("pool hash" in m for m in verify_record(rec, other).mismatches)
