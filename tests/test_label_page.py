@@ -205,6 +205,31 @@ def test_remove_the_budget(store_path, pools):
     assert not [n for n in at.number_input if n.key.startswith("extend_budget_to_")]
 
 
+def test_a_budget_outside_the_pool_is_shown_not_started_and_a_low_extension_refused(
+        store_path, pools):
+    """Typed and Start pressed in one go: the box shows the number it brought into 0..n,
+    and nothing starts until Start is pressed again (with Streamlit's bounds the box was
+    red and Start used the last valid number).  An extension below the minimum reaches
+    the store, which says why (the bound extended to the minimum unasked)."""
+    pool, truth = pools
+    for typed, used in ((-5, 0), (100_000, pool.n)):
+        at = _start(label_budget=typed)
+        assert LabelStore(store_path).projects() == ()
+        assert at.number_input(key="label_budget").value == used
+        assert any(f"the budget {typed:,} is outside 0..{pool.n:,}, so the box now holds "
+                   f"{used:,}" in w.value for w in at.warning)
+    at = _start(label_budget=3)
+    (project,) = LabelStore(store_path).projects()
+    assert project.budget == 3
+    for _ in range(3):
+        at.button(key=f"cls_{_truth_of(truth, _next_row_id(at))}").click().run()
+    at.number_input(key="extend_budget_to_4").set_value(2)
+    at.button(key="extend_budget").click().run()
+    assert any("new_budget 2 is below the 3 labels already in force" in e.value
+               for e in at.error), [e.value for e in at.error]
+    assert [e.kind for e in LabelStore(store_path).events(project.id)] == ["label"] * 3
+
+
 def test_label_buttons_need_an_annotator(store_path):
     at = _start(annotator="")
     assert any("Enter your name" in w.value for w in at.warning)

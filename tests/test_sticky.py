@@ -187,3 +187,51 @@ def test_unreadable_page_address_values_give_the_defaults():
     assert not at.exception
     assert at.selectbox(key="lab").value == 0 and at.slider(key="cur").value == 10
     assert at.query_params["lab"] == "0" and at.query_params["cur"] == "10"
+
+
+def _boxes():
+    import streamlit as st
+
+    from ui.common import budget_input, number_box
+
+    n = st.session_state.get("n", 100)
+    st.session_state["used_tol"] = number_box(st, "Tolerance", "nb_tol", 0.0, low=0.0,
+                                              high=0.5, shared="tol", what="The tolerance",
+                                              format="%g")
+    st.session_state["used_budget"] = budget_input(st, "Budget", n, 10, "nb_budget",
+                                                   f"budget_{n}", zero="0 (no budget)")
+
+
+def test_a_number_outside_the_bounds_is_brought_in_and_the_box_shows_it():
+    """The box shows the number the page uses, and says once why it is not the one typed
+    (Streamlit's own bounds kept the last valid number in use under a red box)."""
+    at = _app_of(_boxes)
+    at.number_input(key="nb_tol").set_value(0.01).run()
+    assert at.session_state["used_tol"] == 0.01 and not at.warning
+    at.number_input(key="nb_tol").set_value(0.9).run()
+    assert at.number_input(key="nb_tol").value == 0.5 == at.session_state["used_tol"]
+    assert [w.value for w in at.warning] == [
+        "The tolerance: 0.9 is above the largest value allowed, so 0.5 is used."]
+    at.number_input(key="nb_tol").set_value(-1.0).run()
+    assert at.number_input(key="nb_tol").value == 0.0 == at.session_state["used_tol"]
+    assert "-1 is below the smallest value allowed, so 0 is used" in at.warning[0].value
+    at.run()  # said once; the box keeps the number used
+    assert not at.warning and at.number_input(key="nb_tol").value == 0.0
+
+    at.number_input(key="nb_budget").set_value(-5).run()
+    assert at.number_input(key="nb_budget").value == 0 == at.session_state["used_budget"]
+    assert "-5 is below 0, so 0 (no budget) is used" in at.warning[0].value
+    at.number_input(key="nb_budget").set_value(1000).run()
+    assert at.number_input(key="nb_budget").value == 100 == at.session_state["used_budget"]
+    assert "a budget of 1,000 buys no more than 100; 100 is used" in at.info[0].value
+
+
+def test_a_box_that_changed_setting_does_not_report_the_old_number():
+    """A budget kept per pool: after a switch to a smaller pool the old pool's 80 is not
+    "brought in" with a message; the box shows the new pool's own budget."""
+    at = _app_of(_boxes)
+    at.number_input(key="nb_budget").set_value(80).run()
+    at.session_state["n"] = 50
+    at.run()
+    assert not at.exception and not at.info and not at.warning
+    assert at.number_input(key="nb_budget").value == 10 == at.session_state["used_budget"]

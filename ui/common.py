@@ -322,11 +322,49 @@ def sticky(key: str, default, shared: str | None = None, options=None, low=None,
     return {"key": key, "value": value}
 
 
+def _number_text(x) -> str:
+    return f"{x:,}" if isinstance(x, int) else f"{x:g}"
+
+
+def _typed(key: str, shared: str | None):
+    """The number a box holds from the last run, when it still stands for the same
+    setting (`sticky` forgets it when the name changed, e.g. with the pool)."""
+    typed = st.session_state.get(key)
+    names = st.session_state.get("_sticky_names", {})
+    if names.get(key, shared or key) != (shared or key) or isinstance(typed, bool) \
+            or not isinstance(typed, (int, float)):
+        return None
+    return typed
+
+
+def number_box(container, label: str, key: str, default, *, low=None, high=None,
+               shared: str | None = None, what: str = "", **kwargs):
+    """A `sticky` number box that takes any number and brings one outside ``low``..``high``
+    to the nearer end, in the box itself, saying so once ("-5 is below 0, so 0 is used").
+    Streamlit's own ``min_value``/``max_value`` turned the box red and kept the last valid
+    number in use while the box showed the new one, and a button pressed then (Start)
+    used the old number without a word.  ``what`` names the quantity in the message."""
+    typed, note = _typed(key, shared), None
+    if typed is not None:
+        end = low if low is not None and typed < low else \
+            high if high is not None and typed > high else None
+        if end is not None:
+            st.session_state[key] = end  # before the box is drawn: it shows what is used
+            note = (f"{what or label}: {_number_text(typed)} is "
+                    f"{'below' if end == low else 'above'} "
+                    f"{'the smallest' if end == low else 'the largest'} value allowed, so "
+                    f"{_number_text(end)} is used.")
+    value = container.number_input(label, **kwargs,
+                                   **sticky(key, default, shared, low=low, high=high))
+    if note:
+        container.warning(note)
+    return value
+
+
 def tolerance_input(container, key: str, label: str = "AUGRC tolerance tau (0 = exact)") -> float:
     """The shared tolerance box (0 to 0.5; `sticky`)."""
-    return container.number_input(label, min_value=0.0, max_value=MAX_TOLERANCE, step=0.0005,
-                                  format="%g", **sticky(key, 0.0, TOLERANCE, low=0,
-                                                        high=MAX_TOLERANCE))
+    return number_box(container, label, key, 0.0, low=0.0, high=MAX_TOLERANCE,
+                      shared=TOLERANCE, what="The tolerance", step=0.0005, format="%g")
 
 
 def policy_input(container, key: str) -> str:
@@ -338,8 +376,8 @@ def policy_input(container, key: str) -> str:
 
 def seed_input(container, key: str, label: str = "Seed (random policies)") -> int:
     """The shared seed box (`sticky`)."""
-    return int(container.number_input(label, min_value=0, step=1,
-                                      **sticky(key, 0, SEED, low=0)))
+    return int(number_box(container, label, key, 0, low=0, shared=SEED, what="The seed",
+                          step=1))
 
 
 def sync_url_settings() -> None:
@@ -411,21 +449,23 @@ def default_budget(pool) -> int:
 
 
 def budget_input(container, label: str, n: int, value: int, key: str,
-                 shared: str | None = None) -> int:
-    """A budget box that takes any whole number and says what it does with one outside
-    0..n (Streamlit's own bounds kept the last valid answer on the page while the box
-    showed the new number in red).  Its value outlives a page switch and is shared with
-    the boxes of the same ``shared`` name (`sticky`)."""
-    typed = int(container.number_input(label, step=1, **sticky(key, value, shared)))
-    if typed < 0:
-        container.warning(f"A budget is a number of labels; {typed:,} is below 0, so 0 is "
-                          "used.")
-        return 0
-    if typed > n:
+                 shared: str | None = None, zero: str = "0") -> int:
+    """A budget box that takes any whole number and brings one outside 0..n to the nearer
+    end, in the box, saying so once (Streamlit's own bounds kept the last valid answer on
+    the page while the box showed the new number in red).  ``zero`` says what 0 means
+    ("0 (no budget)").  Its value outlives a page switch and is shared with the boxes of
+    the same ``shared`` name (`sticky`)."""
+    typed = _typed(key, shared)
+    if typed is not None and not 0 <= typed <= n:  # the box shows what is used
+        st.session_state[key] = int(min(max(typed, 0), n))
+    budget = int(container.number_input(label, step=1, **sticky(key, value, shared)))
+    if typed is not None and typed < 0:
+        container.warning(f"A budget is a number of labels; {typed:,} is below 0, so "
+                          f"{zero} is used.")
+    elif typed is not None and typed > n:
         container.info(f"The pool has {n:,} rows, so a budget of {typed:,} buys no more than "
                        f"{n:,}; {n:,} is used.")
-        return n
-    return typed
+    return budget
 
 
 def pool_folder() -> Path:

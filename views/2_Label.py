@@ -20,7 +20,7 @@ from certlib.events import budget_in_force, file_seed, labels_in_force, same_ann
 from certlib.reviews import open_for
 from certlib.store import (FILE_ANNOTATOR, LabelStore, PoolMismatchError,
                            UnknownProjectError, file_labels)
-from ui.common import (annotator_input, cached_prelabel, choose_pool, class_settings,
+from ui.common import (annotator_input, budget_input, cached_prelabel, choose_pool, class_settings,
                        class_shortcuts, keep_annotator, mismatch_message, page_button, plain,
                        plot_text, policy_input, pool_folder, pool_key, seed_input,
                        shortcut_kwargs, skip_shortcut, split_extra, sticky, tolerance_input,
@@ -52,9 +52,12 @@ if pid is None:
     # a new project starts from the settings chosen on the other pages (`sticky`)
     policy = policy_input(sb, "label_policy")
     tol = tolerance_input(sb, "label_tol")
-    budget = sb.number_input("Budget (labels; 0 = none)", min_value=0, max_value=pool.n,
-                             **sticky("label_budget", 0, f"label_budget_{pool_key(pool)[:16]}",
-                                      low=0, high=pool.n))
+    typed = st.session_state.get("label_budget")
+    budget = budget_input(sb, "Budget (labels; 0 = none)", pool.n, 0, "label_budget",
+                          f"label_budget_{pool_key(pool)[:16]}", zero="0 (no budget)")
+    # a number brought into 0..n in this very run (typed, then Start at once) is shown,
+    # not used: Start waits for the user to see it
+    brought_in = isinstance(typed, int) and not 0 <= typed <= pool.n
     seed = seed_input(sb, "label_seed")
     known = pool.n_labelled
     from_file = False
@@ -76,7 +79,11 @@ if pid is None:
     if from_file and 0 < budget <= known:
         sb.warning(f"A budget of {int(budget):,} does not exceed the {known:,} labels in the "
                    "file, which count as read: raise it, set 0 (none), or untick the box.")
-    if sb.button("Start / resume labelling", key="start", type="primary"):
+    start = sb.button("Start / resume labelling", key="start", type="primary")
+    if start and brought_in:
+        st.warning(f"Nothing was started: the budget {typed:,} is outside 0..{pool.n:,}, so "
+                   f"the box now holds {int(budget):,}. Check it and press Start again.")
+    elif start:
         try:
             pid = store.open_project(pool, pool_label, policy, tol, int(budget) or None,
                                      int(seed), from_file=from_file)
@@ -174,8 +181,10 @@ if prog.budget is not None:  # a budget can be raised or removed, never lowered
     low = max(prog.budget, s.t) + 1
     drop = sb.checkbox("Remove the budget", key="remove_budget")
     extend_key = f"extend_budget_to_{low}"  # a new key once the minimum moves
-    sb.number_input("Extend budget to (labels)", min_value=low, value=low, step=1,
-                    key=extend_key, disabled=drop)
+    # no min_value: a lower number reaches the store, which refuses it and says why
+    # (with Streamlit's bound the button extended to the last valid number unasked)
+    sb.number_input("Extend budget to (labels)", value=low, step=1, key=extend_key,
+                    disabled=drop)
     sb.button("Extend budget", key="extend_budget", disabled=not who, on_click=_extend,
               args=(pid, extend_key, who, prog.last_seq),
               help="Recorded as an event: the project keeps its labels and goes on.")

@@ -21,8 +21,8 @@ from plotly.subplots import make_subplots
 from certlib.audit.project import AuditStore, check_batch, read_batch
 from certlib.errors import CertlibError
 from certlib.store import UnknownProjectError
-from ui.common import (ROOT, annotator_input, class_shortcuts, keep_annotator, plain,
-                       shortcut_kwargs, sticky, undo_shortcut)
+from ui.common import (ROOT, annotator_input, class_shortcuts, keep_annotator, number_box,
+                       plain, shortcut_kwargs, sticky, undo_shortcut)
 
 SAMPLE = ROOT / "sample_data" / "audit_stream.csv"
 SAMPLE_TAG = "sample_data/audit_stream.csv"
@@ -99,33 +99,31 @@ if pid is None:
         columns = list(_sample().columns)
     hide = sb.checkbox("Hide the sample's labels (label the queue here)",
                        **sticky("audit_hide", True), disabled=source != "Shipped sample stream")
-    eps = sb.number_input("Tolerance epsilon", min_value=0.001, max_value=1.0, step=0.005,
-                          format="%g", **sticky("audit_eps", 0.03, low=0.001, high=1.0),
-                          help="Safe means: the candidate's error rate is at most epsilon "
-                               "above the incumbent's.")
-    delta = sb.number_input("delta (miscoverage; the lifetime budget in a chain)",
-                            min_value=0.001, max_value=0.5, step=0.01, format="%g",
-                            **sticky("audit_delta", 0.05, low=0.001, high=0.5))
+    eps = number_box(sb, "Tolerance epsilon", "audit_eps", 0.03, low=0.001, high=1.0,
+                     what="epsilon", step=0.005, format="%g",
+                     help="Safe means: the candidate's error rate is at most epsilon "
+                          "above the incumbent's.")
+    delta = number_box(sb, "delta (miscoverage; the lifetime budget in a chain)", "audit_delta",
+                       0.05, low=0.001, high=0.5, what="delta", step=0.01, format="%g")
     extra_cols = [NONE] + [c for c in columns if c not in (
         "pred_incumbent", "pred_candidate", "label", "item_id", "row_id")]
     judge = sb.selectbox("Judge column (routing scores in [0, 1])", extra_cols,
                          **sticky("audit_judge", NONE, options=extra_cols, index=True))
-    pi = sb.number_input("pi (labelling probability on disagreements)", min_value=0.01,
-                         max_value=1.0, step=0.05, **sticky("audit_pi", 0.5, low=0.01, high=1.0),
-                         disabled=judge != NONE)
+    pi = number_box(sb, "pi (labelling probability on disagreements)", "audit_pi", 0.5,
+                    low=0.01, high=1.0, what="pi", step=0.05, disabled=judge != NONE)
     slices = sb.selectbox("Slice column (per-slice verdicts)", extra_cols,
                           **sticky("audit_slices", NONE, options=extra_cols, index=True))
-    window = sb.number_input("Window (items; 0 = none)", min_value=0, step=500,
-                             **sticky("audit_window", 0, low=0))
-    seed = sb.number_input("Seed (labelling draws)", min_value=0, step=1,
-                           **sticky("audit_seed", 0, low=0))
+    window = number_box(sb, "Window (items; 0 = none)", "audit_window", 0, low=0,
+                        what="The window", step=500)
+    seed = number_box(sb, "Seed (labelling draws)", "audit_seed", 0, low=0, what="The seed",
+                      step=1)
     chain = sb.text_input("Promotion chain (optional)", **sticky("audit_chain", ""),
                           help="Audits of one chain share delta: audit k runs at "
                                "delta 6/(pi^2 k^2).")
-    first = sb.number_input("Sample items in the first batch", min_value=1, step=500,
-                            **sticky("audit_first", 2500, low=1),
-                            disabled=source != "Shipped sample stream",
-                            help="An uploaded stream is the first batch as a whole.")
+    first = number_box(sb, "Sample items in the first batch", "audit_first", 2500, low=1,
+                       what="Items in the first batch", step=500,
+                       disabled=source != "Shipped sample stream",
+                       help="An uploaded stream is the first batch as a whole.")
     if sb.button("Start audit", key="audit_start", type="primary",
                  disabled=source == "Upload a stream" and upload is None):
         try:
@@ -199,7 +197,8 @@ from_sample = bool(sources) and all(s.startswith(SAMPLE_TAG) for s in sources)
 with sb.expander("Append a batch", expanded=from_sample):
     if from_sample and status.items < _sample().height:
         hidden = HIDDEN in sources[0]
-        step = st.number_input("Items", min_value=1, value=2500, step=500, key="audit_step")
+        step = number_box(st, "Items", "audit_step", 2500, low=1, what="Items to append",
+                          step=500)
         hi = min(status.items + int(step), _sample().height)
         if st.button(f"Append sample items {status.items + 1:,}-{hi:,}", key="audit_next"):
             _act(store.append_batch, pid, _sample_batch(status.items, hi, hidden),

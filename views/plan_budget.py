@@ -17,8 +17,8 @@ from certlib.budget_plan import DEFAULT_TOLERANCES, POOL_SUFFIXES
 from certlib.cli_output import percent
 from certlib.cli_plan import plan_payload
 from certlib.errors import CertlibError
-from ui.common import (TOLERANCE, budget_input, choose_pool, default_budget, plain, plot_text,
-                       policy_input, pool_key, pool_summary, seed_input, sticky)
+from ui.common import (TOLERANCE, budget_input, choose_pool, default_budget, number_box, plain,
+                       plot_text, policy_input, pool_key, pool_summary, seed_input, sticky)
 from ui.multi_upload import unpack_pool_uploads
 
 COLOURS = {"ruled_out": "#d9534f", "unresolved": "#f0ad4e", "certified": "#5cb85c"}
@@ -136,8 +136,7 @@ tol_text = st.text_input("AUGRC tolerances (comma-separated)",
                          **sticky("plan_tols", ", ".join(f"{t:g}" for t in DEFAULT_TOLERANCES)))
 c2, c3, c4 = st.columns([2, 1, 1])
 policy = policy_input(c2, "plan_policy")
-draws = int(c3.number_input("Forecast draws", min_value=10, max_value=2000, step=10,
-                            **sticky("plan_draws", 200, low=10, high=2000)))
+draws = int(number_box(c3, "Forecast draws", "plan_draws", 200, low=10, high=2000, step=10))
 seed = seed_input(c4, "plan_seed", "Seed")
 tols, why = _parse_tols(tol_text)
 if tols is None:

@@ -9,7 +9,7 @@ from certlib.errors import CertlibError
 from certlib.policies import policy_names
 from certlib.theory import (LIMITS, copula_prelabel, cyclic_shift, quarter_geometry,
                             random_orders, sample_square)
-from ui.common import sticky
+from ui.common import number_box, sticky
 
 st.title("Theory explorer: how many labels, as n grows")
 st.markdown(
@@ -29,10 +29,10 @@ names = [p for p in policy_names() if p not in ("model-selector", "expected-cove
 c5, c2 = st.columns(2)
 policy = c5.selectbox("policy", names,
                       **sticky("th_policy", "adaptive-pair-sum", options=names, index=True))
-K = c2.number_input("candidates K", 2, 8, **sticky("th_K", 2, low=2, high=8))
+K = number_box(c2, "candidates K", "th_K", 2, low=2, high=8, what="K", step=1)
 c3, c4 = st.columns(2)
 q = c3.slider("error rate q", 0.05, 0.95, step=0.05, **sticky("th_q", 0.3))
-seeds = c4.number_input("pools per n", 1, 50, **sticky("th_seeds", 5, low=1, high=50))
+seeds = number_box(c4, "pools per n", "th_seeds", 5, low=1, high=50, what="Pools per n", step=1)
 
 
 @st.cache_data(show_spinner=False, max_entries=256)
@@ -138,10 +138,10 @@ with rc1:
                "and no label is needed.")
 with rc2:
     st.subheader("Cyclic shift")
-    n_sh = st.number_input("n", 2, 100_000, **sticky("th_shift_n", 1000, low=2, high=100_000))
+    n_sh = number_box(st, "n", "th_shift_n", 1000, low=2, high=100_000, step=1)
     s_max = max(1, int(n_sh) // 2)
-    s_sh = st.number_input("shift s (0 < s ≤ n/2)", 1, s_max,
-                           **sticky("th_shift_s", min(90, s_max), low=1, high=s_max))
+    s_sh = number_box(st, "shift s (0 < s ≤ n/2)", "th_shift_s", min(90, s_max), low=1,
+                      high=s_max, what="The shift s", step=1)
     sh = cyclic_shift(int(n_sh), int(s_sh))
     st.metric("prelabel bound", sh.prelabel, help="the paper: exactly s")
     unit = "row" if sh.s == 1 else "rows"
