@@ -227,3 +227,18 @@ def test_open_a_running_audit_from_the_list(store_path):
     s = store.status(pid)
     assert _metric(at, "queue") == f"{len(s.queue):,}" and _next_item(at) == s.queue[0].pos
     assert _metric(at, "items seen") == f"{s.result.items_seen:,} of 3,000"
+
+
+def test_a_setting_outside_its_range_is_shown_and_nothing_starts(store_path):
+    """epsilon 5 typed and Start pressed at once: the box holds 1, nothing starts; Start
+    again starts with the epsilon shown (Streamlit's bound used the last valid one)."""
+    at = _start(audit_eps=5.0)
+    assert AuditStore(store_path).projects() == ()
+    assert at.number_input(key="audit_eps").value == 1.0
+    assert any("epsilon: 5 is above the largest value allowed, so 1 is used" in w.value
+               for w in at.sidebar.warning)
+    assert any("Nothing was started" in w.value for w in at.sidebar.warning)
+    at.button(key="audit_start").click().run()
+    assert not at.exception, at.exception
+    (project,) = AuditStore(store_path).projects()
+    assert project.config.epsilon == 1.0

@@ -216,8 +216,12 @@ def test_a_budget_outside_the_pool_is_shown_not_started_and_a_low_extension_refu
         at = _start(label_budget=typed)
         assert LabelStore(store_path).projects() == ()
         assert at.number_input(key="label_budget").value == used
-        assert any(f"the budget {typed:,} is outside 0..{pool.n:,}, so the box now holds "
-                   f"{used:,}" in w.value for w in at.warning)
+        assert any("Nothing was started: a number was outside what its box allows"
+                   in w.value for w in at.warning)
+        at.button(key="start").click().run()  # seen, then Start again: the number shown
+        (project,) = LabelStore(store_path).projects()
+        assert project.budget == (used or None)
+        LabelStore(store_path).path.unlink()
     at = _start(label_budget=3)
     (project,) = LabelStore(store_path).projects()
     assert project.budget == 3

@@ -350,6 +350,7 @@ def number_box(container, label: str, key: str, default, *, low=None, high=None,
             high if high is not None and typed > high else None
         if end is not None:
             st.session_state[key] = end  # before the box is drawn: it shows what is used
+            st.session_state.setdefault("_brought_in", {})[key] = typed
             note = (f"{what or label}: {_number_text(typed)} is "
                     f"{'below' if end == low else 'above'} "
                     f"{'the smallest' if end == low else 'the largest'} value allowed, so "
@@ -359,6 +360,15 @@ def number_box(container, label: str, key: str, default, *, low=None, high=None,
     if note:
         container.warning(note)
     return value
+
+
+def brought_in(*keys: str) -> dict:
+    """{key: number typed} for the boxes among ``keys`` that `number_box` or
+    `budget_input` brought into range since the last call.  A page with a button that
+    acts on its boxes (Start) calls it on every run, after drawing them, and does not act
+    in a run where a box was just changed under the user's eyes."""
+    notes = st.session_state.get("_brought_in", {})
+    return {k: notes.pop(k) for k in keys if k in notes}
 
 
 def tolerance_input(container, key: str, label: str = "AUGRC tolerance tau (0 = exact)") -> float:
@@ -458,6 +468,7 @@ def budget_input(container, label: str, n: int, value: int, key: str,
     typed = _typed(key, shared)
     if typed is not None and not 0 <= typed <= n:  # the box shows what is used
         st.session_state[key] = int(min(max(typed, 0), n))
+        st.session_state.setdefault("_brought_in", {})[key] = typed
     budget = int(container.number_input(label, step=1, **sticky(key, value, shared)))
     if typed is not None and typed < 0:
         container.warning(f"A budget is a number of labels; {typed:,} is below 0, so "

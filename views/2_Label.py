@@ -20,11 +20,11 @@ from certlib.events import budget_in_force, file_seed, labels_in_force, same_ann
 from certlib.reviews import open_for
 from certlib.store import (FILE_ANNOTATOR, LabelStore, PoolMismatchError,
                            UnknownProjectError, file_labels)
-from ui.common import (annotator_input, budget_input, cached_prelabel, choose_pool, class_settings,
-                       class_shortcuts, keep_annotator, mismatch_message, page_button, plain,
-                       plot_text, policy_input, pool_folder, pool_key, seed_input,
-                       shortcut_kwargs, skip_shortcut, split_extra, sticky, tolerance_input,
-                       undo_shortcut)
+from ui.common import (annotator_input, brought_in, budget_input, cached_prelabel, choose_pool,
+                       class_settings, class_shortcuts, keep_annotator, mismatch_message,
+                       page_button, plain, plot_text, policy_input, pool_folder, pool_key,
+                       seed_input, shortcut_kwargs, skip_shortcut, split_extra, sticky,
+                       tolerance_input, undo_shortcut)
 from ui.label_errors import label_act, margin_panel
 
 st.title("Label the pool, one row at a time")
@@ -52,13 +52,12 @@ if pid is None:
     # a new project starts from the settings chosen on the other pages (`sticky`)
     policy = policy_input(sb, "label_policy")
     tol = tolerance_input(sb, "label_tol")
-    typed = st.session_state.get("label_budget")
     budget = budget_input(sb, "Budget (labels; 0 = none)", pool.n, 0, "label_budget",
                           f"label_budget_{pool_key(pool)[:16]}", zero="0 (no budget)")
-    # a number brought into 0..n in this very run (typed, then Start at once) is shown,
-    # not used: Start waits for the user to see it
-    brought_in = isinstance(typed, int) and not 0 <= typed <= pool.n
     seed = seed_input(sb, "label_seed")
+    # a number brought into range in this very run (typed, then Start at once) is shown,
+    # not used: Start waits for the user to see it
+    changed = brought_in("label_tol", "label_budget", "label_seed")
     known = pool.n_labelled
     from_file = False
     if 0 < known < pool.n:  # labels in the file count as read, as on the planning pages
@@ -80,9 +79,10 @@ if pid is None:
         sb.warning(f"A budget of {int(budget):,} does not exceed the {known:,} labels in the "
                    "file, which count as read: raise it, set 0 (none), or untick the box.")
     start = sb.button("Start / resume labelling", key="start", type="primary")
-    if start and brought_in:
-        st.warning(f"Nothing was started: the budget {typed:,} is outside 0..{pool.n:,}, so "
-                   f"the box now holds {int(budget):,}. Check it and press Start again.")
+    if start and changed:
+        st.warning("Nothing was started: a number was outside what its box allows, so the "
+                   "box now holds the nearest allowed one (see the sidebar). Check it and "
+                   "press Start again.")
     elif start:
         try:
             pid = store.open_project(pool, pool_label, policy, tol, int(budget) or None,

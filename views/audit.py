@@ -21,8 +21,8 @@ from plotly.subplots import make_subplots
 from certlib.audit.project import AuditStore, check_batch, read_batch
 from certlib.errors import CertlibError
 from certlib.store import UnknownProjectError
-from ui.common import (ROOT, annotator_input, class_shortcuts, keep_annotator, number_box,
-                       plain, shortcut_kwargs, sticky, undo_shortcut)
+from ui.common import (ROOT, annotator_input, brought_in, class_shortcuts, keep_annotator,
+                       number_box, plain, shortcut_kwargs, sticky, undo_shortcut)
 
 SAMPLE = ROOT / "sample_data" / "audit_stream.csv"
 SAMPLE_TAG = "sample_data/audit_stream.csv"
@@ -124,8 +124,14 @@ if pid is None:
                        what="Items in the first batch", step=500,
                        disabled=source != "Shipped sample stream",
                        help="An uploaded stream is the first batch as a whole.")
-    if sb.button("Start audit", key="audit_start", type="primary",
-                 disabled=source == "Upload a stream" and upload is None):
+    changed = brought_in("audit_eps", "audit_delta", "audit_pi", "audit_window",
+                         "audit_seed", "audit_first")
+    start = sb.button("Start audit", key="audit_start", type="primary",
+                      disabled=source == "Upload a stream" and upload is None)
+    if start and changed:  # typed and pressed at once: show the number used, start nothing
+        sb.warning("Nothing was started: a number was outside what its box allows, so the "
+                   "box now holds the nearest allowed one. Check it and press Start again.")
+    elif start:
         try:
             if upload is not None:
                 batch = read_batch(upload.getvalue(), upload.name)
