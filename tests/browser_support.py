@@ -65,7 +65,11 @@ class Server:
     def stop(self):
         if self.proc is not None and self.proc.poll() is None:
             self.proc.terminate()
-            self.proc.wait(timeout=10)
+            try:  # a loaded machine can take longer than 10 s to shut Streamlit down
+                self.proc.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(timeout=30)
 
 
 def launch(sync_api):
@@ -83,10 +87,21 @@ def launch(sync_api):
     return _cm()
 
 
+IDLE_JS = """() => {
+  const app = document.querySelector('[data-testid="stApp"]');
+  return app !== null && app.dataset.testConnectionState === 'CONNECTED'
+    && app.dataset.testScriptState === 'notRunning';
+}"""
+
+
 def idle(page, timeout=60_000):
-    """Wait until Streamlit has finished the current run (its status widget is gone)."""
-    page.wait_for_function(
-        "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')", timeout=timeout)
+    """Wait until Streamlit has finished the current run: connected, script not running.
+
+    The app root's ``data-test-script-state`` flips as soon as a run starts; the status
+    widget this used to wait for appears only after 500 ms of running, so a short run, or
+    the first half second of any run, looked idle.  (A run an action has asked for but the
+    server has not started yet still looks idle: wait for its result, not just for this.)"""
+    page.wait_for_function(IDLE_JS, timeout=timeout)
 
 
 def wait_text(page, text, timeout=60_000):

@@ -40,6 +40,10 @@ def _next_row_id(page, previous=None) -> int:
     rid = int(head.inner_text().rsplit(" ", 1)[1])
     for _ in range(600):  # up to 60 s
         if rid != previous:
+            # the row's buttons (and their shortcuts) are drawn after this line: a key
+            # pressed before the run ends reaches the previous row's button, whose label
+            # the store refuses as stale (expect_seq), and the count never moves
+            idle(page)
             return rid
         page.wait_for_timeout(100)
         rid = int(head.inner_text().rsplit(" ", 1)[1])

@@ -5,10 +5,17 @@ cells get the forecast probabilities."""
 from __future__ import annotations
 
 import pytest
-from browser_support import launch, require_chromium
+from browser_support import idle, launch, require_chromium
 
 sync_api = require_chromium()
 pytestmark = pytest.mark.slow
+
+
+def _multi_uploader(page):
+    """The uploader inside the "several pools" expander: waits until the run has drawn it
+    (``input[type=file]`` ``.last`` could still be the sidebar's pool uploader)."""
+    return page.locator("[data-testid=stExpander]").filter(
+        has_text="Upload several pool files or a zip of them").locator("input[type=file]")
 
 
 def test_run_forecast_on_the_unlabelled_pool(server):
@@ -16,14 +23,17 @@ def test_run_forecast_on_the_unlabelled_pool(server):
         page = browser.new_page(viewport={"width": 1400, "height": 1000})
         page.goto(f"{server.url}/budget?pool=sample:unlabelled")
         page.get_by_text("The budget-tolerance map").first.wait_for(timeout=90_000)
-        assert page.get_by_text("once the forecast (section 4) has run").count() >= 1
+        # drawn just after the heading, maybe in a later batch: wait for it, do not count
+        page.get_by_text("once the forecast (section 4) has run").first.wait_for(timeout=30_000)
         page.get_by_role("button", name="Run forecast").click()
         page.get_by_text("Histogram for tolerance").first.wait_for(timeout=120_000)
         assert page.get_by_text("a forecast, not a guarantee").count() >= 1
         # the heat map now writes probabilities in the unresolved cells
-        page.wait_for_timeout(1000)
-        assert page.locator(".js-plotly-plot .textpoint").count() > 0 or \
-            page.locator(".js-plotly-plot text").filter(has_text="0.").count() > 0
+        # (Plotly redraws the chart after Streamlit has drawn the run: poll, do not sleep)
+        page.wait_for_function(
+            "() => document.querySelector('.js-plotly-plot .textpoint') !== null || [...document"
+            ".querySelectorAll('.js-plotly-plot text')].some(e => e.textContent.includes('0.'))",
+            timeout=60_000)
         assert page.get_by_role("button", name="Run forecast").is_disabled()
 
 
@@ -41,7 +51,7 @@ def test_several_pools_from_a_zip(server, tmp_path):
         page = browser.new_page(viewport={"width": 1400, "height": 1000})
         page.goto(f"{server.url}/budget?pool=sample:demo")
         page.get_by_text("Upload several pool files or a zip of them").first.click()
-        page.locator("input[type=file]").last.set_input_files(str(zpath))
+        _multi_uploader(page).set_input_files(str(zpath))
         page.get_by_text(f"{len(files)} pools.").first.wait_for(timeout=90_000)
         # the tables are drawn on a canvas; their numbers are budget_map_many's
         # (tests/test_budget_plan.py)
@@ -57,7 +67,7 @@ def test_a_broken_zip_gives_one_message(server, tmp_path):
         page = browser.new_page(viewport={"width": 1400, "height": 1000})
         page.goto(f"{server.url}/budget?pool=sample:demo")
         page.get_by_text("Upload several pool files or a zip of them").first.click()
-        page.locator("input[type=file]").last.set_input_files(str(bad))
+        _multi_uploader(page).set_input_files(str(bad))
         page.get_by_text("is not a readable zip file").first.wait_for(timeout=90_000)
         assert "Traceback" not in page.inner_text("body")
         assert page.get_by_text("pools.zip").count() >= 1
@@ -73,9 +83,7 @@ def test_a_budget_change_during_the_forecast_restarts_it(server):
         draws = page.get_by_label("Forecast draws")
         draws.fill("2000")
         draws.press("Enter")
-        page.wait_for_function(
-            "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')",
-            timeout=60_000)
+        idle(page)
         page.get_by_role("button", name="Run forecast").click()
         page.get_by_text("Forecasting ...").first.wait_for(timeout=60_000)
         budget = page.get_by_label("Budget (labels, at most n =")
@@ -95,9 +103,7 @@ def test_a_budget_change_during_the_forecast_restarts_it(server):
         page.get_by_text("What the active pool holds").first.wait_for(timeout=60_000)
         page.get_by_role("link", name="Budget map and forecast").first.click()
         page.get_by_text("The budget-tolerance map").first.wait_for(timeout=90_000)
-        page.wait_for_function(
-            "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')",
-            timeout=60_000)
+        idle(page)
         body = page.inner_text("body")
         assert "restarted" not in body and "settings changed" not in body
         assert "Forecasting ..." not in body

@@ -36,6 +36,26 @@ def _go(page, name):
     _settle(page)
 
 
+def _url_has(page, part, present=True):
+    """The address holds ``part`` (or, with ``present=False``, no longer does), waiting for
+    the run that writes it (Streamlit sends each query-parameter change as it is made)."""
+    page.wait_for_function("([p, yes]) => location.href.includes(p) === yes",
+                           arg=[part, present], timeout=WAIT)
+
+
+def _leave_by_link(page, box, url_part, name):
+    """Leave ``box``, typed without Enter, by the page link ``name``: the blur reruns the
+    page with the typed value, and the link is clicked while that run goes on.  The click
+    waits until the run has taken the value (it writes it into the address): a click in
+    the same instant as the blur can reach the server before the blur's run has started;
+    Streamlit then coalesces the two requests, a page switch carries only the widgets
+    that outlive it, and the typed value is lost (seen under load: the box came back at
+    0, or at the old read order)."""
+    box.evaluate("e => e.blur()")
+    _url_has(page, url_part)
+    page.locator("[data-testid=stSidebarNav] a", has_text=name).first.click()
+
+
 def _input(page, label):
     """The input box whose label starts with ``label`` (not its help button)."""
     return page.locator(f'input[aria-label^="{label}"]').first
@@ -134,7 +154,18 @@ def test_a_replay_left_playing_is_paused_on_return(server):
         page.get_by_role("button", name="Play", exact=True).click()
         page.get_by_role("button", name="Pause", exact=True).wait_for(timeout=WAIT)
         page.wait_for_timeout(1500)
-        page.locator("[data-testid=stSidebarNav] a", has_text="Pool").first.click()
+        # the link is clicked while the replay plays; a click can be dropped: a timer tick
+        # the browser sends after it, before the server has started the switch, is
+        # coalesced with it and the newer request's page (the replay) wins
+        # (streamlit ScriptRequests), so click again, as a user would (the replay needs
+        # over 60 s to reach its end, and the test checks below that it did not)
+        for _ in range(3):
+            page.locator("[data-testid=stSidebarNav] a", has_text="Pool").first.click()
+            try:
+                page.get_by_text("What the active pool holds").first.wait_for(timeout=10_000)
+                break
+            except sync_api.TimeoutError:
+                pass
         page.get_by_text("What the active pool holds").first.wait_for(timeout=WAIT)
         page.locator("[data-testid=stSidebarNav] a", has_text="Replay a policy").first.click()
         page.locator("[data-testid=stAlert]").filter(has_text="After").first.wait_for(
@@ -163,20 +194,21 @@ def test_a_reload_or_a_link_keeps_the_shared_settings(server):
         page = _open(browser, server, "/?pool=sample:demo", "1. Before labelling")
         _type(page, "AUGRC tolerance tau", "0.002")
         _select(page, "Policy", "expected-coverage")
-        assert "tolerance=0.002" in page.url and "policy=expected-coverage" in page.url
+        _url_has(page, "tolerance=0.002")
+        _url_has(page, "policy=expected-coverage")
         page.reload()
         _settle(page)
         _has(page, "AUGRC tolerance tau", "0.002")
         _shows(page, "Policy", "expected-coverage")
         _go(page, "Pool")  # a page without these settings keeps them in the address
-        assert "tolerance=0.002" in page.url
+        _url_has(page, "tolerance=0.002")
         page.reload()
         _settle(page)
         _go(page, "Replay a policy")
         _has(page, "AUGRC tolerance tau", "0.002")
         _shows(page, "Policy", "expected-coverage")
         _type(page, "AUGRC tolerance tau", "0")  # back at the default: out of the address
-        assert "tolerance=" not in page.url
+        _url_has(page, "tolerance=", present=False)
 
         # a hand-edited address: the page's defaults, no traceback
         page.goto(f"{server.url}/replay?pool=sample:demo&tolerance=abc&policy=nope&seed=-3"
@@ -197,8 +229,9 @@ def test_boxes_show_the_values_in_use_after_an_ignored_page_switch(server):
         page = _open(browser, server, "/?pool=sample:demo", "1. Before labelling")
         _settle(page)
         _type(page, "Your labelling budget", "60")
-        _input(page, "AUGRC tolerance tau").fill("0.02")  # no Enter
-        page.locator("[data-testid=stSidebarNav] a", has_text="Replay a policy").first.click()
+        box = _input(page, "AUGRC tolerance tau")
+        box.fill("0.02")  # no Enter
+        _leave_by_link(page, box, "tolerance=0.02", "Replay a policy")
         page.wait_for_timeout(4000)
         idle(page, WAIT)
         if "/replay" in page.url:  # Streamlit took the click after all
@@ -229,16 +262,18 @@ def test_teach_pages_keep_their_state_through_a_visit_elsewhere(server):
         _has(page, "Read order", "4, 3, 2, 1")
         assert "After 1 of 4 labels" in page.inner_text("body")
 
-        _input(page, "Read order").fill("1, 2, 3, 4")  # no Enter
-        _go(page, "Plan and certify")
+        box = _input(page, "Read order")
+        box.fill("1, 2, 3, 4")  # no Enter
+        _leave_by_link(page, box, "fig2_order=1%2C+2%2C+3%2C+4", "Plan and certify")
+        _settle(page)
         _go(page, "Figure 2")
         _shows(page, "y2", "1")
         _has(page, "Read order", "1, 2, 3, 4")
-        assert "fig2_order=1%2C+2%2C+3%2C+4" in page.url
+        _url_has(page, "fig2_order=1%2C+2%2C+3%2C+4")
 
         _go(page, "Figure 10")
         _select(page, "Reading order", "adaptive-pair-sum")
         _go(page, "Pool")
         _go(page, "Figure 10")
         _shows(page, "Reading order", "adaptive-pair-sum")
-        assert "fig_policy=adaptive-pair-sum" in page.url
+        _url_has(page, "fig_policy=adaptive-pair-sum")
