@@ -151,24 +151,43 @@ def test_second_annotator_is_refused_not_double_counted(store_path):
     assert json.dumps(events[0].label) == str(truth[item])
 
 
-def _upload_start(csv: bytes, name="traffic.csv") -> AppTest:
+def _upload(csv: bytes, name="traffic.csv") -> AppTest:
     at = AppTest.from_file(PAGE, default_timeout=60)
     at.run()
     at.text_input(key="audit_annotator").set_value("ana")
     at.radio(key="audit_src").set_value("Upload a stream").run()
     at.file_uploader(key="audit_upload").set_value((name, csv, "text/csv")).run()
     assert not at.exception, at.exception
+    return at
+
+
+def _upload_start(csv: bytes, name="traffic.csv") -> AppTest:
+    at = _upload(csv, name)
     at.button(key="audit_start").click().run()
     assert not at.exception, at.exception
     return at
 
 
 def test_malformed_upload_is_refused_whole_and_leaves_no_project(store_path):
+    """The whole check runs on upload: one message, and Start stays disabled (it was
+    enabled, and pressing it showed the message twice)."""
     bad = b"item_id,pred_incumbent,pred_candidate\n1,0,1\n2,0,\n3,1,1\n"
-    at = _upload_start(bad)
+    at = _upload(bad)
+    assert at.button(key="audit_start").disabled
     errors = [e.value for e in at.error]
+    assert len(errors) == 1, errors
     assert errors and "column `pred_candidate`, data row 2 (item_id 2)" in \
         errors[0]
+    for data, message in ((b"\x89PNG\r\n\x1a\n\x00\x00", "traffic.csv"),
+                          (b"item_id,pred_incumbent,pred_candidate\n1,0,1\n1,0,0\n",
+                           "repeats the id '1' of data row 1")):
+        at.file_uploader(key="audit_upload").set_value(("traffic.csv", data, "text/csv")).run()
+        errors = [e.value for e in at.error]
+        assert len(errors) == 1 and message in errors[0], errors
+        assert at.button(key="audit_start").disabled
+    at.file_uploader(key="audit_upload").set_value(
+        ("traffic.csv", SAMPLE[:50].write_csv().encode(), "text/csv")).run()
+    assert not at.error and not at.button(key="audit_start").disabled
     assert AuditStore(store_path).projects() == ()
 
 

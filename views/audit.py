@@ -67,6 +67,26 @@ def _sample_batch(lo: int, hi: int, hidden: bool):
                       + (f" ({HIDDEN})" if hidden else ""))
 
 
+@st.cache_data(show_spinner=False, max_entries=4)
+def _upload_columns(data: bytes, name: str) -> tuple:
+    """(the columns of an uploaded stream, the message when it cannot be read)."""
+    try:
+        return list(read_batch(data, name).columns), None
+    except CertlibError as exc:
+        return [], plain(exc)
+
+
+@st.cache_data(show_spinner="Checking the stream ...", max_entries=4)
+def _upload_problem(data: bytes, name: str, judge: str | None, slices: str | None):
+    """What `check_batch` refuses in an upload with these columns (None: it is fine), shown
+    before Start, not after it."""
+    try:
+        check_batch(read_batch(data, name), judge, slices)
+    except CertlibError as exc:
+        return plain(exc)
+    return None
+
+
 def _open(pid: int):
     st.query_params["audit"] = str(pid)
     keep_annotator("audit_annotator")
@@ -82,7 +102,7 @@ if pid is None:
                       **sticky("audit_src", traffic[0], options=traffic, index=True),
                       help="The sample: 20,000 items, two logistic regressions on synthetic "
                            "data (sample_data/audit_stream.csv).")
-    upload = None
+    upload, upload_error = None, None
     if source == "Upload a stream":
         upload = sb.file_uploader("Stream (CSV or Parquet)", type=["csv", "parquet"],
                                   key="audit_upload",
@@ -91,10 +111,9 @@ if pid is None:
                                        "columns; other columns are shown to annotators.")
         columns = []
         if upload is not None:
-            try:
-                columns = list(read_batch(upload.getvalue(), upload.name).columns)
-            except CertlibError as exc:
-                sb.error(plain(exc))
+            columns, upload_error = _upload_columns(upload.getvalue(), upload.name)
+            if upload_error:
+                sb.error(upload_error)
     else:
         columns = list(_sample().columns)
     hide = sb.checkbox("Hide the sample's labels (label the queue here)",
@@ -124,10 +143,20 @@ if pid is None:
                        what="Items in the first batch", step=500,
                        disabled=source != "Shipped sample stream",
                        help="An uploaded stream is the first batch as a whole.")
+    judge_col = None if judge == NONE else judge
+    slice_col = None if slices == NONE else slices
+    if upload is not None and not upload_error:  # the whole check, before Start
+        upload_error = _upload_problem(upload.getvalue(), upload.name, judge_col, slice_col)
+        if upload_error:
+            sb.error(upload_error)
     changed = brought_in("audit_eps", "audit_delta", "audit_pi", "audit_window",
                          "audit_seed", "audit_first")
     start = sb.button("Start audit", key="audit_start", type="primary",
-                      disabled=source == "Upload a stream" and upload is None)
+                      disabled=source == "Upload a stream" and (upload is None
+                                                               or bool(upload_error)),
+                      help="Choose a stream file the page can read first."
+                      if source == "Upload a stream" and (upload is None or upload_error)
+                      else None)
     if start and changed:  # typed and pressed at once: show the number used, start nothing
         sb.warning("Nothing was started: a number was outside what its box allows, so the "
                    "box now holds the nearest allowed one. Check it and press Start again.")
@@ -139,8 +168,6 @@ if pid is None:
             else:
                 batch = _sample_batch(0, int(first), hide)
                 name = "sample stream" + (f" ({HIDDEN})" if hide else "")
-            judge_col = None if judge == NONE else judge
-            slice_col = None if slices == NONE else slices
             check_batch(batch, judge_col, slice_col)  # a bad file leaves no empty project
             new = store.create(epsilon=eps, delta=delta, pi=None if judge != NONE else pi,
                                seed=int(seed), judge_column=judge_col,
