@@ -261,3 +261,17 @@ def test_a_setting_outside_its_range_is_shown_and_nothing_starts(store_path):
     assert not at.exception, at.exception
     (project,) = AuditStore(store_path).projects()
     assert project.config.epsilon == 1.0
+
+
+def test_a_label_no_model_predicts_is_named_on_the_page(store_path):
+    store = AuditStore(store_path)
+    pid = store.create(epsilon=0.03)
+    batch = SAMPLE[:300].with_columns(
+        pl.when(pl.col("row_id") == 17).then(7).otherwise(pl.col("label")).alias("label"))
+    store.append_batch(pid, batch, who="pipeline")
+    at = AppTest.from_file(PAGE, default_timeout=60)
+    at.query_params["audit"] = str(pid)
+    at.run()
+    assert not at.exception, at.exception
+    assert any("Label 7 is on 1 item (first: item_id 17) but neither model predicts it"
+               in w.value for w in at.warning), [w.value for w in at.warning]

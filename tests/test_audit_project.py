@@ -483,3 +483,16 @@ def test_fractional_label_refused_by_label_too_unless_a_prediction_is_fractional
         mp.setattr(project_module, "stray_fraction", lambda *a: None)
         store.append_batch(old, frame(f, g, y=[0.5] + [None] * (n - 1)))
     assert store.status(old).items == n
+
+
+def test_a_label_no_model_predicts_is_reported(project):
+    """A batch label of 7 among 0/1 predictions is kept (a class may be missing from the
+    predictions) but reported, with its count and first item."""
+    store, pid = project
+    store.append_batch(pid, good())
+    assert store.status(pid).unpredicted == ()
+    store.append_batch(pid, B.with_columns(pl.Series("label", [None, 7, None, 7, 1, None])))
+    s = store.status(pid)
+    assert s.unpredicted == ((7, 2, "101"),)
+    assert s.to_dict()["unpredicted_labels"] == [{"label": 7, "items": 2,
+                                                  "first_item_id": "101"}]

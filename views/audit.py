@@ -213,6 +213,10 @@ except CertlibError as exc:
     st.stop()
 project, r, cfg = status.project, status.result, status.project.config
 pid = project.id
+for value, k, first_item in status.unpredicted:
+    st.warning(f"Label {plain(repr(value))} is on {k:,} item{'' if k == 1 else 's'} (first: "
+               f"item_id {plain(str(first_item))}) but neither model predicts it on any item. "
+               "A typo in a batch file? Both models count as wrong there.")
 
 
 def _act(action, *args, **kwargs):

@@ -261,6 +261,9 @@ class AuditStatus:
     last_seq: int
     classes: tuple
     ledger: PromotionLedger | None = field(default=None, compare=False)
+    #: labels in force that neither model predicts on any item: (label, items, first
+    #: item id) -- a typo (7 for 1) counts both models wrong on that item
+    unpredicted: tuple = ()
 
     def to_dict(self) -> dict:
         d = {"project": self.project.to_dict(), "items": self.items,
@@ -273,6 +276,9 @@ class AuditStatus:
             d["windows"] = [w.to_dict() for w in self.windows.windows]
         if self.ledger is not None:
             d["ledger"] = self.ledger.to_dict()
+        if self.unpredicted:
+            d["unpredicted_labels"] = [{"label": v, "items": k, "first_item_id": i}
+                                       for v, k, i in self.unpredicted]
         return d
 
 
@@ -1013,9 +1019,14 @@ def _status(project, items, batches, events, store) -> AuditStatus:
                             float(items[i][7]), None if judge is None else float(judge[i]),
                             None if slices is None else str(slices[i]), extra[i],
                             tuple(need[i])) for i in sorted(need))
-    seen = set(f.tolist()) | set(g.tolist()) | set(y[stream.has_label].tolist())
-    classes = sorted({class_value(v) for v in seen},
+    predicted = set(f.tolist()) | set(g.tolist())
+    read = set(y[stream.has_label].tolist())
+    classes = sorted({class_value(v) for v in predicted | read},
                      key=lambda v: (isinstance(v, str), v))
+    unpredicted = []
+    for v in sorted(read - predicted, key=lambda v: (isinstance(v, str), v)):
+        where = np.flatnonzero(stream.has_label & (y == v))
+        unpredicted.append((class_value(v), len(where), ids[where[0]]))
     return AuditStatus(project, n, batches, events, int(stream.has_label.sum()), result,
                        windows, queue, int(routed.sum()), events[-1].seq if events else 0,
-                       tuple(classes), ledger)
+                       tuple(classes), ledger, tuple(unpredicted))
