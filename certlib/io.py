@@ -224,6 +224,14 @@ def _read_csv(name: str, data: bytes, sep: str, kind: str = "pool file",
               infer_rows: int | None = _INFER_ROWS) -> pl.DataFrame:
     data = _check_text(name, data, kind)
     header = _csv_header(name, data, sep, kind)
+    if len(header) == 1 and sep == ",":  # every file certlib reads has two columns or more
+        other = next((s for s in (";", "\t", "|") if s in header[0]), None)
+        if other is not None:
+            shown = {";": "semicolons", "\t": "tabs", "|": "'|'"}[other]
+            raise PoolFileError(
+                f"{kind} {name!r} has one column, {header[0][:80]!r}: it looks separated by "
+                f"{shown}; certlib reads comma-separated files (save it as CSV with commas "
+                "and a '.' as the decimal point)")
     _check_names(name, header, kind)
     width = len(header)
     # polars fails on a row that is too long but pads a short row with nulls.

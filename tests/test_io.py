@@ -324,6 +324,18 @@ def test_ragged_rows(tmp_path, text, line, fields):
     raises(PoolFileError, write(tmp_path, text), f"line {line}", f"{fields} fields", "ragged")
 
 
+@pytest.mark.parametrize("text, what", [
+    ("pred_a;conf_a;pred_b;conf_b\n0;0,1;1;0,2\n", "semicolons"),  # decimal commas
+    ("pred_a;conf_a;pred_b;conf_b\n0;0.1;1;0.2\n", "semicolons"),
+    ("pred_a\tconf_a\tpred_b\tconf_b\n0\t0.1\t1\t0.2\n", "tabs"),
+])
+def test_a_file_separated_by_something_else_is_named(tmp_path, text, what):
+    """One message that says what the file looks like (it listed the whole header as one
+    missing column, or "line 2 has 8 fields but the header has 1")."""
+    raises(PoolFileError, write(tmp_path, text), "pool.csv", "has one column",
+           f"looks separated by {what}", "comma-separated")
+
+
 def test_empty_file(tmp_path):
     raises(PoolFileError, write(tmp_path, ""), "pool.csv", "empty")
 
