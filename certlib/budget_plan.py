@@ -249,7 +249,10 @@ def _load_named(path):
     try:
         return load_pool(path)
     except CertlibError as exc:
-        raise type(exc)(f"pool file {Path(path).name!r}: {exc}") from None
+        name = Path(path).name
+        if repr(name) in str(exc):  # most messages name the file already
+            raise
+        raise type(exc)(f"pool file {name!r}: {exc}") from None
 
 
 def _pools_of(pools) -> tuple:

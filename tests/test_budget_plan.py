@@ -181,3 +181,7 @@ def test_a_broken_file_among_several_is_named(tmp_path):
         budget_map(tmp_path)
     with pytest.raises(CertlibError, match="pool file 'broken.csv'"):
         budget_map([src, tmp_path / "broken.csv"])
+    (tmp_path / "broken.csv").write_text("")  # a message that names the file already:
+    with pytest.raises(CertlibError) as exc:  # named once ("pool file 'x': pool file 'x'")
+        budget_map(tmp_path)
+    assert str(exc.value).count("broken.csv") == 1, str(exc.value)
