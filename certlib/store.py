@@ -664,7 +664,7 @@ class LabelStore:
         if isinstance(project_id, bool) or not text.isdecimal():
             raise UnknownProjectError(
                 f"project_id {project_id!r} is not in the label store {str(self.path)!r}: "
-                "a project id is a whole number")
+                "a project id is a positive whole number (1, 2, ...)")
         return int(text)
 
     def session(self, project_id: int, pool) -> Session:

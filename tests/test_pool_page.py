@@ -198,3 +198,17 @@ def test_a_class_set_change_that_strands_a_labelling_project_says_so(tmp_path, m
     assert not at.exception, at.exception
     assert any("1 labelling project(s) were started on this pool with the previous class set"
                in w.value for w in at.warning), [w.value for w in at.warning]
+
+
+@pytest.mark.parametrize("ref", ["garbage", "sample:nope"])
+def test_an_unknown_pool_in_the_address_is_named(ref):
+    """A hand-edited address falls back to the demo pool and says so (it did so silently
+    for these, and with a warning only for an unknown upload)."""
+    at = AppTest.from_file(PAGE, default_timeout=120)
+    at.query_params["pool"] = ref
+    at.run()
+    assert not at.exception, at.exception
+    (w,) = [w.value for w in at.sidebar.warning]
+    assert w.startswith("The pool in the address, ") and ref in w and \
+        "is not one this server knows" in w
+    assert "sample:demo" in w and at.query_params["pool"] in ("sample:demo", ["sample:demo"])

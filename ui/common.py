@@ -184,6 +184,11 @@ def choose_pool(default: str = "demo"):
             by_ref[ref] = f"{s.name} ({s.digest[:8]})"
         except CertlibError as exc:
             st.sidebar.warning(f"The pool in the address is not available: {plain(exc)}")
+    elif ref not in by_ref:  # a hand-edited or old address: say what is shown instead
+        samples = ", ".join(r for r in by_ref if r.startswith("sample:"))
+        st.sidebar.warning(f"The pool in the address, {plain(ref)}, is not one this server "
+                           f"knows (samples: {plain(samples)}; uploads: upload:<hash>); "
+                           f"showing {plain(by_ref.get(f'sample:{default}', default))}.")
     if ref not in by_ref:
         ref = f"sample:{default}"
     # the widget shows the session's pool; a user's pick reaches pool_ref by its callback
