@@ -258,6 +258,8 @@ def test_url_with_unknown_project_or_another_pool_is_refused(store_path):
     assert not at.exception, at.exception
     assert any(f"Project {pid} (`teaching_k4.csv`) was started on another pool file" in w.value
                and "Choose the pool it was started on" in w.value
+               and f"(Its pool hash begins {certlib.pool_hash(other)[:12]}.)" in w.value
+               and certlib.pool_hash(other) not in w.value  # no 64-character hashes
                for w in at.warning), [w.value for w in at.warning]
     assert not at.get("metric")
 

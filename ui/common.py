@@ -453,7 +453,7 @@ def mismatch_message(store, project_id, exc) -> str:
     return (f"{name} was started on another pool file, or on this one with another class "
             "set declared on the Pool page. Choose the pool it was started on in the sidebar "
             "(with the class set it had) to resume it, or start a new project on this pool. "
-            f"(The store says: {plain(exc)})")
+            f"(Its pool hash begins {project.pool_hash[:12]}.)")
 
 
 def default_budget(pool) -> int:
