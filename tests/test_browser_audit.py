@@ -131,6 +131,16 @@ def test_keyboard_audit_survives_reload_and_restart_then_verifies(server, browse
             page.goto(page.url)
             assert _state(page, 10) == item
             _shot(page, tmp_path, "audit_running_1400.png")
+        if len(labelled) == 12:  # a restart without a reload: a fresh session, no callbacks
+            server.stop()
+            page.wait_for_function("() => document.querySelector('[data-testid=stApp]')"
+                                   "?.dataset.testConnectionState !== 'CONNECTED'",
+                                   timeout=60_000)
+            server.start()
+            idle(page)
+            _press(page, str(TRUTH[item]))  # lost, and the page says so
+            wait_text(page, "did not reach the page")
+            assert _state(page, 12) == item
         assert len(labelled) < 31
     assert appended and len(labelled) == 31
     wait_text(page, "Safe by Tier 1")

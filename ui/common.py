@@ -533,6 +533,25 @@ def split_extra(pool, row: int, folder) -> tuple:
     return nums, images, texts
 
 
+def acted() -> None:
+    """Called by a button's callback: the press reached the server and did its work."""
+    st.session_state["_acted"] = True
+
+
+def lost_press(*keys: str) -> bool:
+    """Whether one of the buttons ``keys`` was pressed in this run but its callback did
+    not run (call after drawing them, on every run).  A session Streamlit starts anew --
+    after a server restart the browser reconnects to a fresh one -- knows no callback
+    until its first run has drawn the buttons, so the first press after a restart was
+    dropped without a word (the label was never saved; measured in a browser probe)."""
+    did = st.session_state.pop("_acted", False)
+    return not did and any(st.session_state.get(k) is True for k in keys)
+
+
+LOST_PRESS = ("That press did not reach the page: the connection to the server was renewed "
+              "(it restarted, or the network dropped), so nothing was saved. Press again.")
+
+
 def keep_annotator(key: str) -> None:
     """Copy the name typed in the text input ``key`` into the URL (``?annotator=``), so
     a reload or a server restart keeps it; an empty name leaves the URL."""

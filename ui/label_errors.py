@@ -15,7 +15,7 @@ from certlib.replay import replay
 from certlib.events import same_annotator
 from certlib.reviews import open_for
 from certlib.store import StaleStateError
-from ui.common import plain, pool_folder, shortcut_kwargs, split_extra
+from ui.common import acted, plain, pool_folder, shortcut_kwargs, split_extra
 
 __all__ = ["fragility_section", "margin_panel"]
 
@@ -71,6 +71,7 @@ def label_act(fn, *args, **kwargs):
     """A Label-page button's store call (a label, an undo, a review, a correction ...):
     a refused one becomes the message shown at the next run, not an exception in a
     callback.  A stale view is said in words (the store's message counts events)."""
+    acted()
     try:
         fn(*args, **kwargs)
     except StaleStateError:

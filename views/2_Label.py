@@ -20,10 +20,10 @@ from certlib.events import budget_in_force, file_seed, labels_in_force, same_ann
 from certlib.reviews import open_for
 from certlib.store import (FILE_ANNOTATOR, LabelStore, PoolMismatchError,
                            UnknownProjectError, file_labels)
-from ui.common import (annotator_input, brought_in, budget_input, cached_prelabel, choose_pool,
-                       class_settings, class_shortcuts, keep_annotator, mismatch_message,
-                       page_button, plain, plot_text, policy_input, pool_folder, pool_key,
-                       seed_input, shortcut_kwargs, skip_shortcut, split_extra, sticky,
+from ui.common import (LOST_PRESS, annotator_input, brought_in, budget_input, cached_prelabel,
+                       choose_pool, class_settings, class_shortcuts, keep_annotator, lost_press,
+                       mismatch_message, page_button, plain, plot_text, policy_input, pool_folder,
+                       pool_key, seed_input, shortcut_kwargs, skip_shortcut, split_extra, sticky,
                        tolerance_input, undo_shortcut)
 from ui.label_errors import label_act, margin_panel
 
@@ -327,6 +327,8 @@ undo_col.button("Undo last label", key="undo", disabled=not who or newest is Non
                       f"{plain(newest.annotator)}'s; only they can undo it." if not_mine
                       else "Cancels your newest label (an undo event; nothing is deleted)."),
                 **shortcut_kwargs(undo_shortcut(keys)))
+if lost_press(*(f"cls_{i}" for i in range(len(pool.classes))), "skip", "unskip", "undo"):
+    st.warning(LOST_PRESS)
 
 # ------------------------------------------------------------------ bounds
 best = s.best_guess

@@ -21,8 +21,9 @@ from plotly.subplots import make_subplots
 from certlib.audit.project import AuditStore, check_batch, read_batch
 from certlib.errors import CertlibError
 from certlib.store import UnknownProjectError
-from ui.common import (ROOT, annotator_input, brought_in, class_shortcuts, keep_annotator,
-                       number_box, plain, shortcut_kwargs, sticky, undo_shortcut)
+from ui.common import (LOST_PRESS, ROOT, acted, annotator_input, brought_in, class_shortcuts,
+                       keep_annotator, lost_press, number_box, plain, shortcut_kwargs, sticky,
+                       undo_shortcut)
 
 SAMPLE = ROOT / "sample_data" / "audit_stream.csv"
 SAMPLE_TAG = "sample_data/audit_stream.csv"
@@ -222,6 +223,7 @@ for value, k, first_item in status.unpredicted:
 def _act(action, *args, **kwargs):
     """A button's store call; a refusal (another annotator was first, a stale view)
     becomes the message of the next run."""
+    acted()
     try:
         action(*args, **kwargs)
     except CertlibError as exc:
@@ -344,6 +346,8 @@ labelled = [e for e in status.events if e.kind == "label"]
 actions.button("Undo last label", key="audit_undo", disabled=not labelled or not who,
                on_click=_act, args=(store.undo, pid, who),
                kwargs={"expect_seq": status.last_seq}, **shortcut_kwargs(undo_shortcut(keys)))
+if lost_press(*(f"audit_cls_{i}" for i in range(len(classes))), "audit_undo"):
+    st.warning(LOST_PRESS)
 
 def _at(item) -> str:
     """An item number for a table, or "-" when there is no verdict yet (not None)."""
