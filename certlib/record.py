@@ -35,7 +35,7 @@ from .prelabel import prelabel_bound
 from .progress import Progress, guarantee
 from .reviews import review_items
 from .session import Session
-from .verification import Verification
+from .verification import Verification, unique_keys
 from .weights import exact_fraction
 
 __all__ = ["RECORD_FORMAT", "RECORD_VERSION", "labels_csv", "make_record", "read_record",
@@ -133,7 +133,7 @@ def read_record(path) -> dict:
     `verify_record`, which reports every problem as a mismatch."""
     p = Path(path)
     try:
-        rec = json.loads(p.read_text())
+        rec = json.loads(p.read_text(), object_pairs_hook=unique_keys)
     except FileNotFoundError:
         raise PoolFileError(f"record file {str(p)!r} does not exist") from None
     except (OSError, ValueError) as exc:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-__all__ = ["Verification"]
+__all__ = ["Verification", "unique_keys"]
 
 
 @dataclass(frozen=True)
@@ -31,3 +31,21 @@ class Verification:
 
     def to_dict(self) -> dict:
         return {"ok": self.ok, "mismatches": list(self.mismatches)}
+
+
+def unique_keys(pairs) -> dict:
+    """``object_pairs_hook`` for `json.loads`: a JSON object that names a key twice is
+    refused.  ``json.loads`` keeps the last value, so a record could show a reader one
+    verdict early in the file and give the verifier another.
+
+    >>> import json
+    >>> json.loads('{"verdict": "safe", "verdict": "continue"}', object_pairs_hook=unique_keys)
+    Traceback (most recent call last):
+    ValueError: the key 'verdict' appears twice in one JSON object
+    """
+    out = {}
+    for key, value in pairs:
+        if key in out:
+            raise ValueError(f"the key {key!r} appears twice in one JSON object")
+        out[key] = value
+    return out

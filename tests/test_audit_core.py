@@ -9,7 +9,7 @@ import pytest
 from certlib.audit import AuditState, audit
 from certlib.audit.baselines import compare_baselines
 from certlib.audit.ledger import PromotionLedger
-from certlib.audit.record import make_record, stream_hash, verify_record
+from certlib.audit.record import make_record, parse_record, stream_hash, verify_record
 from certlib.audit.routing import uniforms
 from certlib.audit.window import audit_windowed
 from certlib.errors import InvalidValueError, LabelError, ParameterError, PoolFileError
@@ -295,6 +295,60 @@ def test_verifier_checks_the_settings_the_record_repeats(key, value):
     rec[key] = value
     v = verify_record(rec, f, g, y)
     assert not v.ok and len(v.mismatches) == 1 and f"`{key}`" in v.mismatches[0]
+
+
+def _forged(rec, f, g, y, **change):
+    """``rec`` with ``change`` made to its config (and the copies beside it), then with
+    the verifier's own recomputed outcome written back, as a forger would."""
+    forged = json.loads(json.dumps(rec))
+    for key, value in change.items():
+        if key == "routing_kind":
+            forged["config"]["routing"]["kind"] = forged["routing"]["kind"] = value
+            continue
+        forged["config"][key] = value
+        if key in forged:
+            forged[key] = value
+        if key == "pi_min":
+            forged["config"]["routing"]["pi_min"] = forged["routing"]["pi_min"] = value
+    v = verify_record(forged, f, g, y)
+    if v.recomputed:
+        forged.update({k: v for k, v in json.loads(json.dumps(v.recomputed)).items()})
+    return verify_record(forged, f, g, y)
+
+
+@pytest.mark.parametrize("change, message", [
+    ({"B": 0.05}, "`config`: record says"),  # the loss range: 'safe' with no label
+    ({"pi_min": 1.0}, "`pi_min` (1.0) must not exceed `pi` (0.5)"),
+    ({"delta": 0.001}, "`delta0` + `delta1` (0.025 + 0.025) must not exceed `delta`"),
+    ({"delta0": 0.9, "delta1": 0.9}, "must not exceed `delta` (0.05)"),
+    ({"routing_kind": "Constant"}, "routing kind 'Constant'"),
+    ({"running_intersection": "false"}, "running_intersection 'false' is not true or false"),
+    ({"loss": "squared error"}, "`config`: record says"),
+])
+def test_verifier_rebuilds_the_settings_the_audit_runs_with(change, message):
+    """The record's config goes through AuditConfig.make, and the whole config must be
+    the one it gives: a forger who changed a setting and copied the verifier's own
+    recomputation back (a regression turned 'safe' with B = 0.05 or pi_min > pi) fails."""
+    f, g, y = gen(3000, 0.3, 0.0, 19)
+    rec = json.loads(json.dumps(make_record(audit(f, g, y, epsilon=0.05, pi=0.5),
+                                            stream_hash(f, g, None, None))))
+    assert verify_record(rec, f, g, y).ok
+    v = _forged(rec, f, g, y, **change)
+    assert not v.ok and any(message in m for m in v.mismatches), v.mismatches
+
+
+def test_verifier_needs_every_outcome_and_one_value_per_key(tmp_path):
+    f, g, y = gen(6000, 0.3, 0.0, 19)
+    sl = np.where(np.arange(6000) % 2 == 0, "x", "y")
+    rec = json.loads(json.dumps(make_record(audit(f, g, y, epsilon=0.05, slices=sl),
+                                            stream_hash(f, g, None, sl))))
+    del rec["slices"]  # would hide a slice's regression
+    assert verify_record(rec, f, g, y, None, sl).mismatches[0].startswith(
+        "the record lacks `slices`")
+    text = json.dumps(rec)
+    doubled = text.replace('"verdict":', '"verdict": "safe", "verdict":', 1)
+    with pytest.raises(PoolFileError, match="the key 'verdict' appears twice"):
+        parse_record(doubled)
 
 
 # ------------------------------------------------------------ input errors

@@ -143,7 +143,8 @@ def _run_verify(args) -> int:
     if cfg["routing"]["kind"] == "judge" and cols.judge is None:
         raise ParameterError("the record routes by a judge but names no judge column")
     ver = verify_record(rec, cols.incumbent, cols.candidate, cols.labels, cols.judge, cols.slices)
-    table = "verified: every interval, the verdict and the trace match" if ver.ok else \
+    table = (f"verified: every interval, the verdict ({ver.recomputed['verdict']}) and the "
+             "trace match") if ver.ok else \
         "MISMATCH:\n" + "\n".join(f"  {m}" for m in ver.mismatches)
     emit(args, ver.to_dict(), table)
     if not ver.ok:

@@ -23,10 +23,10 @@ from pathlib import Path
 import numpy as np
 
 from .._values import class_value, is_none_or_nan
-from ..errors import PoolFileError
+from ..errors import ParameterError, PoolFileError
+from ..verification import unique_keys
 from ..verification import Verification
 from .core import AuditConfig, AuditResult, _run, make_stream
-from .routing import Routing
 
 # Verification is re-exported from certlib.verification (one result type for both verifiers)
 __all__ = ["RECORD_VERSION", "Verification", "make_record", "parse_record", "read_record",
@@ -93,7 +93,7 @@ def read_record(path) -> dict:
 def parse_record(data: bytes | str, name: str = "record") -> dict:
     """The audit record in ``data`` (JSON text); ``name`` (the file's) is what errors say."""
     try:
-        rec = json.loads(data)
+        rec = json.loads(data, object_pairs_hook=unique_keys)
     except ValueError as exc:
         raise PoolFileError(f"record file {name} is not valid JSON ({exc})") from None
     if not isinstance(rec, dict) or rec.get("kind") != "certlib-audit":
@@ -106,13 +106,23 @@ def parse_record(data: bytes | str, name: str = "record") -> dict:
 
 
 def _config_from(rec: dict) -> AuditConfig:
+    """The record's settings rebuilt by `AuditConfig.make`, the constructor every audit
+    runs through, so its checks apply (delta0 + delta1 <= delta, pi_min <= pi, ...);
+    `verify_record` then requires the record's whole `config` to equal the rebuilt one
+    (the loss range B, the routing, the copies of pi_min).  Raises ParameterError."""
     c = rec["config"]
     r = c["routing"]
-    routing = Routing(r["kind"], float("nan") if r.get("pi") is None else float(r["pi"]),
-                      float(r["pi_min"]))
-    return AuditConfig(float(c["epsilon"]), float(c["delta"]), float(c["delta0"]),
-                       float(c["delta1"]), routing, int(c["seed"]), float(c["B"]),
-                       float(c["truncation"]), bool(c["running_intersection"]))
+    if r["kind"] not in ("constant", "judge"):
+        raise ParameterError(f"routing kind {r['kind']!r} is not 'constant' or 'judge'")
+    if not isinstance(c["running_intersection"], bool):
+        raise ParameterError(f"running_intersection {c['running_intersection']!r} is not "
+                             "true or false")
+    judge = r["kind"] == "judge"
+    return AuditConfig.make(epsilon=c["epsilon"], delta=c["delta"], delta0=c["delta0"],
+                            delta1=c["delta1"], pi=None if judge else r["pi"],
+                            pi_min=r["pi_min"], judge=judge, seed=c["seed"],
+                            truncation=c["truncation"],
+                            running_intersection=c["running_intersection"])
 
 
 def _same(a, b) -> bool:
@@ -139,8 +149,16 @@ def verify_record(rec: dict, incumbent, candidate, labels=None, judge=None,
         bad.append(f"stream hash {digest} differs from the record's {rec['stream_sha256']}")
     try:
         cfg = _config_from(rec)
-    except (KeyError, TypeError, ValueError) as exc:
+    except ParameterError as exc:  # settings no audit can run with: not a genuine record
+        return Verification(bad + [f"`config`: {exc}"])
+    except (KeyError, TypeError, ValueError, AttributeError) as exc:
         raise PoolFileError(f"record config is incomplete or malformed ({exc})") from None
+    if not _same(_num(rec["config"]), _num(cfg.to_dict())):
+        bad.append(f"`config`: record says {_short(rec['config'])}, but its settings give "
+                   f"{_short(cfg.to_dict())}")
+    if cfg.routing.kind == "judge" and judge is None:
+        return Verification(bad + ["the record routes by a judge but the stream gives no "
+                                   "judge scores (`judge_column`)"])
     n = len(incumbent)
     trace_labels = np.full(n, None, dtype=object)
     stream_labels = None if labels is None else list(labels)
@@ -164,7 +182,9 @@ def verify_record(rec: dict, incumbent, candidate, labels=None, judge=None,
     # every outcome, and the settings the record repeats beside `config` (epsilon, delta,
     # delta0, delta1, pi_min, routing, seed): a reader takes them at their word
     for key in got:
-        if key in rec and not _same(_num(rec[key]), _num(got[key])):
+        if key not in rec:  # a reader must not be left to guess (a slice's regression)
+            bad.append(f"the record lacks `{key}` (recomputed {_short(got[key])})")
+        elif not _same(_num(rec[key]), _num(got[key])):
             bad.append(f"`{key}`: record says {_short(rec[key])}, recomputed {_short(got[key])}")
     project = rec.get("audit_project")
     if isinstance(project, dict):  # a project's record repeats its settings there too
