@@ -8,6 +8,7 @@ leaves skipped and which budget it leaves in force.
 
 from __future__ import annotations
 
+import unicodedata
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from fractions import Fraction
@@ -36,6 +37,26 @@ def file_seed(events) -> list:
     """[(row id, label)] of the labels a project took from the pool file, in order."""
     return [(e.row_id, e.label) for e in events
             if e.kind == "label" and e.annotator == FILE_ANNOTATOR]
+
+
+# letters a name can borrow to look like another: digits and capitals that read as l or
+# o, and Cyrillic / Greek letters drawn like Latin ones
+_LOOKALIKE = str.maketrans({"1": "l", "|": "l", "i": "l", "0": "o", "о": "o", "ο": "o",
+                            "р": "p", "ρ": "p", "е": "e", "ε": "e", "і": "l", "ӏ": "l",
+                            "ι": "l", "ſ": "f", "ƒ": "f"})
+
+
+def imitates_file_annotator(name) -> bool:
+    """A name that reads as `FILE_ANNOTATOR` without being it ("(pool  file)", "(pooI
+    file)", "pool_file", a Cyrillic o): a reader would take a person's labels for labels
+    of the file.  Compared after NFKC, case folding, look-alike letters and without
+    anything but letters."""
+    return str(name) != FILE_ANNOTATOR and _skeleton(name) == _skeleton(FILE_ANNOTATOR)
+
+
+def _skeleton(name) -> str:
+    text = unicodedata.normalize("NFKC", str(name)).casefold().translate(_LOOKALIKE)
+    return "".join(ch for ch in text if ch.isalpha())
 
 
 def same_annotator(a, b) -> bool:

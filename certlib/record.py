@@ -28,8 +28,8 @@ import numpy as np
 
 from ._values import fraction_text, python_scalar
 from .errors import CertlibError, PoolFileError
-from .events import (FILE_ANNOTATOR, Event, budget_in_force, labels_in_force, same_annotator,
-                     utc_now)
+from .events import (FILE_ANNOTATOR, Event, budget_in_force, imitates_file_annotator,
+                     labels_in_force, same_annotator, utc_now)
 from .pool import pool_hash
 from .prelabel import prelabel_bound
 from .progress import Progress, guarantee
@@ -166,6 +166,15 @@ def _file_seed_problems(events, pool) -> list:
 
 
 def verify_record(record: dict, pool) -> Verification:
+    """`_verify`, with a record whose parts have the wrong JSON types (a string where
+    the guarantee's object belongs) reported as a mismatch, never raised."""
+    try:
+        return _verify(record, pool)
+    except (AttributeError, TypeError, KeyError, ValueError, OverflowError) as exc:
+        return Verification([f"record unreadable: {type(exc).__name__}: {exc}"])
+
+
+def _verify(record: dict, pool) -> Verification:
     """Recompute the verdict of an evidence record from its labels and the pool.
 
     Checks the pool hash and settings, that the label list is what the event log
@@ -178,6 +187,8 @@ def verify_record(record: dict, pool) -> Verification:
     every problem is a mismatch.  ``recomputed`` holds ``labels_read``, ``status`` and
     ``selected`` when the labels could be replayed."""
     bad = []
+    if not isinstance(record, dict):
+        return Verification(["not a JSON object"])
     missing = [k for k in _REQUIRED if k not in record]
     if missing or record.get("format") != RECORD_FORMAT:
         bad.append(f"not a {RECORD_FORMAT} record (missing keys: {missing})")
@@ -191,8 +202,8 @@ def verify_record(record: dict, pool) -> Verification:
     cmp("pool hash", record["pool"].get("hash"), pool_hash(pool))
     cmp("pool size n", record["pool"].get("n"), pool.n)
     cmp("number of candidates K", record["pool"].get("K"), len(pool.names))
-    cmp("candidates", list(record["candidates"]), list(pool.names))
-    cmp("classes", list(record["classes"]), [python_scalar(c) for c in pool.classes])
+    cmp("candidates", record["candidates"], list(pool.names))  # a list, not a dict's keys
+    cmp("classes", record["classes"], [python_scalar(c) for c in pool.classes])
     cmp("objective", record["objective"], pool.objective)
     if bad:
         return Verification(bad)
@@ -217,11 +228,16 @@ def verify_record(record: dict, pool) -> Verification:
         prelabel_bound(pool, tolerance=tol).prelabel_bound)
 
     seqs = [e.seq for e in events]
-    if seqs != sorted(set(seqs)):
-        bad.append("event sequence numbers are not strictly increasing")
+    if seqs != list(range(1, len(seqs) + 1)):  # the store numbers a project's events so
+        bad.append("event sequence numbers are not 1, 2, ..., m: events were removed, "
+                   "reordered or renumbered")
     if [_label_entry(e) for e in labels_in_force(events)] != list(record["labels"]):
         bad.append("labels differ from the labels the event log leaves in force")
     bad.extend(_file_seed_problems(events, pool))
+    posing = sorted({e.annotator for e in events if imitates_file_annotator(e.annotator)})
+    if posing:
+        bad.append(f"annotator name(s) {', '.join(map(repr, posing))} read as "
+                   f"{FILE_ANNOTATOR!r}, the pool file's labels, without being it")
 
     for i, lab in enumerate(record["labels"]):
         try:
@@ -251,9 +267,8 @@ def verify_record(record: dict, pool) -> Verification:
     cmp("upper bounds H", record["bounds"].get("H"), (-L.T).tolist())
     cmp("bound unit", record["bounds"].get("bound_unit"), int(s.th.unit))
     cmp("scale", record["bounds"].get("scale"), int(s.pool.scale))
-    # records written before issue 14 carry neither key
-    if "label_error_margin" in record:
-        cmp("label-error margin", record["label_error_margin"], _margin_entry(s))
-    if "reviews" in record:
-        cmp("reviews", record["reviews"], [i.to_dict() for i in review_items(events)])
+    # both required: a record without them would hide that one wrong label undoes the
+    # answer, or a second annotator's disagreement
+    cmp("label-error margin", record.get("label_error_margin"), _margin_entry(s))
+    cmp("reviews", record.get("reviews"), [i.to_dict() for i in review_items(events)])
     return Verification(bad, {"labels_read": s.t, "status": s.status, "selected": g.selected})

@@ -64,8 +64,9 @@ import numpy as np
 from . import _sqlite
 from ._values import fraction_text, python_scalar
 from .errors import CertlibError
-from .events import (FILE_ANNOTATOR, Event, Project, budget_in_force, labels_in_force,
-                     same_annotator, skipped_rows, utc_now)
+from .events import (FILE_ANNOTATOR, Event, Project, budget_in_force,
+                     imitates_file_annotator, labels_in_force, same_annotator, skipped_rows,
+                     utc_now)
 from .policies import get_policy, policy_names
 from .pool import UNREAD, pool_hash
 from .prelabel import prelabel_bound
@@ -141,9 +142,9 @@ def _annotator_name(annotator) -> str:
     name = str(annotator).strip()
     if not name:
         raise StoreError("annotator must be a non-empty name; it goes into the evidence record")
-    if same_annotator(name, FILE_ANNOTATOR):
+    if same_annotator(name, FILE_ANNOTATOR) or imitates_file_annotator(name):
         raise StoreError(f"{FILE_ANNOTATOR!r} names the labels a project takes from the pool "
-                         "file; choose another annotator name")
+                         f"file, and {name!r} reads as it; choose another annotator name")
     return name
 
 

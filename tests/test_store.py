@@ -295,6 +295,19 @@ def test_certify_export_and_verify(tmp_path, pools):
         (forged[head[0]] if head else forged)[last] = value
         (m,) = verify_record(forged, pool).mismatches
         assert m.startswith(f"{what}: record says {value!r}, recomputed "), m
+    # a label and its undo deleted from the log: the numbering shows the gap
+    cut = copy.deepcopy(rec)
+    cut["events"] = [e for e in cut["events"] if e["seq"] != 3]
+    assert any("not 1, 2, ..., m" in m for m in verify_record(cut, pool).mismatches)
+    # parts of the wrong JSON type are mismatches, never exceptions
+    for key, value in (("candidates", {n: n for n in pool.names}), ("guarantee", "exact"),
+                       ("labels", None), ("pool", [])):
+        assert not verify_record(dict(copy.deepcopy(rec), **{key: value}), pool).ok, key
+    # a key named twice shows the reader one value and the verifier another
+    path = tmp_path / "twice.json"
+    path.write_text(json.dumps(rec).replace('"selected":', '"selected": "tree", "selected":', 1))
+    with pytest.raises(certlib.CertlibError, match="the key 'selected' appears twice"):
+        read_record(path)
     # another pool
     other = certlib.load_pool(ROOT / "sample_data" / "teaching_k4.csv")
     assert any("pool hash" in m for m in verify_record(rec, other).mismatches)
@@ -731,8 +744,10 @@ def test_labels_from_the_file_cannot_be_undone_nor_given_by_a_person(tmp_path, p
     pid = store.open_project(pool, "partly", from_file=True)
     with pytest.raises(NothingToUndoError, match="comes from the pool file"):
         store.undo_last(pid, "ana")
-    with pytest.raises(StoreError, match="names the labels a project takes from the pool file"):
-        store.append_label(pid, pool.row_ids[50], 0, " (Pool File) ", pool=pool)
+    for name in (" (Pool File) ", "(pool  file)", "(pooI file)", "(p\u043eol file)",
+                 "(pool\u00a0file)", "pool_file"):  # the name, or one that reads as it
+        with pytest.raises(StoreError, match="names the labels a project takes from the pool"):
+            store.append_label(pid, pool.row_ids[50], 0, name, pool=pool)
     assert len(store.events(pid)) == 40
     with pytest.raises(StoreError, match="does not exceed the 40 labels"):
         store.open_project(pool, "partly", budget=40, from_file=True)
@@ -806,6 +821,13 @@ def test_a_record_cannot_pass_labels_off_as_the_files(tmp_path, pools):
         check = verify_record(forged, pool)
         assert not check.ok and any("must be the label events that open the log" in m
                                     for m in check.mismatches), check
+    # a look-alike name is not "(pool file)" for the seed check, but a reader takes it so
+    look = copy.deepcopy(rec)
+    for e in look["events"] + look["labels"]:
+        e["annotator"] = "(pooI file)"
+    (m,) = verify_record(look, truth).mismatches
+    assert m == ("annotator name(s) '(pooI file)' read as '(pool file)', the pool file's "
+                 "labels, without being it")
     partly, _ = _first_labelled(truth, 40)
     seeded = store.open_project(partly, "partly", from_file=True)
     rec = store.export_record(seeded, partly)
