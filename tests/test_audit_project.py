@@ -496,3 +496,34 @@ def test_a_label_no_model_predicts_is_reported(project):
     assert s.unpredicted == ((7, 2, "101"),)
     assert s.to_dict()["unpredicted_labels"] == [{"label": 7, "items": 2,
                                                   "first_item_id": "101"}]
+
+
+def test_the_project_block_of_a_record_is_checked(tmp_path):
+    """Batches tile the stream, events run 1..m, a chain's delta is its delta_k, and the
+    block repeats the record's settings; each edit below verified before."""
+    f, g, y = synthetic_stream(3000, 0.4, 0.0, 9)
+    store = AuditStore(tmp_path / "s.db")
+    store.create(epsilon=0.05, chain="ranker")
+    pid = store.create(epsilon=0.05, chain="ranker")  # audit 2 of the chain
+    store.append_batch(pid, frame(f[:1000], g[:1000], ids=list(range(1000))))
+    store.append_batch(pid, frame(f[1000:], g[1000:], ids=list(range(1000, 3000))))
+    for q in store.status(pid).queue[:6]:
+        store.label(pid, q.item_id, int(y[q.pos]), "ana")
+    rec = store.record(pid)
+    ff, gg, yy, _, _, _ = store.stream(pid)
+    assert verify_record(rec, ff, gg, yy).ok
+    edits = {
+        "batch items": lambda p: p["batches"][0].update(items=900),
+        "an event removed": lambda p: p["events"].pop(2),
+        "chain_k": lambda p: p.update(chain_k=1),
+        "lifetime_delta": lambda p: p.update(lifetime_delta=0.5),
+        "config removed": lambda p: p.pop("config"),
+    }
+    for what, edit in edits.items():
+        forged = json.loads(json.dumps(rec))
+        edit(forged["audit_project"])
+        assert not verify_record(forged, ff, gg, yy).ok, what
+    forged = json.loads(json.dumps(rec))
+    forged["audit_project"] = []
+    assert verify_record(forged, ff, gg, yy).mismatches == (
+        "`audit_project` is not a JSON object",)

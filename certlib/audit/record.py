@@ -186,14 +186,51 @@ def verify_record(rec: dict, incumbent, candidate, labels=None, judge=None,
             bad.append(f"the record lacks `{key}` (recomputed {_short(got[key])})")
         elif not _same(_num(rec[key]), _num(got[key])):
             bad.append(f"`{key}`: record says {_short(rec[key])}, recomputed {_short(got[key])}")
-    project = rec.get("audit_project")
-    if isinstance(project, dict):  # a project's record repeats its settings there too
-        for key, value in (("config", rec["config"]), ("judge_column", rec.get("judge_column")),
-                           ("slice_column", rec.get("slice_column"))):
-            if key in project and not _same(_num(project[key]), _num(value)):
-                bad.append(f"`audit_project.{key}`: record says {_short(project[key])}, but "
-                           f"the record's `{key}` is {_short(value)}")
+    if "audit_project" in rec:
+        bad.extend(_project_problems(rec, cfg, n))
     return Verification(bad, got)
+
+
+def _project_problems(rec: dict, cfg: AuditConfig, n: int) -> list:
+    """An audit project's block must repeat the record's settings and columns, its
+    batches must tile the stream, its events be numbered 1..m, and a chain's delta be
+    the ledger's delta_k.  (Its batch hashes and the annotators in its log are what the
+    project stored; the trace, checked above, is what the verdict rests on.)"""
+    project, out = rec["audit_project"], []
+    if not isinstance(project, dict):
+        return ["`audit_project` is not a JSON object"]
+    for key, value in (("config", rec["config"]), ("judge_column", rec.get("judge_column")),
+                       ("slice_column", rec.get("slice_column"))):
+        if key not in project:
+            out.append(f"`audit_project` lacks `{key}`")
+        elif not _same(_num(project[key]), _num(value)):
+            out.append(f"`audit_project.{key}`: record says {_short(project[key])}, but the "
+                       f"record's `{key}` is {_short(value)}")
+    try:
+        spans = [(int(b["first_item"]), int(b["items"])) for b in project["batches"]]
+        seqs = [int(e["seq"]) for e in project["events"]]
+    except (KeyError, TypeError, ValueError):
+        return out + ["`audit_project` batches or events are unreadable"]
+    starts = [sum(k for _, k in spans[:i]) for i in range(len(spans))]
+    if [f for f, _ in spans] != starts or sum(k for _, k in spans) != n:
+        out.append(f"`audit_project.batches` do not tile the stream's {n:,} items "
+                   f"(first item, items: {spans[:6]})")
+    if seqs != list(range(1, len(seqs) + 1)):
+        out.append("`audit_project.events` are not numbered 1, 2, ..., m: events were "
+                   "removed, reordered or renumbered")
+    if project.get("chain") is not None:
+        from .ledger import PromotionLedger
+
+        try:
+            want = PromotionLedger.start(float(project["lifetime_delta"])).delta_for(
+                int(project["chain_k"]))
+        except (KeyError, TypeError, ValueError, ParameterError):
+            want = None
+        if want is None or not math.isclose(cfg.delta, want, rel_tol=1e-9):
+            out.append(f"`config.delta` {cfg.delta:g} is not the delta of audit "
+                       f"{project.get('chain_k')!r} in a chain of lifetime delta "
+                       f"{project.get('lifetime_delta')!r}")
+    return out
 
 
 def _short(v, limit: int = 160) -> str:
