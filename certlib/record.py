@@ -28,8 +28,8 @@ import numpy as np
 
 from ._values import fraction_text, python_scalar
 from .errors import CertlibError, PoolFileError
-from .events import (FILE_ANNOTATOR, Event, budget_in_force, imitates_file_annotator,
-                     labels_in_force, same_annotator, utc_now)
+from .events import (EVENT_KINDS, FILE_ANNOTATOR, Event, budget_in_force,
+                     imitates_file_annotator, labels_in_force, same_annotator, utc_now)
 from .pool import pool_hash
 from .prelabel import prelabel_bound
 from .progress import Progress, guarantee
@@ -42,7 +42,13 @@ __all__ = ["RECORD_FORMAT", "RECORD_VERSION", "labels_csv", "make_record", "read
            "spreadsheet_safe", "verify_record"]
 
 RECORD_FORMAT = "certlib-labelling-record"
-RECORD_VERSION = 1
+#: 2 since the verifier holds the guarantee's sentence to its wording (1 Dec 2026);
+#: a version-1 record (written by earlier builds, whose sentence was worded otherwise)
+#: still verifies: its sentence must name the selected candidate, and it may lack the
+#: label-error margin and the reviews when its log holds no review event
+RECORD_VERSION = 2
+_READABLE_VERSIONS = (1, 2)
+_REVIEW_KINDS = ("review_request", "review", "correct", "keep")
 
 _REQUIRED = ("format", "version", "pool", "candidates", "classes", "objective", "tolerance",
              "budget", "policy", "seed", "rule", "prelabel_bound", "labels", "events",
@@ -198,7 +204,11 @@ def _verify(record: dict, pool) -> Verification:
         if stored != recomputed:
             bad.append(f"{what}: record says {stored!r}, recomputed {recomputed!r}")
 
-    cmp("version", record["version"], RECORD_VERSION)
+    version = record["version"]
+    if isinstance(version, bool) or version not in _READABLE_VERSIONS:
+        bad.append(f"version: record says {version!r}; this certlib verifies versions "
+                   f"{', '.join(map(str, _READABLE_VERSIONS))}")
+        return Verification(bad)
     cmp("pool hash", record["pool"].get("hash"), pool_hash(pool))
     cmp("pool size n", record["pool"].get("n"), pool.n)
     cmp("number of candidates K", record["pool"].get("K"), len(pool.names))
@@ -227,6 +237,10 @@ def _verify(record: dict, pool) -> Verification:
     cmp("prelabel bound", record["prelabel_bound"],
         prelabel_bound(pool, tolerance=tol).prelabel_bound)
 
+    unknown = sorted({str(e.kind) for e in events if e.kind not in EVENT_KINDS})
+    if unknown:  # a kind the replay ignores ("approve") would read as a fact
+        bad.append(f"event kind(s) {', '.join(map(repr, unknown))} are not events of a "
+                   f"labelling project ({', '.join(EVENT_KINDS)})")
     seqs = [e.seq for e in events]
     if seqs != list(range(1, len(seqs) + 1)):  # the store numbers a project's events so
         bad.append("event sequence numbers are not 1, 2, ..., m: events were removed, "
@@ -261,14 +275,22 @@ def _verify(record: dict, pool) -> Verification:
         fraction_text(g.excess))
     cmp("worst-case excess (float)", record["guarantee"].get("worst_case_excess_float"),
         float(g.excess))
-    cmp("guarantee text", record["guarantee"].get("text"), g.text())
+    if version >= 2:
+        cmp("guarantee text", record["guarantee"].get("text"), g.text())
+    elif g.selected not in str(record["guarantee"].get("text")):
+        bad.append(f"guarantee text: record says {record['guarantee'].get('text')!r}, which "
+                   f"does not name the selected candidate {g.selected!r}")
     L = np.asarray(s.L, dtype=np.int64)
     cmp("lower bounds L", record["bounds"].get("L"), L.tolist())
     cmp("upper bounds H", record["bounds"].get("H"), (-L.T).tolist())
     cmp("bound unit", record["bounds"].get("bound_unit"), int(s.th.unit))
     cmp("scale", record["bounds"].get("scale"), int(s.pool.scale))
-    # both required: a record without them would hide that one wrong label undoes the
-    # answer, or a second annotator's disagreement
-    cmp("label-error margin", record.get("label_error_margin"), _margin_entry(s))
-    cmp("reviews", record.get("reviews"), [i.to_dict() for i in review_items(events)])
+    # required (a record without them would hide that one wrong label undoes the answer,
+    # or a second annotator's disagreement), except in a version-1 record written before
+    # they existed, whose log then holds no review event
+    old = version == 1 and not any(e.kind in _REVIEW_KINDS for e in events)
+    if not (old and "label_error_margin" not in record):
+        cmp("label-error margin", record.get("label_error_margin"), _margin_entry(s))
+    if not (old and "reviews" not in record):
+        cmp("reviews", record.get("reviews"), [i.to_dict() for i in review_items(events)])
     return Verification(bad, {"labels_read": s.t, "status": s.status, "selected": g.selected})

@@ -107,10 +107,13 @@ def test_record_margin_and_reviews_are_verified(tmp_path, pools):
     assert any("label-error margin" in x for x in verify_record(bad, pool).mismatches)
     bad = dict(rec, reviews=rec["reviews"][:1])
     assert any("reviews" in x for x in verify_record(bad, pool).mismatches)
-    for key in ("label_error_margin", "reviews"):  # a record must not hide either
-        cut = {k: v for k, v in rec.items() if k != key}
-        (m,) = verify_record(cut, pool).mismatches
-        assert m.startswith(("label-error margin: record says None", "reviews: record says None"))
+    for version in (1, 2):  # a record must not hide either (version 1: with reviews)
+        for key in ("label_error_margin", "reviews"):
+            cut = {k: v for k, v in rec.items() if k != key}
+            cut["version"] = version
+            (m,) = verify_record(cut, pool).mismatches
+            assert m.startswith(("label-error margin: record says None",
+                                 "reviews: record says None"))
 
 
 def test_review_refusals_name_the_row(tmp_path, pools):

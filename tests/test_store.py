@@ -288,13 +288,28 @@ def test_certify_export_and_verify(tmp_path, pools):
                               (("pool", "n"), 9999, "pool size n"), (("pool", "K"), 3,
                                                                       "number of candidates K"),
                               (("bounds", "scale"), 7, "scale"),
-                              (("bounds", "bound_unit"), 7, "bound unit"),
-                              (("version",), 2, "version")):
+                              (("bounds", "bound_unit"), 7, "bound unit")):
         forged = copy.deepcopy(rec)
         *head, last = path
         (forged[head[0]] if head else forged)[last] = value
         (m,) = verify_record(forged, pool).mismatches
         assert m.startswith(f"{what}: record says {value!r}, recomputed "), m
+    assert verify_record(dict(rec, version=3), pool).mismatches == (
+        "version: record says 3; this certlib verifies versions 1, 2",)
+    # a version-1 record (earlier builds) worded its sentence otherwise and may predate
+    # the margin and the reviews; its sentence must still name the selected candidate
+    v1 = {k: v for k, v in copy.deepcopy(rec).items()
+          if k not in ("label_error_margin", "reviews")}
+    v1["version"] = 1
+    v1["guarantee"]["text"] = f"{rec['selected']} is best for every completion"
+    assert verify_record(v1, pool).ok
+    v1["guarantee"]["text"] = "tree is best for every completion"
+    (m,) = verify_record(v1, pool).mismatches
+    assert "does not name the selected candidate 'logreg'" in m
+    # an event of a kind no project writes
+    odd = copy.deepcopy(rec)
+    odd["events"].append(dict(odd["events"][-1], seq=len(odd["events"]) + 1, kind="approve"))
+    assert any("event kind(s) 'approve'" in m for m in verify_record(odd, pool).mismatches)
     # a label and its undo deleted from the log: the numbering shows the gap
     cut = copy.deepcopy(rec)
     cut["events"] = [e for e in cut["events"] if e["seq"] != 3]
