@@ -256,11 +256,18 @@ def test_a_setting_outside_its_range_is_shown_and_nothing_starts(store_path):
     assert at.number_input(key="audit_eps").value == 1.0
     assert any("epsilon: 5 is above the largest value allowed, so 1 is used" in w.value
                for w in at.sidebar.warning)
-    assert any("Nothing was started" in w.value for w in at.sidebar.warning)
+    assert any("Nothing was started" in w.value for w in at.main.warning)  # in sight
     at.button(key="audit_start").click().run()
     assert not at.exception, at.exception
     (project,) = AuditStore(store_path).projects()
     assert project.config.epsilon == 1.0
+    # the same for the items of a sample batch: 0 typed, Append pressed at once
+    at.number_input(key="audit_step").set_value(0)
+    at.button(key="audit_next").click().run()
+    assert not at.exception, at.exception
+    assert at.number_input(key="audit_step").value == 1
+    assert any("Nothing was appended" in w.value for w in at.warning)
+    assert [b.n_items for b in AuditStore(store_path).batches(project.id)] == [2500]
 
 
 def test_a_label_no_model_predicts_is_named_on_the_page(store_path):

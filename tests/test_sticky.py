@@ -198,6 +198,7 @@ def _boxes():
     st.session_state["used_tol"] = number_box(st, "Tolerance", "nb_tol", 0.0, low=0.0,
                                               high=0.5, shared="tol", what="The tolerance",
                                               format="%g")
+    number_box(st, "Seed", "nb_step", 0, low=0, what="The seed", step=1)
     st.session_state["used_budget"] = budget_input(st, "Budget", n, 10, "nb_budget",
                                                    f"budget_{n}", zero="0 (no budget)")
 
@@ -217,6 +218,16 @@ def test_a_number_outside_the_bounds_is_brought_in_and_the_box_shows_it():
     assert "-1 is below the smallest value allowed, so 0 is used" in at.warning[0].value
     at.run()  # said once; the box keeps the number used
     assert not at.warning and at.number_input(key="nb_tol").value == 0.0
+    at.number_input(key="nb_tol").set_value(0.5000001).run()  # the number as typed
+    assert "0.5000001 is above the largest value allowed" in at.warning[0].value
+    # the box's - button at the low end (Streamlit's bound disabled it there): one step
+    # below, brought back without a word
+    at.number_input(key="nb_step").set_value(-1).run()
+    assert at.number_input(key="nb_step").value == 0 and not at.warning
+    at.number_input(key="nb_step").set_value(-7).run()
+    assert "-7 is below the smallest value allowed, so 0 is used" in at.warning[0].value
+    at.number_input(key="nb_budget").set_value(-1).run()
+    assert at.number_input(key="nb_budget").value == 0 and not at.warning
 
     at.number_input(key="nb_budget").set_value(-5).run()
     assert at.number_input(key="nb_budget").value == 0 == at.session_state["used_budget"]

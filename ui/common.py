@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import html
+import math
 import numbers
 import re
 from pathlib import Path, PurePosixPath
@@ -328,7 +329,7 @@ def sticky(key: str, default, shared: str | None = None, options=None, low=None,
 
 
 def _number_text(x) -> str:
-    return f"{x:,}" if isinstance(x, int) else f"{x:g}"
+    return f"{x:,}" if isinstance(x, int) else f"{x:.15g}"  # 0.5000001 is not "0.5"
 
 
 def _typed(key: str, shared: str | None):
@@ -353,8 +354,14 @@ def number_box(container, label: str, key: str, default, *, low=None, high=None,
     if typed is not None:
         end = low if low is not None and typed < low else \
             high if high is not None and typed > high else None
+        # the box's - / + button one step past the end (Streamlit's bound disabled it
+        # there): brought back without a word
+        step = kwargs.get("step") or 0
+        stepped = end is not None and step > 0 and math.isclose(abs(typed - end), step,
+                                                                rel_tol=1e-9)
         if end is not None:
             st.session_state[key] = end  # before the box is drawn: it shows what is used
+        if end is not None and not stepped:
             st.session_state.setdefault("_brought_in", {})[key] = typed
             note = (f"{what or label}: {_number_text(typed)} is "
                     f"{'below' if end == low else 'above'} "
@@ -473,7 +480,10 @@ def budget_input(container, label: str, n: int, value: int, key: str,
     typed = _typed(key, shared)
     if typed is not None and not 0 <= typed <= n:  # the box shows what is used
         st.session_state[key] = int(min(max(typed, 0), n))
-        st.session_state.setdefault("_brought_in", {})[key] = typed
+        if typed in (-1, n + 1):  # the - / + button one step past the end: no word
+            typed = None
+        else:
+            st.session_state.setdefault("_brought_in", {})[key] = typed
     budget = int(container.number_input(label, step=1, **sticky(key, value, shared)))
     if typed is not None and typed < 0:
         container.warning(f"A budget is a number of labels; {typed:,} is below 0, so "

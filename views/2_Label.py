@@ -152,7 +152,7 @@ def _file_change(_prog, _pool, store_path: str, project_id: int, pool_key_: str)
 def _extend(project_id, value_key, who, seq):
     """The new budget, or None when "Remove the budget" is ticked (issue 9)."""
     value = None if st.session_state.get("remove_budget") else st.session_state[value_key]
-    label_act(store.extend_budget, project_id, value, who, expect_seq=seq)
+    label_act(store.extend_budget, project_id, value, who, expect_seq=seq)  # acted() too
 
 
 try:
@@ -327,7 +327,8 @@ undo_col.button("Undo last label", key="undo", disabled=not who or newest is Non
                       f"{plain(newest.annotator)}'s; only they can undo it." if not_mine
                       else "Cancels your newest label (an undo event; nothing is deleted)."),
                 **shortcut_kwargs(undo_shortcut(keys)))
-if lost_press(*(f"cls_{i}" for i in range(len(pool.classes))), "skip", "unskip", "undo"):
+if lost_press(*(f"cls_{i}" for i in range(len(pool.classes))), "skip", "unskip", "undo",
+              "extend_budget"):
     st.warning(LOST_PRESS)
 
 # ------------------------------------------------------------------ bounds

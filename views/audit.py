@@ -68,21 +68,24 @@ def _sample_batch(lo: int, hi: int, hidden: bool):
                       + (f" ({HIDDEN})" if hidden else ""))
 
 
+# keyed by the upload's id, not its bytes: hashing a large file on every run of the
+# sidebar cost more than the check
 @st.cache_data(show_spinner=False, max_entries=4)
-def _upload_columns(data: bytes, name: str) -> tuple:
+def _upload_columns(file_id: str, _data: bytes, name: str) -> tuple:
     """(the columns of an uploaded stream, the message when it cannot be read)."""
     try:
-        return list(read_batch(data, name).columns), None
+        return list(read_batch(_data, name).columns), None
     except CertlibError as exc:
         return [], plain(exc)
 
 
 @st.cache_data(show_spinner="Checking the stream ...", max_entries=4)
-def _upload_problem(data: bytes, name: str, judge: str | None, slices: str | None):
+def _upload_problem(file_id: str, _data: bytes, name: str, judge: str | None,
+                    slices: str | None):
     """What `check_batch` refuses in an upload with these columns (None: it is fine), shown
     before Start, not after it."""
     try:
-        check_batch(read_batch(data, name), judge, slices)
+        check_batch(read_batch(_data, name), judge, slices)
     except CertlibError as exc:
         return plain(exc)
     return None
@@ -112,7 +115,8 @@ if pid is None:
                                        "columns; other columns are shown to annotators.")
         columns = []
         if upload is not None:
-            columns, upload_error = _upload_columns(upload.getvalue(), upload.name)
+            columns, upload_error = _upload_columns(upload.file_id, upload.getvalue(),
+                                                    upload.name)
             if upload_error:
                 sb.error(upload_error)
     else:
@@ -147,7 +151,8 @@ if pid is None:
     judge_col = None if judge == NONE else judge
     slice_col = None if slices == NONE else slices
     if upload is not None and not upload_error:  # the whole check, before Start
-        upload_error = _upload_problem(upload.getvalue(), upload.name, judge_col, slice_col)
+        upload_error = _upload_problem(upload.file_id, upload.getvalue(), upload.name,
+                                       judge_col, slice_col)
         if upload_error:
             sb.error(upload_error)
     changed = brought_in("audit_eps", "audit_delta", "audit_pi", "audit_window",
@@ -159,7 +164,7 @@ if pid is None:
                       if source == "Upload a stream" and (upload is None or upload_error)
                       else None)
     if start and changed:  # typed and pressed at once: show the number used, start nothing
-        sb.warning("Nothing was started: a number was outside what its box allows, so the "
+        st.warning("Nothing was started: a number was outside what its box allows, so the "
                    "box now holds the nearest allowed one. Check it and press Start again.")
     elif start:
         try:
@@ -239,7 +244,14 @@ with sb.expander("Append a batch", expanded=from_sample):
         step = number_box(st, "Items", "audit_step", 2500, low=1, what="Items to append",
                           step=500)
         hi = min(status.items + int(step), _sample().height)
-        if st.button(f"Append sample items {status.items + 1:,}-{hi:,}", key="audit_next"):
+        changed = brought_in("audit_step")  # typed and pressed at once: append nothing
+        pressed = st.button(f"Append sample items {status.items + 1:,}-{hi:,}",
+                            key="audit_next")
+        if pressed and changed:
+            st.warning("Nothing was appended: the number of items was outside what the box "
+                       "allows, so it now holds the nearest allowed one. Check it and press "
+                       "again.")
+        elif pressed:
             _act(store.append_batch, pid, _sample_batch(status.items, hi, hidden),
                  who=who or "page")
             st.rerun()
