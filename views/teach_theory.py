@@ -141,7 +141,7 @@ with rc2:
     n_sh = number_box(st, "n", "th_shift_n", 1000, low=2, high=100_000, step=1)
     s_max = max(1, int(n_sh) // 2)
     s_sh = number_box(st, "shift s (0 < s ≤ n/2)", "th_shift_s", min(90, s_max), low=1,
-                      high=s_max, what="The shift s", step=1)
+                      high=s_max, what="The shift s (at most n/2)", step=1)
     sh = cyclic_shift(int(n_sh), int(s_sh))
     st.metric("prelabel bound", sh.prelabel, help="the paper: exactly s")
     unit = "row" if sh.s == 1 else "rows"
