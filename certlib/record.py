@@ -29,7 +29,8 @@ import numpy as np
 from ._values import fraction_text, python_scalar
 from .errors import CertlibError, PoolFileError
 from .events import (EVENT_KINDS, FILE_ANNOTATOR, Event, budget_in_force,
-                     imitates_file_annotator, labels_in_force, same_annotator, utc_now)
+                     imitates_file_annotator, labels_in_force, same_annotator, step_labels,
+                     utc_now)
 from .pool import pool_hash
 from .prelabel import prelabel_bound
 from .progress import Progress, guarantee
@@ -150,6 +151,30 @@ def read_record(path) -> dict:
     return rec
 
 
+def _undo_problems(events, strict: bool) -> list:
+    """Each undo must name the label it cancels (the newest in force: its row and its
+    event) -- a log whose undo names row 406 while it cancels row 152 misleads its reader;
+    ``strict`` (version-2 records): and be by the annotator who gave that label, the
+    store's rule."""
+    out, stack = [], []
+    for e in events:
+        stack, cancelled = step_labels(stack, e)
+        if e.kind != "undo":
+            continue
+        if cancelled is None:
+            out.append(f"undo event {e.seq} cancels no label (none is in force)")
+        elif (e.row_id is not None and e.row_id != cancelled.row_id) or (
+                e.undoes is not None and e.undoes != cancelled.seq):
+            out.append(f"undo event {e.seq} names row_id {e.row_id!r} (event {e.undoes}) but "
+                       f"cancels the newest label in force, row_id {cancelled.row_id!r} "
+                       f"(event {cancelled.seq})")
+        elif strict and not same_annotator(e.annotator, cancelled.annotator):
+            out.append(f"undo event {e.seq} is by {e.annotator!r}, but the label it cancels "
+                       f"(event {cancelled.seq}) is {cancelled.annotator!r}'s; only they can "
+                       "undo it")
+    return out
+
+
 def _file_seed_problems(events, pool) -> list:
     """The labels a record says it took from the pool file (annotator FILE_ANNOTATOR)
     must be its first events, label events only, and labels this pool file holds (the
@@ -248,6 +273,7 @@ def _verify(record: dict, pool) -> Verification:
     if [_label_entry(e) for e in labels_in_force(events)] != list(record["labels"]):
         bad.append("labels differ from the labels the event log leaves in force")
     bad.extend(_file_seed_problems(events, pool))
+    bad.extend(_undo_problems(events, strict=version >= 2))
     posing = sorted({e.annotator for e in events if imitates_file_annotator(e.annotator)})
     if posing:
         bad.append(f"annotator name(s) {', '.join(map(repr, posing))} read as "

@@ -8,6 +8,7 @@ must verify against the pool and fail on any tampering.
 from __future__ import annotations
 
 import copy
+import json
 import sqlite3
 import threading
 from pathlib import Path
@@ -879,3 +880,28 @@ def test_two_tabs_starting_the_same_project_get_one(tmp_path, pools, from_file):
     store = LabelStore(path)
     assert len(store.projects()) == 1
     assert len(store.events(got[0])) == (60 if from_file else 0)
+
+
+def test_an_undo_must_name_the_label_it_cancels_and_be_by_its_annotator(tmp_path, pools):
+    """A log whose undo names another row (or is by a colleague, which the store refuses)
+    misleads its reader; both verified before."""
+    pool, truth = pools
+    store = LabelStore(tmp_path / "s.db")
+    pid = store.open_project(pool, "demo")
+    _label_n(store, pid, pool, truth, 4)
+    store.undo_last(pid, "ana")
+    _label_n(store, pid, pool, truth, 2)
+    rec = json.loads(json.dumps(store.export_record(pid, pool)))
+    assert verify_record(rec, pool).ok
+    undo = next(i for i, e in enumerate(rec["events"]) if e["kind"] == "undo")
+    other = rec["events"][0]
+    for change, message in (({"row_id": other["row_id"]}, "names row_id"),
+                            ({"undoes": other["seq"]}, "names row_id"),
+                            ({"annotator": "bob"}, "only they can undo it")):
+        forged = copy.deepcopy(rec)
+        forged["events"][undo].update(change)
+        (m,) = verify_record(forged, pool).mismatches
+        assert m.startswith(f"undo event {undo + 1} ") and message in m, m
+    old = dict(copy.deepcopy(rec), version=1)  # earlier builds: the annotator rule aside
+    old["events"][undo]["annotator"] = "bob"
+    assert verify_record(old, pool).ok
