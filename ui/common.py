@@ -548,13 +548,16 @@ def acted() -> None:
     st.session_state["_acted"] = True
 
 
-def lost_press(*keys: str) -> bool:
+def lost_press(*keys: str, prefixes: tuple = ()) -> bool:
     """Whether one of the buttons ``keys`` was pressed in this run but its callback did
     not run (call after drawing them, on every run).  A session Streamlit starts anew --
     after a server restart the browser reconnects to a fresh one -- knows no callback
     until its first run has drawn the buttons, so the first press after a restart was
     dropped without a word (the label was never saved; measured in a browser probe)."""
     did = st.session_state.pop("_acted", False)
+    if prefixes:  # buttons keyed by row (review_0, keep_152, ...)
+        keys += tuple(k for k in st.session_state
+                      if isinstance(k, str) and k.startswith(tuple(prefixes)))
     return not did and any(st.session_state.get(k) is True for k in keys)
 
 

@@ -20,11 +20,11 @@ from certlib.events import budget_in_force, file_seed, labels_in_force, same_ann
 from certlib.reviews import open_for
 from certlib.store import (FILE_ANNOTATOR, LabelStore, PoolMismatchError,
                            UnknownProjectError, file_labels)
-from ui.common import (LOST_PRESS, annotator_input, brought_in, budget_input, cached_prelabel,
-                       choose_pool, class_settings, class_shortcuts, keep_annotator, lost_press,
-                       mismatch_message, page_button, plain, plot_text, policy_input, pool_folder,
-                       pool_key, seed_input, shortcut_kwargs, skip_shortcut, split_extra, sticky,
-                       tolerance_input, undo_shortcut)
+from ui.common import (LOST_PRESS, acted, annotator_input, brought_in, budget_input,
+                       cached_prelabel, choose_pool, class_settings, class_shortcuts,
+                       keep_annotator, lost_press, mismatch_message, page_button, plain, plot_text,
+                       policy_input, pool_folder, pool_key, seed_input, shortcut_kwargs,
+                       skip_shortcut, split_extra, sticky, tolerance_input, undo_shortcut)
 from ui.label_errors import label_act, margin_panel
 
 st.title("Label the pool, one row at a time")
@@ -112,6 +112,7 @@ if pid is None:
                + "resume the matching one, or open one below." if mine else ""))
 
     def _open_project(project_id: int) -> None:
+        acted()
         st.query_params["project"] = str(project_id)
         st.query_params.pop("ref", None)
         keep_annotator("annotator")
@@ -127,6 +128,8 @@ if pid is None:
                      f"{'none' if b is None else f'{b:,}'}; {k:,} label{'' if k == 1 else 's'}"
                      + (f" ({seeded:,} from the pool file)" if seeded else ""))
         row.button("Open", key=f"open_project_{p.id}", on_click=_open_project, args=(p.id,))
+    if lost_press(prefixes=("open_project_",)):
+        st.warning(LOST_PRESS)
     st.stop()
 
 
@@ -328,7 +331,7 @@ undo_col.button("Undo last label", key="undo", disabled=not who or newest is Non
                       else "Cancels your newest label (an undo event; nothing is deleted)."),
                 **shortcut_kwargs(undo_shortcut(keys)))
 if lost_press(*(f"cls_{i}" for i in range(len(pool.classes))), "skip", "unskip", "undo",
-              "extend_budget"):
+              "extend_budget", "queue_review", prefixes=("review_", "correct_", "keep_")):
     st.warning(LOST_PRESS)
 
 # ------------------------------------------------------------------ bounds
