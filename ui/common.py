@@ -343,6 +343,26 @@ def _typed(key: str, shared: str | None):
     return typed
 
 
+def _bring_in(key: str, shared: str | None, low, high, step) -> tuple:
+    """Before a box is drawn: a number it holds outside ``low``..``high`` is replaced by
+    the nearer end, so the box shows what is used.  Returns (number typed, end), or
+    (None, None) when nothing is to be said: the number was in range, or the box's - / +
+    button went one ``step`` past the end (Streamlit's bound disabled it there).  A number
+    to be said is noted for `brought_in`."""
+    typed = _typed(key, shared)
+    if typed is None:
+        return None, None
+    end = low if low is not None and typed < low else \
+        high if high is not None and typed > high else None
+    if end is None:
+        return None, None
+    st.session_state[key] = end
+    if step and math.isclose(abs(typed - end), step, rel_tol=1e-9):
+        return None, None
+    st.session_state.setdefault("_brought_in", {})[key] = typed
+    return typed, end
+
+
 def number_box(container, label: str, key: str, default, *, low=None, high=None,
                shared: str | None = None, what: str = "", **kwargs):
     """A `sticky` number box that takes any number and brings one outside ``low``..``high``
@@ -350,28 +370,20 @@ def number_box(container, label: str, key: str, default, *, low=None, high=None,
     Streamlit's own ``min_value``/``max_value`` turned the box red and kept the last valid
     number in use while the box showed the new one, and a button pressed then (Start)
     used the old number without a word.  ``what`` names the quantity in the message."""
-    typed, note = _typed(key, shared), None
-    if typed is not None:
-        end = low if low is not None and typed < low else \
-            high if high is not None and typed > high else None
-        # the box's - / + button one step past the end (Streamlit's bound disabled it
-        # there): brought back without a word
-        step = kwargs.get("step") or 0
-        stepped = end is not None and step > 0 and math.isclose(abs(typed - end), step,
-                                                                rel_tol=1e-9)
-        if end is not None:
-            st.session_state[key] = end  # before the box is drawn: it shows what is used
-        if end is not None and not stepped:
-            st.session_state.setdefault("_brought_in", {})[key] = typed
-            note = (f"{what or label}: {_number_text(typed)} is "
-                    f"{'below' if end == low else 'above'} "
-                    f"{'the smallest' if end == low else 'the largest'} value allowed, so "
-                    f"{_number_text(end)} is used.")
+    typed, end = _bring_in(key, shared, low, high, kwargs.get("step"))
     value = container.number_input(label, **kwargs,
                                    **sticky(key, default, shared, low=low, high=high))
-    if note:
-        container.warning(note)
+    if typed is not None:
+        side = "below the smallest" if end == low else "above the largest"
+        container.warning(f"{what or label}: {_number_text(typed)} is {side} value allowed, "
+                          f"so {_number_text(end)} is used.")
     return value
+
+
+def held_back(action: str = "started") -> str:
+    """What a page says when `brought_in` holds a press back."""
+    return (f"Nothing was {action}: a number was outside what its box allows, so the box "
+            "now holds the nearest allowed one. Check it and press again.")
 
 
 def brought_in(*keys: str) -> dict:
@@ -477,13 +489,7 @@ def budget_input(container, label: str, n: int, value: int, key: str,
     the page while the box showed the new number in red).  ``zero`` says what 0 means
     ("0 (no budget)").  Its value outlives a page switch and is shared with the boxes of
     the same ``shared`` name (`sticky`)."""
-    typed = _typed(key, shared)
-    if typed is not None and not 0 <= typed <= n:  # the box shows what is used
-        st.session_state[key] = int(min(max(typed, 0), n))
-        if typed in (-1, n + 1):  # the - / + button one step past the end: no word
-            typed = None
-        else:
-            st.session_state.setdefault("_brought_in", {})[key] = typed
+    typed, _ = _bring_in(key, shared, 0, n, 1)
     budget = int(container.number_input(label, step=1, **sticky(key, value, shared)))
     if typed is not None and typed < 0:
         container.warning(f"A budget is a number of labels; {typed:,} is below 0, so "

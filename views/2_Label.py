@@ -20,7 +20,7 @@ from certlib.events import budget_in_force, file_seed, labels_in_force, same_ann
 from certlib.reviews import open_for
 from certlib.store import (FILE_ANNOTATOR, LabelStore, PoolMismatchError,
                            UnknownProjectError, file_labels)
-from ui.common import (LOST_PRESS, acted, annotator_input, brought_in, budget_input,
+from ui.common import (LOST_PRESS, acted, annotator_input, brought_in, budget_input, held_back,
                        cached_prelabel, choose_pool, class_settings, class_shortcuts,
                        keep_annotator, lost_press, mismatch_message, page_button, plain, plot_text,
                        policy_input, pool_folder, pool_key, seed_input, shortcut_kwargs,
@@ -80,9 +80,7 @@ if pid is None:
                    "file, which count as read: raise it, set 0 (none), or untick the box.")
     start = sb.button("Start / resume labelling", key="start", type="primary")
     if start and changed:
-        st.warning("Nothing was started: a number was outside what its box allows, so the "
-                   "box now holds the nearest allowed one (see the sidebar). Check it and "
-                   "press Start again.")
+        st.warning(held_back())
     elif start:
         try:
             pid = store.open_project(pool, pool_label, policy, tol, int(budget) or None,

@@ -21,9 +21,9 @@ from plotly.subplots import make_subplots
 from certlib.audit.project import AuditStore, check_batch, read_batch
 from certlib.errors import CertlibError
 from certlib.store import UnknownProjectError
-from ui.common import (LOST_PRESS, ROOT, acted, annotator_input, brought_in, class_shortcuts,
-                       keep_annotator, lost_press, number_box, plain, shortcut_kwargs, sticky,
-                       undo_shortcut)
+from ui.common import (LOST_PRESS, ROOT, acted, annotator_input, brought_in, held_back,
+                       class_shortcuts, keep_annotator, lost_press, number_box, plain,
+                       shortcut_kwargs, sticky, undo_shortcut)
 
 SAMPLE = ROOT / "sample_data" / "audit_stream.csv"
 SAMPLE_TAG = "sample_data/audit_stream.csv"
@@ -115,8 +115,8 @@ if pid is None:
                                        "columns; other columns are shown to annotators.")
         columns = []
         if upload is not None:
-            columns, upload_error = _upload_columns(upload.file_id, upload.getvalue(),
-                                                    upload.name)
+            data = upload.getvalue()  # read once a run (a copy of the whole file)
+            columns, upload_error = _upload_columns(upload.file_id, data, upload.name)
             if upload_error:
                 sb.error(upload_error)
     else:
@@ -151,8 +151,8 @@ if pid is None:
     judge_col = None if judge == NONE else judge
     slice_col = None if slices == NONE else slices
     if upload is not None and not upload_error:  # the whole check, before Start
-        upload_error = _upload_problem(upload.file_id, upload.getvalue(), upload.name,
-                                       judge_col, slice_col)
+        upload_error = _upload_problem(upload.file_id, data, upload.name, judge_col,
+                                       slice_col)
         if upload_error:
             sb.error(upload_error)
     changed = brought_in("audit_eps", "audit_delta", "audit_pi", "audit_window",
@@ -164,12 +164,11 @@ if pid is None:
                       if source == "Upload a stream" and (upload is None or upload_error)
                       else None)
     if start and changed:  # typed and pressed at once: show the number used, start nothing
-        st.warning("Nothing was started: a number was outside what its box allows, so the "
-                   "box now holds the nearest allowed one. Check it and press Start again.")
+        st.warning(held_back())
     elif start:
         try:
             if upload is not None:
-                batch = read_batch(upload.getvalue(), upload.name)
+                batch = read_batch(data, upload.name)
                 name = upload.name
             else:
                 batch = _sample_batch(0, int(first), hide)
@@ -248,9 +247,7 @@ with sb.expander("Append a batch", expanded=from_sample):
         pressed = st.button(f"Append sample items {status.items + 1:,}-{hi:,}",
                             key="audit_next")
         if pressed and changed:
-            st.warning("Nothing was appended: the number of items was outside what the box "
-                       "allows, so it now holds the nearest allowed one. Check it and press "
-                       "again.")
+            st.warning(held_back("appended"))
         elif pressed:
             _act(store.append_batch, pid, _sample_batch(status.items, hi, hidden),
                  who=who or "page")
