@@ -42,6 +42,10 @@ def test_digits_images_pool_and_pngs():
     probs = pl.read_csv(SD / "digits_probs.csv")
     assert pool.n == probs.height and pool.n_labelled == 0 and "image" in pool.extra
     assert list(pool.row_ids) == probs["row_id"].to_list()
+    # the same scores as digits_probs.csv, to the last digit (both written by one run)
+    shown = pl.read_csv(SD / "digits_images.csv")
+    for col in (c for c in probs.columns if c.startswith("prob_")):
+        assert shown[col].to_list() == probs[col].to_list(), col
     _, images, texts = split_extra(pool, 0, SD)
     assert images["image"] == (SD / "digits_images" / f"{pool.row_ids[0]}.png").resolve()
     assert not texts
