@@ -282,3 +282,28 @@ def test_a_label_no_model_predicts_is_named_on_the_page(store_path):
     assert not at.exception, at.exception
     assert any("Label 7 is on 1 item (first: item_id 17) but neither model predicts it"
                in w.value for w in at.warning), [w.value for w in at.warning]
+
+
+def test_a_visit_elsewhere_keeps_the_open_audit_and_close_forgets_it(store_path):
+    """Streamlit empties the address on a page switch; the open audit comes back from the
+    session (and a closed one stays closed)."""
+    store = AuditStore(store_path)
+    pid = store.create(epsilon=0.03)
+    store.append_batch(pid, SAMPLE[:3000].drop("label"), who="pipeline")
+    at = AppTest.from_file(PAGE, default_timeout=60)
+    at.run()
+    at.button(key="audit_open").click().run()
+    assert not at.exception, at.exception
+    for k in list(at.query_params):  # a visit to another page, and back
+        del at.query_params[k]
+    at.run()
+    assert not at.exception, at.exception
+    assert at.query_params["audit"] == str(pid)
+    s = store.status(pid)
+    assert _metric(at, "items seen") == f"{s.result.items_seen:,} of 3,000"
+    assert _next_item(at) == s.queue[0].pos
+    at.button(key="audit_close").click().run()
+    for k in list(at.query_params):
+        del at.query_params[k]
+    at.run()
+    assert "audit" not in at.query_params and at.button(key="audit_open")

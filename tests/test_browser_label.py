@@ -135,3 +135,43 @@ def test_keyboard_labelling_survives_reload_and_restart(server, browser, tmp_pat
     assert [e.kind for e in store.events(project.id)] == ["label"] * 5 + ["undo"] + \
         ["label"] * 2
     assert [lab.row_id for lab in store.labels(project.id)] == rows
+
+
+def test_a_visit_to_another_page_keeps_the_project_and_the_name(server, browser):
+    """Streamlit empties the address on a page switch: the open project and the
+    annotator's name come back from the session (they had to be typed and opened again:
+    found in a walk-through)."""
+    page = browser.new_page(viewport={"width": 800, "height": 1200})
+    page.goto(server.url + "/Label")
+    name = page.get_by_label("Your name (annotator)")
+    name.wait_for(timeout=60_000)
+    name.fill("bo")
+    name.press("Enter")
+    page.get_by_role("button", name="Start / resume labelling").click()
+    wait_text(page, "0 of 171")
+    first = _next_row_id(page)
+    page.evaluate("document.activeElement && document.activeElement.blur()")
+    page.keyboard.press("0")
+    wait_text(page, "1 of 171")
+    asked = _next_row_id(page, first)
+    for other in ("Certificate", "Pool"):
+        page.locator("[data-testid=stSidebarNav] a", has_text=other).first.click()
+        page.wait_for_function("o => !location.pathname.endsWith('/Label')", arg=other,
+                               timeout=60_000)
+        idle(page)
+        page.locator("[data-testid=stSidebarNav] a", has_text="Label").first.click()
+        wait_text(page, "1 of 171", timeout=60_000)
+        assert _next_row_id(page) == asked
+        sync_api.expect(page.get_by_label("Your name (annotator)")).to_have_value(
+            "bo", timeout=30_000)
+        page.wait_for_function("() => location.href.includes('project=')", timeout=30_000)
+    page.evaluate("document.activeElement && document.activeElement.blur()")
+    page.keyboard.press("1")  # the name is in force: the label is saved under it
+    wait_text(page, "2 of 171")
+    page.close()
+
+    from certlib.store import LabelStore
+
+    store = LabelStore(server.env["CERTLIB_STORE"])
+    (project,) = store.projects()
+    assert [e.annotator for e in store.events(project.id)] == ["bo", "bo"]

@@ -427,3 +427,44 @@ def test_existing_projects_are_listed_and_a_changed_file_is_named(store_path, tm
     assert "50 of 171" in [m.value for m in at.metric]
     assert any("started from 50 labels of the pool file; the file now holds 60, and 10 "
                "row(s) differ" in w.value for w in at.warning), [w.value for w in at.warning]
+
+
+def _switch_away(at):
+    """What a visit to another page and back does to this page: Streamlit empties the
+    address (the pool comes back from the session, as every page writes it)."""
+    pool = at.query_params.get("pool")
+    for k in list(at.query_params):
+        del at.query_params[k]
+    if pool is not None:
+        at.query_params["pool"] = pool
+
+
+def test_a_visit_elsewhere_keeps_the_open_project(store_path, pools):
+    at = _start()
+    pid = at.query_params["project"]
+    at.button(key="cls_0").click().run()
+    assert "1 of 171" in at.get("metric")[0].proto.body
+    _switch_away(at)
+    assert "project" not in at.query_params
+    at.run()
+    assert not at.exception, at.exception
+    assert at.query_params["project"] == pid  # back from the session, into the address
+    assert at.get("metric")
+    assert not [i.value for i in at.info if "open when you left" in i.value]
+    at.button(key="new_project").click().run()  # closed: a visit elsewhere keeps it closed
+    _switch_away(at)
+    at.run()
+    assert "project" not in at.query_params and not at.get("metric")
+
+
+def test_a_project_kept_for_a_visit_closes_when_the_pool_changed(store_path, pools):
+    at = _start()
+    pid = at.query_params["project"]
+    _switch_away(at)
+    at.session_state["pool_ref"] = "sample:teaching"  # another pool chosen on another page
+    at.run()
+    assert not at.exception, at.exception
+    assert "project" not in at.query_params and not at.get("metric")
+    assert any(f"Project {pid}, open when you left this page, is on another pool" in i.value
+               for i in at.info), [i.value for i in at.info]
+    assert not at.warning  # not the mismatch warning of an address naming the project

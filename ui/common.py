@@ -571,21 +571,49 @@ LOST_PRESS = ("That press did not reach the page: the connection to the server w
               "(it restarted, or the network dropped), so nothing was saved. Press again.")
 
 
-def keep_annotator(key: str) -> None:
-    """Copy the name typed in the text input ``key`` into the URL (``?annotator=``), so
-    a reload or a server restart keeps it; an empty name leaves the URL."""
-    who_now = st.session_state[key].strip()
-    if who_now:
-        st.query_params["annotator"] = who_now
+def url_kept(name: str) -> tuple[str | None, bool]:
+    """A page's own value kept in the address (``?name=``: a reload or a sent link opens
+    it) and in the session, because Streamlit empties the address on a page switch: the
+    open labelling project, the open audit, the annotator's name.  Returns the value
+    (None: none) and whether it came back from the session, not from the address (a
+    visit to another page, and back).  `set_url_kept` changes or forgets it."""
+    kept = st.session_state.setdefault("_url_kept", {})
+    raw = st.query_params.get(name)
+    if raw is not None:
+        kept[name] = raw
+        return raw, False
+    if name in kept:
+        st.query_params[name] = kept[name]
+        return kept[name], True
+    return None, False
+
+
+def set_url_kept(name: str, value: str | None) -> None:
+    """Keep ``value`` under ``name`` in the address and the session (`url_kept`); None
+    forgets it in both."""
+    kept = st.session_state.setdefault("_url_kept", {})
+    if value is None:
+        kept.pop(name, None)
+        st.query_params.pop(name, None)
     else:
-        st.query_params.pop("annotator", None)
+        kept[name] = str(value)
+        if st.query_params.get(name) != str(value):  # write only a change
+            st.query_params[name] = str(value)
+
+
+def keep_annotator(key: str) -> None:
+    """Keep the name typed in the text input ``key`` (`url_kept` ``annotator``: the
+    address, so a reload or a server restart keeps it, and the session, so a visit to
+    another page does); an empty name is forgotten."""
+    set_url_kept("annotator", st.session_state[key].strip() or None)
 
 
 def annotator_input(key: str, container=None) -> str:
-    """The sidebar's "Your name (annotator)" box, kept in the URL; returns the name."""
+    """The sidebar's "Your name (annotator)" box, kept in the address and the session
+    (`keep_annotator`); returns the name."""
     box = container if container is not None else st.sidebar
     name = box.text_input("Your name (annotator)", key=key,
-                          value=st.query_params.get("annotator", ""),
+                          value=url_kept("annotator")[0] or "",
                           on_change=keep_annotator, args=(key,))
     return name.strip()
 

@@ -3,7 +3,8 @@ when to stop, and every label is committed to the SQLite store at once (certlib.
 
 The page keeps no labelling state of its own: each run replays the project's events
 from the store, so a reload or a server restart resumes where the annotator stopped.
-The open project is kept in the URL (?project=<id>).
+The open project is kept in the URL (?project=<id>) and the session (a visit to another
+page), `ui.common.url_kept`.
 """
 
 from __future__ import annotations
@@ -24,7 +25,8 @@ from ui.common import (LOST_PRESS, acted, annotator_input, brought_in, budget_in
                        cached_prelabel, choose_pool, class_settings, class_shortcuts,
                        keep_annotator, lost_press, mismatch_message, page_button, plain, plot_text,
                        policy_input, pool_folder, pool_key, seed_input, shortcut_kwargs,
-                       skip_shortcut, split_extra, sticky, tolerance_input, undo_shortcut)
+                       set_url_kept, skip_shortcut, split_extra, sticky, tolerance_input,
+                       undo_shortcut, url_kept)
 from ui.label_errors import label_act, margin_panel
 
 st.title("Label the pool, one row at a time")
@@ -47,7 +49,19 @@ sb.header("Labelling")
 
 
 who = annotator_input("annotator", sb)
-pid = st.query_params.get("project")
+pid, restored = url_kept("project")
+if restored:  # open before a visit to another page: closed if the pool changed meanwhile
+    try:
+        other = store.project(int(pid)).pool_hash != pool_key(pool)[:64]
+    except (CertlibError, ValueError):
+        other = True
+    if other:
+        set_url_kept("project", None)
+        set_url_kept("ref", None)
+        st.info(f"Project {plain(pid)}, open when you left this page, is on another pool "
+                "(or its class set changed on the Pool page): it is closed here, its labels "
+                "stay in the store. Choose its pool to open it again from the list.")
+        pid = None
 if pid is None:
     # a new project starts from the settings chosen on the other pages (`sticky`)
     policy = policy_input(sb, "label_policy")
@@ -88,16 +102,16 @@ if pid is None:
         except CertlibError as exc:
             st.error(plain(exc))
             st.stop()
-        st.query_params["project"] = str(pid)
-        st.query_params.pop("ref", None)
+        set_url_kept("project", pid)
+        set_url_kept("ref", None)
         keep_annotator("annotator")
         st.rerun()  # else this run kept the start settings and button in the sidebar
 else:
     if sb.button("New project", key="new_project",
                  help="Close this project (its labels stay in the store) and choose new "
                       "settings."):
-        st.query_params.pop("project", None)
-        st.query_params.pop("ref", None)
+        set_url_kept("project", None)
+        set_url_kept("ref", None)
         st.session_state.pop("label_progress", None)
         st.rerun()
 sb.caption(f"Label store: {plain(store.path)} (set CERTLIB_STORE to move it)")
@@ -111,8 +125,8 @@ if pid is None:
 
     def _open_project(project_id: int) -> None:
         acted()
-        st.query_params["project"] = str(project_id)
-        st.query_params.pop("ref", None)
+        set_url_kept("project", project_id)
+        set_url_kept("ref", None)
         keep_annotator("annotator")
 
     listing = st.container(height=420) if len(mine) > 6 else st.container()  # scrolls
@@ -338,12 +352,12 @@ ref_key = f"label_ref_{pid}"
 if st.session_state.get(ref_key) not in pr.candidates:
     # fixed for this project until the user changes it, across reloads too (the address
     # keeps it); the first default is the best guess when the page first drew the chart
-    kept = st.query_params.get("ref")
+    kept = url_kept("ref")[0]
     st.session_state[ref_key] = kept if kept in pr.candidates else best
 ref = st.selectbox("Draw every bound against", list(pr.candidates), key=ref_key,
                    help="A fixed reference, so the history does not flip when the best guess "
                         "changes. The table below is always against the current best guess.")
-st.query_params["ref"] = ref
+set_url_kept("ref", ref)
 k = list(pr.candidates).index(ref)
 fig = go.Figure()
 palette = ["#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948", "#b07aa1"]

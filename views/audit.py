@@ -23,7 +23,7 @@ from certlib.errors import CertlibError
 from certlib.store import UnknownProjectError
 from ui.common import (LOST_PRESS, ROOT, acted, annotator_input, brought_in, held_back,
                        class_shortcuts, keep_annotator, lost_press, number_box, plain,
-                       shortcut_kwargs, sticky, undo_shortcut)
+                       set_url_kept, shortcut_kwargs, sticky, undo_shortcut, url_kept)
 
 SAMPLE = ROOT / "sample_data" / "audit_stream.csv"
 SAMPLE_TAG = "sample_data/audit_stream.csv"
@@ -92,12 +92,12 @@ def _upload_problem(file_id: str, _data: bytes, name: str, judge: str | None,
 
 
 def _open(pid: int):
-    st.query_params["audit"] = str(pid)
+    set_url_kept("audit", pid)
     keep_annotator("audit_annotator")
 
 
 # ------------------------------------------------------------------ start or open
-pid = st.query_params.get("audit")
+pid = url_kept("audit")[0]
 if pid is None:
     sb.subheader("Start an audit")
     # the settings outlive a visit to another page (`sticky`); an upload does not
@@ -203,7 +203,7 @@ if pid is None:
 
 if sb.button("Close this audit", key="audit_close",
              help="Its batches and labels stay in the store; open it again from the list."):
-    st.query_params.pop("audit", None)
+    set_url_kept("audit", None)
     st.rerun()
 sb.caption(f"Store: {plain(store.path)} (set CERTLIB_STORE to move it)")
 
@@ -211,7 +211,7 @@ try:
     status = store.status(pid)
 except UnknownProjectError as exc:
     st.warning(f"{plain(exc)}. Start or open another audit.")
-    st.query_params.pop("audit", None)
+    set_url_kept("audit", None)
     st.stop()
 except CertlibError as exc:
     st.error(plain(exc))
