@@ -118,7 +118,7 @@ def test_undo_reload_and_stale_click(store_path, pools):
     # bob labels the row; ana's view is now stale and her click is refused, not lost
     again.button(key=f"cls_{_truth_of(truth, second)}").click().run()
     at.button(key="cls_1").click().run()
-    assert any("Someone else changed this project since the page was drawn" in e.value
+    assert any("Someone else (bob) changed this project since the page was drawn" in e.value
                and "nothing was saved" in e.value for e in at.error)
     store = LabelStore(store_path)
     (project,) = store.projects()
@@ -468,3 +468,24 @@ def test_a_project_kept_for_a_visit_closes_when_the_pool_changed(store_path, poo
     assert any(f"Project {pid}, open when you left this page, is on another pool" in i.value
                for i in at.info), [i.value for i in at.info]
     assert not at.warning  # not the mismatch warning of an address naming the project
+
+
+def test_a_press_on_a_view_your_own_press_made_stale_is_not_blamed_on_someone_else(
+        store_path, pools):
+    """A quick second key press, or a second tab of the same annotator: the first press
+    was saved, the second one is refused, and the page says it was the annotator's own
+    previous press (it said "someone else" after a double press: a walk-through)."""
+    pool, truth = pools
+    at = _start()
+    other_tab = AppTest.from_file(PAGE, default_timeout=60)
+    other_tab.query_params["project"] = at.query_params["project"]
+    other_tab.query_params["annotator"] = "Ana "  # the same annotator, typed otherwise
+    other_tab.run()
+    first = _next_row_id(other_tab)
+    other_tab.button(key=f"cls_{_truth_of(truth, first)}").click().run()
+    at.button(key="cls_1").click().run()
+    shown = [e.value for e in at.error]
+    assert any("Your previous press was saved" in v and "saved nothing" in v for v in shown)
+    assert not any("Someone else" in v for v in shown), shown
+    (project,) = LabelStore(store_path).projects()
+    assert [lab.row_id for lab in LabelStore(store_path).labels(project.id)] == [first]

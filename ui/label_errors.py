@@ -68,19 +68,39 @@ def fragility_section(pool, key: str, tolerance: float, policy: str = "adaptive-
 
 
 def label_act(fn, *args, **kwargs):
-    """A Label-page button's store call (a label, an undo, a review, a correction ...):
-    a refused one becomes the message shown at the next run, not an exception in a
-    callback.  A stale view is said in words (the store's message counts events)."""
+    """A Label-page button's store call (a label, an undo, a review, a correction ...;
+    ``args`` start with the project id and end with the annotator, as every store
+    action's do): a refused one becomes the message shown at the next run, not an
+    exception in a callback.  A stale view is said in words (the store's message counts
+    events)."""
     acted()
     try:
         fn(*args, **kwargs)
     except StaleStateError:
-        st.session_state["label_flash"] = (
-            "Someone else changed this project since the page was drawn (another "
-            "annotator's label, probably), so nothing was saved. The page now shows the "
-            "project as it is: check the row and answer again.")
+        st.session_state["label_flash"] = stale_message(
+            getattr(fn, "__self__", None), args[0], args[-1], kwargs.get("expect_seq"))
     except CertlibError as exc:
         st.session_state["label_flash"] = str(exc)
+
+
+def stale_message(store, project_id, who: str, seen_seq) -> str:
+    """Why a press on an older view of the project saved nothing, naming who changed it
+    since: the annotator's own previous press (a quick second key press, or another tab)
+    is not "someone else" (a walk-through found that wording after a double press)."""
+    try:
+        newer = [e for e in store.events(project_id) if e.seq > int(seen_seq)]
+    except (AttributeError, CertlibError, TypeError, ValueError):
+        newer = []
+    others = sorted({str(e.annotator) for e in newer if not same_annotator(e.annotator, who)})
+    if newer and not others:
+        return ("Your previous press was saved; this one came before the page had shown its "
+                "result (a quick second press, or this project open in another tab of "
+                "yours), so it saved nothing. The page now shows the project as it is: check "
+                "the row before you answer.")
+    by = f" ({', '.join(others)})" if others else " (another annotator's label, probably)"
+    return (f"Someone else{by} changed this project since the page was drawn, so nothing "
+            "was saved. The page now shows the project as it is: check the row and answer "
+            "again.")
 
 
 def margin_panel(prog, store, pool, who: str, display_name=str, keys=None) -> None:
