@@ -117,6 +117,8 @@ def test_stop_keeps_no_forecast_and_the_page_stands():
     assert not at.exception, at.exception
     assert not [d for d in at.dataframe if "10%" in d.value.columns]
     assert at.button(key="plan_run").disabled is False
+    # nothing ran: the press is answered, not ignored without a word
+    assert any("No forecast was running" in i.value for i in at.info)
 
 
 def test_the_histogram_starts_at_the_tolerance_chosen_elsewhere():
@@ -132,3 +134,6 @@ def test_the_histogram_starts_at_the_tolerance_chosen_elsewhere():
         assert not at.exception, at.exception
         assert at.selectbox(key="plan_hist_tol").value == shown
         assert at.button(key="plan_stop").disabled  # nothing left to stop
+        # the greyed Run button says why, in sight
+        assert "Already run with these settings" in at.button(key="plan_run").help
+        assert any("The forecast below is for these settings" in c.value for c in at.caption)

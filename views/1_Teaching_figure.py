@@ -51,7 +51,10 @@ for rule, path in f.paths.items():
     if path.stop is not None:
         fig.add_scatter(x=[path.stop], y=[y[path.stop]], mode="markers+text",
                         marker=dict(size=11, color=colors[rule]), text=[str(path.stop)],
-                        textposition="top left", showlegend=False)
+                        # shared and centered often stop a few labels apart (124, 134):
+                        # one number above, one below, so they never run together
+                        textposition="bottom right" if rule == "centered" else "top left",
+                        showlegend=False)
 shared = f.paths["shared"]
 fig.add_scatter(x=list(range(len(shared.upper))), y=shared.upper_objective, mode="lines",
                 name="shared: upper bound", line=dict(color=colors["shared"], dash="dot"))
@@ -80,6 +83,8 @@ t_cursor = st.slider("Cursor: labels read", 0, f.n,
 write_url_state("fig_policy", "fig_cursor")
 fig.add_vline(x=t_cursor, line_color="#333333", line_width=1)
 fig.update_layout(xaxis_title="labels read", height=520,
+                  # a margin past n: a stop at the last label is not half outside the plot
+                  xaxis=dict(range=[-0.02 * f.n, 1.04 * f.n]),
                   yaxis_title="bound on min over rivals j of AUGRC_j − "
                               f"AUGRC_{plot_text(f.winner)}",
                   legend=dict(orientation="h", y=-0.18), margin=dict(t=30))

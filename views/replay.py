@@ -143,7 +143,8 @@ def _chart(t: int):
     # above the plot area (never over a line), on the inner side (never clipped)
     fig.update_layout(height=360, margin={"t": 40, "b": 10}, xaxis_title="labels read",
                       yaxis_title=f"AUGRC(rival) − AUGRC({plot_text(pool.names[k])})",
-                      xaxis={"range": [0, max(T, 1)]},
+                      # a margin past T: the certifying step is not on the frame
+                      xaxis={"range": [-0.02 * max(T, 1), 1.04 * max(T, 1)]},
                       yaxis={"range": [min(lows) - pad, max(highs) + pad]},
                       legend={"orientation": "h", "y": -0.25}, uirevision="replay")
     return fig

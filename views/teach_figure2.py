@@ -126,10 +126,15 @@ span = max(max(abs(s.lower), abs(s.upper)) for s in trace.steps) + 1
 fig = go.Figure()
 for s in trace.steps[: t + 1]:
     now = s.t == t
-    fig.add_scatter(x=[s.lower, s.upper], y=[s.t, s.t], mode="lines+markers+text",
+    # each end's number outside the interval (a 0 end sat under the tie line, unread);
+    # a closed interval is one point with one number (it was printed twice)
+    point = s.lower == s.upper
+    fig.add_scatter(x=[s.lower] if point else [s.lower, s.upper], y=[s.t] * (1 if point else 2),
+                    mode="lines+markers+text",
                     line=dict(width=10 if now else 5, color="#4e79a7" if now else "#b6c8dc"),
                     marker=dict(size=12 if now else 8),
-                    text=[str(s.lower), str(s.upper)], textposition="top center",
+                    text=[str(s.lower)] if point else [str(s.lower), str(s.upper)],
+                    textposition=["top right"] if point else ["top left", "top right"],
                     showlegend=False, hovertemplate=f"after {s.t} labels: [%{{x}}]")
 fig.add_vline(x=0, line_color="#e15759", line_dash="dash",
               annotation_text="0: a tie (goes to A)", annotation_position="top")
