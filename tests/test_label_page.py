@@ -250,6 +250,12 @@ def test_url_with_unknown_project_or_another_pool_is_refused(store_path):
                    and "is not in the label store" in w.value and "Start a new project" in w.value
                    for w in at.warning), [w.value for w in at.warning]
         assert not at.get("metric")
+        # said once: a visit elsewhere and back forgets the id, with no other note
+        _switch_away(at)
+        at.run()
+        assert not at.exception, at.exception
+        assert "project" not in at.query_params and not at.warning
+        assert not [i.value for i in at.info if "open when you left" in i.value]
     other = certlib.load_pool(ROOT / "sample_data" / "teaching_k4.csv")
     pid = LabelStore(store_path).open_project(other, "teaching_k4.csv")
     at = AppTest.from_file(PAGE, default_timeout=60)
@@ -465,8 +471,8 @@ def test_a_project_kept_for_a_visit_closes_when_the_pool_changed(store_path, poo
     at.run()
     assert not at.exception, at.exception
     assert "project" not in at.query_params and not at.get("metric")
-    assert any(f"Project {pid}, open when you left this page, is on another pool" in i.value
-               for i in at.info), [i.value for i in at.info]
+    assert any(f"Project {pid}, open when you left this page, was started on another pool"
+               in i.value for i in at.info), [i.value for i in at.info]
     assert not at.warning  # not the mismatch warning of an address naming the project
 
 

@@ -8,13 +8,14 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 
-from certlib import certify, load_pool
+from certlib import certify, load_pool, pool_hash
 from pool_files import assert_same_pool_file
 from certlib.teaching import figure2_pool, worst_case_pool
 from ui.common import SAMPLES, image_in_folder, split_extra
 
 ROOT = Path(__file__).resolve().parents[1]
 SD = ROOT / "sample_data"
+DIGITS_IMAGES_HASH = "d4ff7451b324de371c74616ab79bbc41a05b2a1270dfa8ee49dc6a8564d55873"
 
 
 def _gen():
@@ -50,6 +51,8 @@ def test_digits_images_pool_and_pngs():
     for col in (c for c in probs.columns if c.startswith("prob_")):
         assert np.allclose(shown[col].to_numpy(), probs[col].to_numpy(), atol=1e-7, rtol=0)
     assert np.array_equal(pool.preds, load_pool(SD / "digits_probs.csv").preds)
+    # the hash label projects on this sample name: the file must stay as shipped
+    assert pool_hash(pool) == DIGITS_IMAGES_HASH
     _, images, texts = split_extra(pool, 0, SD)
     assert images["image"] == (SD / "digits_images" / f"{pool.row_ids[0]}.png").resolve()
     assert not texts

@@ -18,6 +18,7 @@ import streamlit as st
 from certlib.errors import CertlibError
 from certlib.record import labels_csv, make_record
 from certlib.events import budget_in_force, file_seed, labels_in_force, same_annotator
+from certlib.pool import pool_hash
 from certlib.reviews import open_for
 from certlib.store import (FILE_ANNOTATOR, LabelStore, PoolMismatchError,
                            UnknownProjectError, file_labels)
@@ -52,15 +53,18 @@ who = annotator_input("annotator", sb)
 pid, restored = url_kept("project")
 if restored:  # open before a visit to another page: closed if the pool changed meanwhile
     try:
-        other = store.project(int(pid)).pool_hash != pool_key(pool)[:64]
-    except (CertlibError, ValueError):
-        other = True
-    if other:
+        kept_project = store.project(int(pid))
+    except (CertlibError, ValueError):  # no longer in the store: forgotten
+        kept_project = None
+    if kept_project is None or kept_project.pool_hash != pool_hash(pool):
         set_url_kept("project", None)
         set_url_kept("ref", None)
-        st.info(f"Project {plain(pid)}, open when you left this page, is on another pool "
-                "(or its class set changed on the Pool page): it is closed here, its labels "
-                "stay in the store. Choose its pool to open it again from the list.")
+        if kept_project is not None:
+            st.info(f"Project {kept_project.id}, open when you left this page, was started on "
+                    "another pool file, or on this one with another class set declared on "
+                    "the Pool page: it is closed here, and its labels stay in the store. To "
+                    "open it again, choose that pool (with that class set) and open it from "
+                    "the list.")
         pid = None
 if pid is None:
     # a new project starts from the settings chosen on the other pages (`sticky`)
@@ -174,6 +178,8 @@ try:
     # the previous run's replay is extended when the log only grew by labels
     prog = store.resume(pid, pool, since=st.session_state.get("label_progress"))
 except UnknownProjectError as exc:
+    set_url_kept("project", None)  # said once; not kept for the next visit
+    set_url_kept("ref", None)
     st.warning(f"{plain(exc)}. Start a new project in the sidebar.")
     st.stop()
 except PoolMismatchError as exc:
