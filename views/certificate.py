@@ -89,9 +89,13 @@ if project is not None:
                f"{float(project.tolerance):g} (fixed when it started).")
     read = labels_read_text(part.labels_read, len(prog.file_rows))
     if part.certified:
-        st.success(f"{read}; {part.upper:,} of them would have "
-                   f"sufficed in hindsight to certify {plain(part.selected)}; the prelabel "
-                   f"bound was {project.prelabel_bound:,}.")
+        # the fewest is known only when the bounds meet (the Label page words it alike)
+        size = (f"{part.upper:,} of them would have sufficed in hindsight to certify "
+                f"{plain(part.selected)}, and no fewer could have (exact)" if part.exact else
+                f"{part.upper:,} of them would have sufficed in hindsight to certify "
+                f"{plain(part.selected)}; the fewest that could have is between "
+                f"{part.lower:,} and {part.upper:,}")
+        st.success(f"{read}; {size}; the prelabel bound was {project.prelabel_bound:,}.")
         st.caption(f"Whatever the unread labels are, no certificate of this pool has fewer than "
                    f"{part.lower:,} rows." + (" The search for a smaller subset hit its time "
                                               "limit." if part.time_limited else ""))
