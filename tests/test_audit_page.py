@@ -131,10 +131,25 @@ def test_slices_windows_and_chain_on_the_labelled_sample(store_path):
     assert list(sl["slice"]) == [s.slice for s in ref.slices]
     assert list(sl["verdict"]) == [s.verdict for s in ref.slices]
     assert list(sl["labels"]) == [s.labels_used for s in ref.slices]
+    # the shown intervals hold the true ones and keep each verdict's side of 0 and
+    # epsilon (rounded to nearest, 0.0299982 showed as +0.0300 beside "safe")
+    for shown, s in zip(sl["Delta interval"], ref.slices):
+        lo, hi = (float(x) for x in shown.strip("[]").split(","))
+        assert lo <= s.delta_interval[0] and hi >= s.delta_interval[1], (shown, s)
+        assert s.verdict != "safe" or hi < 0.03, (shown, s)
+        assert s.verdict != "regression" or lo > 0, (shown, s)
     assert any("simultaneous coverage" in c.value for c in at.caption)
     assert len(frames["items"]) == 6  # windows of 1,000 items
     assert list(frames["k"]["verdict"]) == [ref.verdict]
     assert _metric(at, "queue") == "0"   # every needed label came with the stream
+    # the banner counts the labels paid by the verdict item; the slices paid the rest
+    # later (it gave the total as if the verdict had needed them all: walk-through)
+    assert ref.slices and ref.verdict != "continue"
+    by = sum(e.t <= ref.stopping_time for e in ref.trace)
+    assert by < ref.labels_used
+    banner = " ".join(m.value for m in list(at.success) + list(at.error))
+    assert f"at item {ref.stopping_time:,} after {by:,} labels" in banner, banner
+    assert f"({ref.labels_used - by:,} more were paid after it" in banner, banner
 
 
 def test_second_annotator_is_refused_not_double_counted(store_path):
@@ -307,3 +322,27 @@ def test_a_visit_elsewhere_keeps_the_open_audit_and_close_forgets_it(store_path)
         del at.query_params[k]
     at.run()
     assert "audit" not in at.query_params and at.button(key="audit_open")
+
+
+def test_outward_interval_holds_the_interval_and_keeps_each_side_of_the_marks():
+    from hypothesis import given, settings
+    from hypothesis import strategies as hs
+
+    from ui.common import outward_interval
+
+    # the walk-through's slice: rounded to nearest it read +0.0300 beside "safe" at 0.03
+    assert outward_interval(-0.0578, 0.0299982, marks=(0.0, 0.03)) == "[-0.057800, +0.029999]"
+    assert outward_interval(0.01, 0.02) == "[+0.0100, +0.0200]"
+
+    @settings(max_examples=300, deadline=None)
+    @given(hs.floats(-1, 1), hs.floats(0, 1), hs.floats(0.001, 0.5))
+    def prop(lo, width, eps):
+        hi = lo + width
+        shown = outward_interval(lo, hi, marks=(0.0, eps))
+        low, high = (float(x) for x in shown.strip("[]").split(","))
+        assert low <= lo and high >= hi
+        for m in (0.0, eps):  # a side more than 1e-8 away is kept
+            assert not (lo > m + 1e-8 and low <= m), (shown, lo, m)
+            assert not (hi < m - 1e-8 and high >= m), (shown, hi, m)
+
+    prop()

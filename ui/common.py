@@ -601,6 +601,25 @@ def set_url_kept(name: str, value: str | None) -> None:
             st.query_params[name] = str(value)
 
 
+def outward_interval(lo: float, hi: float, sign: str = "+", marks=(0.0,)) -> str:
+    """An interval rounded outwards, to 4 decimals or as many more (up to 8) as keep each
+    end on its side of every mark (0, epsilon): an upper end of 0.029998 beside a "safe"
+    at epsilon 0.03 read +0.0300 rounded to nearest, as if it touched epsilon."""
+    from decimal import ROUND_CEILING, ROUND_FLOOR, Decimal
+
+    # the shortest decimal that names each float (0.02, not 0.0200000000000000004), then
+    # decimal rounding: no binary product rounds an end inwards
+    exact_lo, exact_hi = Decimal(repr(float(lo))), Decimal(repr(float(hi)))
+    for d in range(4, 9):
+        step = Decimal(1).scaleb(-d)
+        low = exact_lo.quantize(step, rounding=ROUND_FLOOR)
+        high = exact_hi.quantize(step, rounding=ROUND_CEILING)
+        if all(not (exact_lo > m >= low) and not (exact_hi < m <= high)
+               for m in (Decimal(repr(float(x))) for x in marks)):
+            break
+    return f"[{low:{sign}.{d}f}, {high:{sign}.{d}f}]"
+
+
 def keep_annotator(key: str) -> None:
     """Keep the name typed in the text input ``key`` (`url_kept` ``annotator``: the
     address, so a reload or a server restart keeps it, and the session, so a visit to

@@ -23,7 +23,8 @@ from certlib.errors import CertlibError
 from certlib.store import UnknownProjectError
 from ui.common import (LOST_PRESS, ROOT, acted, annotator_input, brought_in, held_back,
                        class_shortcuts, keep_annotator, lost_press, number_box, plain,
-                       set_url_kept, shortcut_kwargs, sticky, undo_shortcut, url_kept)
+                       outward_interval, set_url_kept, shortcut_kwargs, sticky,
+                       undo_shortcut, url_kept)
 
 SAMPLE = ROOT / "sample_data" / "audit_stream.csv"
 SAMPLE_TAG = "sample_data/audit_stream.csv"
@@ -287,20 +288,29 @@ def _bound(x: float, side: str, limit: float) -> str:
     return f"{v:.{d}f}"
 
 
+# with slices the audit runs on for the slices still undecided, so labels_used can hold
+# labels paid after the overall verdict (228 in all against 31 by item 4,041): the
+# banner counts those up to the verdict and says how many more the slices took
+by_verdict = (sum(e.t <= r.stopping_time for e in r.trace) if r.stopping_time is not None
+              else r.labels_used)
+later = (f" ({r.labels_used - by_verdict:,} more were paid after it, for the slices still "
+         "undecided then)" if r.labels_used > by_verdict else "")
+
+
 if r.verdict == "safe" and r.tier == 0:
     rho_hi = _bound(r.rho_interval[1], "upper", cfg.epsilon / cfg.B)
-    st.success(f"**Safe by Tier 0 with zero labels** at item {r.stopping_time:,}: the models "
-               f"disagree on at most {rho_hi} of the traffic < epsilon, so the "
+    st.success(f"**Safe by Tier 0 with zero labels** at item {r.stopping_time:,}{later}: "
+               f"the models disagree on at most {rho_hi} of the traffic < epsilon, so the "
                "candidate cannot be epsilon worse. Promote.")
 elif r.verdict == "safe":
     d_hi = _bound(r.delta_interval[1], "upper", cfg.epsilon)
-    st.success(f"**Safe by Tier 1** at item {r.stopping_time:,} after {r.labels_used:,} "
-               f"labels: Delta <= {d_hi} < epsilon = {cfg.epsilon:g}. "
+    st.success(f"**Safe by Tier 1** at item {r.stopping_time:,} after {by_verdict:,} "
+               f"labels{later}: Delta <= {d_hi} < epsilon = {cfg.epsilon:g}. "
                "Promote.")
 elif r.verdict == "regression":
     d_lo = _bound(r.delta_interval[0], "lower", 0.0)
-    st.error(f"**Regression** at item {r.stopping_time:,} after {r.labels_used:,} labels: "
-             f"Delta >= {d_lo} > 0, the candidate is worse. Do not promote.")
+    st.error(f"**Regression** at item {r.stopping_time:,} after {by_verdict:,} "
+             f"labels{later}: Delta >= {d_lo} > 0, the candidate is worse. Do not promote.")
 elif status.queue:
     st.info(f"**Continue**: the audit waits for labels ({len(status.queue):,} item(s) in the "
             "queue below).")
@@ -409,7 +419,13 @@ if n_seen:
         fig.add_vline(x=r.stopping_time, line_dash="dot", line_color="#59a14f")
     fig.update_yaxes(range=[0, min(1.0, max(3 * cfg.epsilon, float(r.rho_upper[-1]) * 1.2))],
                      row=1, col=1)
-    fig.update_yaxes(range=[-max(0.2, 3 * cfg.epsilon), max(0.2, 3 * cfg.epsilon)], row=2, col=1)
+    # wide enough for the current interval (a judge-routed stream with 21 labels had
+    # [-0.27, 0.26], which a fixed +-0.2 turned into a panel filled with orange); the
+    # early, wider part of the sequence may run off the panel
+    reach = max(0.2, 3 * cfg.epsilon, 1.15 * max(abs(v) for v in r.delta_interval)
+                if start1 else 0.0)
+    reach = min(reach, 1.05 * cfg.B)
+    fig.update_yaxes(range=[-reach, reach], row=2, col=1)
     fig.update_xaxes(title_text="items seen", row=2, col=1)
     fig.update_layout(height=520, margin={"t": 40, "b": 10, "l": 10, "r": 10},
                       legend={"orientation": "h", "y": -0.15})
@@ -473,8 +489,9 @@ if r.slices:
         "verdict": [s.verdict for s in r.slices],
         "at item": [_at(s.stopping_time) for s in r.slices],
         "labels": [s.labels_used for s in r.slices],
-        "Delta interval": [f"[{s.delta_interval[0]:+.4f}, {s.delta_interval[1]:+.4f}]"
-                           for s in r.slices]}), hide_index=True, width="stretch")
+        "Delta interval": [outward_interval(*s.delta_interval, marks=(0.0, cfg.epsilon))
+                           for s in r.slices]}),
+                 hide_index=True, width="stretch")
     st.caption(f"Each of the {k} slices runs Tier 1 at delta1/K = {cfg.delta1 / k:.4g}, so all "
                f"{k} intervals hold together (simultaneous coverage) with probability at least "
                f"1 - delta1 = {1 - cfg.delta1:.4g}, at every stopping time (paper Prop. 12).")
@@ -485,9 +502,11 @@ if status.windows is not None:
         "items": [f"{w.start:,}-{w.end:,}" for w in ws], "verdict": [w.verdict for w in ws],
         "tier": [w.tier for w in ws], "at item": [_at(w.stopping_time) for w in ws],
         "labels": [w.labels_used for w in ws],
-        "rho interval": [f"[{w.rho_interval[0]:.4f}, {w.rho_interval[1]:.4f}]" for w in ws],
-        "Delta interval": [f"[{w.delta_interval[0]:+.4f}, {w.delta_interval[1]:+.4f}]"
-                           for w in ws]}), hide_index=True, width="stretch")
+        "rho interval": [outward_interval(*w.rho_interval, sign="",
+                                  marks=(cfg.epsilon / cfg.B,)) for w in ws],
+        "Delta interval": [outward_interval(*w.delta_interval, marks=(0.0, cfg.epsilon))
+                           for w in ws]}),
+                 hide_index=True, width="stretch")
     st.caption("Each window restarts both tiers and certifies its own average Delta at delta "
                "(a per-window guarantee, not family-wise over windows).")
 if status.ledger is not None:
