@@ -465,3 +465,12 @@ def test_blank_text_prediction_is_missing_like_none():
 
     with pytest.raises(InvalidValueError, match=r"`candidate` at row 1 is missing"):
         make_stream(["a", "b"], ["a", "  "])
+
+
+def test_mixed_kinds_name_the_first_text_value():
+    """One text cell makes a file's prediction column text: the message names it."""
+    f = ["0", "1", "abc", "1"]
+    with pytest.raises(InvalidValueError, match=r"`incumbent` at row 2 is 'abc'"):
+        audit(f, [0, 1, 1, 1], None, epsilon=0.05)
+    with pytest.raises(InvalidValueError, match=r"`candidate` at row 0 is 'x'"):
+        audit([0, 1], ["x", "y"], None, epsilon=0.05)

@@ -527,3 +527,18 @@ def test_the_project_block_of_a_record_is_checked(tmp_path):
     forged["audit_project"] = []
     assert verify_record(forged, ff, gg, yy).mismatches == (
         "`audit_project` is not a JSON object",)
+
+
+def test_one_text_cell_in_a_number_column_is_named_at_its_row(project, tmp_path):
+    """A file's column is text as soon as one cell is: "abc" at data row 4 of
+    pred_incumbent was blamed on pred_candidate's data row 1 (a valid 0)."""
+    store, pid = project
+    path = tmp_path / "typo.csv"
+    good().with_columns(pl.Series("pred_incumbent", ["1", "0", "1", "abc", "0", "1"])) \
+        .write_csv(path)
+    with pytest.raises(InvalidValueError) as err:
+        store.append_batch(pid, path)
+    message = str(err.value)
+    assert "`pred_incumbent`" in message and "data row 4" in message and "'abc'" in message
+    assert "`pred_candidate` holds numbers" in message and "data row 1" not in message
+    assert store.status(pid).items == 0

@@ -174,9 +174,14 @@ def make_stream(incumbent, candidate, labels=None, judge=None, slices=None,
     if f.size == 0:
         raise InvalidValueError("the stream is empty; expected at least one item")
     if kf != kg:
+        # name the first text value of the text side: one typo makes a file's column text
+        name, values = ("incumbent", f) if kf == "str" else ("candidate", g)
+        i = next((j for j, v in enumerate(values.tolist())
+                  if isinstance(class_value_from_text(v), str)), 0)
         raise InvalidValueError("`incumbent` and `candidate` must hold the same kind of class "
                                 f"value (got {'text' if kf == 'str' else 'numbers'} and "
-                                f"{'text' if kg == 'str' else 'numbers'})")
+                                f"{'text' if kg == 'str' else 'numbers'}); `{name}` at row "
+                                f"{i} is {values[i]!r}")
     n = f.size
     have, y = _label_array(labels, kf, n)
     if kf == "num" and check_fractions:

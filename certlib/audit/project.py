@@ -423,9 +423,19 @@ def _validate(batch: _Batch, project: AuditProject, kind: str | None,
             expected = col_kind
         elif col_kind != expected:
             # name the cell that makes the difference: in a text column read from a file,
-            # the first value that is not a number
-            i = next((j for j, v in enumerate(out) if isinstance(
-                class_value_from_text(v), str)), 0) if col_kind == "str" else 0
+            # the first value that is not a number (a column is text as soon as one cell
+            # is: "abc" in pred_incumbent used to be blamed on pred_candidate's data row 1)
+            def first_text(values):
+                return next((j for j, v in enumerate(values)
+                             if isinstance(class_value_from_text(v), str)), 0)
+
+            if not kind and col_kind == "num":  # this batch's other column is the text one
+                first = REQUIRED[0]
+                i = first_text(preds[first])
+                raise InvalidValueError(
+                    f"{_where(src, first, i, ids)} is {preds[first][i]!r}, text, but `{c}` "
+                    "holds numbers; both predictions must be numbers, or both text")
+            i = first_text(out) if col_kind == "str" else 0
             where = "the project's earlier batches hold " if kind else "`pred_incumbent` holds "
             raise InvalidValueError(
                 f"{_where(src, c, i, ids)} is {out[i]!r}; {where}"
