@@ -189,16 +189,18 @@ def test_malformed_upload_is_refused_whole_and_leaves_no_project(store_path):
     bad = b"item_id,pred_incumbent,pred_candidate\n1,0,1\n2,0,\n3,1,1\n"
     at = _upload(bad)
     assert at.button(key="audit_start").disabled
-    errors = [e.value for e in at.error]
-    assert len(errors) == 1, errors
-    assert errors and "column `pred_candidate`, data row 2 (item_id 2)" in \
-        errors[0]
+
+    def once_each_side():  # by the uploader, and in the main area (in sight)
+        side, main = [e.value for e in at.sidebar.error], [e.value for e in at.main.error]
+        assert len(side) == 1 and len(main) == 1 and side[0] in main[0], (side, main)
+        return side[0]
+
+    assert "column `pred_candidate`, data row 2 (item_id 2)" in once_each_side()
     for data, message in ((b"\x89PNG\r\n\x1a\n\x00\x00", "traffic.csv"),
                           (b"item_id,pred_incumbent,pred_candidate\n1,0,1\n1,0,0\n",
                            "repeats the id '1' of data row 1")):
         at.file_uploader(key="audit_upload").set_value(("traffic.csv", data, "text/csv")).run()
-        errors = [e.value for e in at.error]
-        assert len(errors) == 1 and message in errors[0], errors
+        assert message in once_each_side()
         assert at.button(key="audit_start").disabled
     at.file_uploader(key="audit_upload").set_value(
         ("traffic.csv", SAMPLE[:50].write_csv().encode(), "text/csv")).run()

@@ -197,6 +197,8 @@ if pid is None:
         if sb.button("Open", key="audit_open"):
             _open(choice)
             st.rerun()
+    if upload_error:  # in sight too: the sidebar's copy sat below the fold at 1400 x 1000
+        st.error(f"The uploaded stream cannot start an audit: {upload_error}")
     st.info("Start an audit in the sidebar (the shipped sample or your own stream), or open "
             "a running one. A pipeline can feed the same audit from the command line: "
             "`certlib audit-project append ID batch.csv`.")
