@@ -348,3 +348,16 @@ def test_outward_interval_holds_the_interval_and_keeps_each_side_of_the_marks():
             assert not (hi < m - 1e-8 and high >= m), (shown, hi, m)
 
     prop()
+
+
+def test_the_label_undo_takes_back_is_named(store_path):
+    at = _start()
+    item = _next_item(at)
+    truth = SAMPLE["label"].to_list()
+    at.button(key=f"audit_cls_{truth[item]}").click().run()
+    assert not at.exception, at.exception
+    (shown,) = [c.value for c in at.caption if c.value.startswith("Undo takes back")]
+    assert f"item_id {item} = {truth[item]} (ana, event 1)" in shown
+    at.button(key="audit_undo").click().run()
+    assert not [c.value for c in at.caption if c.value.startswith("Undo takes back")]
+    assert at.button(key="audit_undo").disabled  # nothing in force to take back

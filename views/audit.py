@@ -363,10 +363,13 @@ else:
     actions = st.container(horizontal=True)
     st.caption("Nothing to label: " + ("the audit has its verdict." if r.verdict != "continue"
                                        else "append more traffic."))
-labelled = [e for e in status.events if e.kind == "label"]
-actions.button("Undo last label", key="audit_undo", disabled=not labelled or not who,
+newest = status.newest_label  # named beside the button: undo takes back this one
+actions.button("Undo last label", key="audit_undo", disabled=newest is None or not who,
                on_click=_act, args=(store.undo, pid, who),
                kwargs={"expect_seq": status.last_seq}, **shortcut_kwargs(undo_shortcut(keys)))
+if newest is not None:
+    st.caption(f"Undo takes back the newest label: item_id {plain(str(newest.item_id))} = "
+               f"{plain(str(newest.label))} ({plain(newest.annotator)}, event {newest.seq}).")
 if lost_press(*(f"audit_cls_{i}" for i in range(len(classes))), "audit_undo"):
     st.warning(LOST_PRESS)
 

@@ -265,6 +265,13 @@ class AuditStatus:
     #: item id) -- a typo (7 for 1) counts both models wrong on that item
     unpredicted: tuple = ()
 
+    @property
+    def newest_label(self):
+        """The label event an undo without an item would cancel (None: no label in
+        force)."""
+        live = AuditStore._in_force(self.events)
+        return max(live.values(), key=lambda e: e.seq) if live else None
+
     def to_dict(self) -> dict:
         d = {"project": self.project.to_dict(), "items": self.items,
              "batches": [b.to_dict() for b in self.batches], "events": len(self.events),
