@@ -124,6 +124,18 @@ def test_declared_names_reach_the_label_page(tmp_path, monkeypatch):
     assert SavedPools(tmp_path / "data").class_settings("sample:demo").names == \
         {0: "malignant", 1: "benign"}
     assert at.text_input(key=f"class_name_{tag}_0").value == "malignant"
+    assert any(s.value.startswith("Saved: classes as found in the file; display names for 2")
+               for s in at.success), [s.value for s in at.success]  # it said nothing
+    # a declared set with a class the file lacks: the list is the declared set's
+    at.text_input(key=f"declared_{tag}").set_value("0, 1, 2")
+    at.button(key=f"FormSubmitter:class_set_{tag}-Save").click().run()
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    assert any("Classes of the pool (the declared set):** 0, 1, 2" in m.value
+               for m in at.markdown), [m.value for m in at.markdown]
+    assert not any("found in the file:** 0, 1, 2" in m.value for m in at.markdown)
+    at.text_input(key=f"declared_{tag}").set_value("")
+    at.button(key=f"FormSubmitter:class_set_{tag}-Save").click().run()
+    assert any("Classes found in the file:** 0, 1" in m.value for m in at.markdown)
 
     label = AppTest.from_file(str(ROOT / "views" / "2_Label.py"), default_timeout=120)
     label.session_state["pool_ref"] = "sample:demo"

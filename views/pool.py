@@ -110,7 +110,14 @@ def class_form(found, pool=None) -> None:
     note = st.session_state.pop("class_set_note", None)
     if note:
         st.warning(note)
-    st.markdown("**Classes found in the file:** "
+    done = st.session_state.pop("class_set_saved", None)
+    if done:  # a save said nothing before
+        st.success(done)
+    # the loaded pool's classes are the declared set when there is one, not what the file
+    # holds ("unknown" was listed as found in the file); without a pool they are the file's
+    of_set = pool is not None and settings.declared is not None
+    st.markdown(("**Classes of the pool (the declared set):** " if of_set
+                 else "**Classes found in the file:** ")
                 + (", ".join(plain(c) for c in found) if found else "(could not be read)"))
     shown = list(settings.declared) if settings.declared is not None else list(found)
     tag = ref.replace(":", "_")
@@ -139,6 +146,11 @@ def class_form(found, pool=None) -> None:
                 after_pool = load_ref(ref, SavedPools().class_settings(ref).declared)[0]
             except CertlibError:
                 after_pool = None
+            now = SavedPools().class_settings(ref)
+            st.session_state["class_set_saved"] = (
+                "Saved: " + ("the declared class set " + ", ".join(plain(c) for c in now.declared)
+                             if now.declared is not None else "classes as found in the file")
+                + f"; display names for {len(now.names)} class(es) (the Label page shows them).")
             if before and (after_pool is None or pool_hash(after_pool) != pool_hash(pool)):
                 st.session_state["class_set_note"] = (
                     f"{before} labelling project(s) were started on this pool with the "
