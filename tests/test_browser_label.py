@@ -57,6 +57,20 @@ def _shot(page, tmp_path, name):
     return out
 
 
+def _start_project(browser, server, who, width):
+    """A page on Label with ``who`` typed as the annotator and a project started on the
+    default (unlabelled, 171-row) pool."""
+    page = browser.new_page(viewport={"width": width, "height": 1500 if width > 1000 else 1200})
+    page.goto(server.url + "/Label")
+    name = page.get_by_label("Your name (annotator)")
+    name.wait_for(timeout=60_000)
+    name.fill(who)
+    name.press("Enter")
+    page.get_by_role("button", name="Start / resume labelling").click()
+    wait_text(page, "0 of 171")
+    return page
+
+
 def test_keyboard_labelling_survives_reload_and_restart(server, browser, tmp_path):
     import certlib
 
@@ -65,14 +79,7 @@ def test_keyboard_labelling_survives_reload_and_restart(server, browser, tmp_pat
     def label_of(row_id):
         return str(truth.classes[truth.labels[truth.position(row_id)]])
 
-    page = browser.new_page(viewport={"width": 1300, "height": 1500})
-    page.goto(server.url + "/Label")
-    name = page.get_by_label("Your name (annotator)")
-    name.wait_for(timeout=60_000)
-    name.fill("ana")
-    name.press("Enter")
-    page.get_by_role("button", name="Start / resume labelling").click()
-    wait_text(page, "0 of 171")
+    page = _start_project(browser, server, "ana", 1300)
 
     rows = []
     for t in range(1, 6):
@@ -141,14 +148,7 @@ def test_a_visit_to_another_page_keeps_the_project_and_the_name(server, browser)
     """Streamlit empties the address on a page switch: the open project and the
     annotator's name come back from the session (they had to be typed and opened again:
     found in a walk-through)."""
-    page = browser.new_page(viewport={"width": 800, "height": 1200})
-    page.goto(server.url + "/Label")
-    name = page.get_by_label("Your name (annotator)")
-    name.wait_for(timeout=60_000)
-    name.fill("bo")
-    name.press("Enter")
-    page.get_by_role("button", name="Start / resume labelling").click()
-    wait_text(page, "0 of 171")
+    page = _start_project(browser, server, "bo", 800)
     first = _next_row_id(page)
     page.evaluate("document.activeElement && document.activeElement.blur()")
     page.keyboard.press("0")
