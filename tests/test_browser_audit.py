@@ -187,10 +187,13 @@ def test_keyboard_audit_survives_reload_and_restart_then_verifies(server, browse
     assert out.returncode == 0 and out.stdout.startswith("verified"), out
 
     page.get_by_text("Verify a record against its stream").click()
-    page.locator('[data-testid="stFileUploaderDropzoneInput"]').nth(-2).set_input_files(
-        str(record))
-    page.locator('[data-testid="stFileUploaderDropzoneInput"]').nth(-1).set_input_files(
-        str(stream))
+    # one file at a time, each once the page shows it: the second upload made while the
+    # first one's run went on was lost once under load (a clean-clone CI run)
+    for nth, path in ((-2, record), (-1, stream)):
+        page.locator('[data-testid="stFileUploaderDropzoneInput"]').nth(nth).set_input_files(
+            str(path))
+        wait_text(page, path.name)
+        idle(page)
     wait_text(page, "Verified: every interval, the verdict (safe)")
     page.close()
 
