@@ -119,6 +119,17 @@ def file_class_key(v):
     return int(f) if is_exact_int(f) else s
 
 
+def first_text(values) -> int:
+    """The position of the first value that stays text when read as a number ("abc",
+    not "1"): the cell that made a file's column text (0 when there is none).
+
+    >>> first_text(["1", " 0 ", "abc", "x"]), first_text([1, 2])
+    (2, 0)
+    """
+    return next((i for i, v in enumerate(values)
+                 if isinstance(class_value_from_text(v), str)), 0)
+
+
 def first_true(mask) -> int | None:
     """Position of the first True in a boolean array, or None when there is none."""
     hits = np.flatnonzero(np.asarray(mask))

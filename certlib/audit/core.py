@@ -29,8 +29,8 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from .._values import class_value, class_value_from_text, first_true, is_empty_cell, \
-    is_none_or_nan
+from .._values import class_value, class_value_from_text, first_text, first_true, \
+    is_empty_cell, is_none_or_nan
 from ..errors import InvalidValueError, LabelError, ParameterError
 from .cs import PrplEBState, check_alpha, check_truncation, prpl_eb
 from .routing import Routing, check_judge, check_seed, uniforms
@@ -176,8 +176,7 @@ def make_stream(incumbent, candidate, labels=None, judge=None, slices=None,
     if kf != kg:
         # name the first text value of the text side: one typo makes a file's column text
         name, values = ("incumbent", f) if kf == "str" else ("candidate", g)
-        i = next((j for j, v in enumerate(values.tolist())
-                  if isinstance(class_value_from_text(v), str)), 0)
+        i = first_text(values.tolist())
         raise InvalidValueError("`incumbent` and `candidate` must hold the same kind of class "
                                 f"value (got {'text' if kf == 'str' else 'numbers'} and "
                                 f"{'text' if kg == 'str' else 'numbers'}); `{name}` at row "

@@ -58,8 +58,8 @@ from pathlib import Path
 import numpy as np
 
 from .. import _sqlite
-from .._values import class_value, class_value_from_text, first_true, is_empty_cell, \
-    is_none_or_nan, python_scalar
+from .._values import class_value, class_value_from_text, first_text, first_true, \
+    is_empty_cell, is_none_or_nan, python_scalar
 from ..errors import (CertlibError, ColumnError, InvalidValueError, LabelError, ParameterError,
                       PoolFileError)
 from ..events import utc_now
@@ -432,10 +432,6 @@ def _validate(batch: _Batch, project: AuditProject, kind: str | None,
             # name the cell that makes the difference: in a text column read from a file,
             # the first value that is not a number (a column is text as soon as one cell
             # is: "abc" in pred_incumbent used to be blamed on pred_candidate's data row 1)
-            def first_text(values):
-                return next((j for j, v in enumerate(values)
-                             if isinstance(class_value_from_text(v), str)), 0)
-
             if not kind and col_kind == "num":  # this batch's other column is the text one
                 first = REQUIRED[0]
                 i = first_text(preds[first])
