@@ -330,11 +330,15 @@ def test_outward_interval_holds_the_interval_and_keeps_each_side_of_the_marks():
     from hypothesis import given, settings
     from hypothesis import strategies as hs
 
-    from ui.common import outward_interval
+    from ui.common import outward_end, outward_interval
 
     # the walk-through's slice: rounded to nearest it read +0.0300 beside "safe" at 0.03
     assert outward_interval(-0.0578, 0.0299982, marks=(0.0, 0.03)) == "[-0.057800, +0.029999]"
     assert outward_interval(0.01, 0.02) == "[+0.0100, +0.0200]"
+    # one end, as the verdict banner shows it (the banner had its own copy of the rule)
+    assert outward_end(0.0299105, "upper", (0.03,)) == "0.02992"
+    assert outward_end(0.0012, "lower", (0.0,)) == "0.0012"
+    assert outward_end(-8.4e-05, "upper", (0.0188,)) == "0.0000"  # never "-0.0000"
 
     @settings(max_examples=300, deadline=None)
     @given(hs.floats(-1, 1), hs.floats(0, 1), hs.floats(0.001, 0.5))

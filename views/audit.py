@@ -23,7 +23,7 @@ from certlib.errors import CertlibError
 from certlib.store import UnknownProjectError
 from ui.common import (LOST_PRESS, ROOT, acted, annotator_input, brought_in, held_back,
                        class_shortcuts, keep_annotator, lost_press, number_box, plain,
-                       outward_interval, set_url_kept, shortcut_kwargs, sticky,
+                       outward_end, outward_interval, set_url_kept, shortcut_kwargs, sticky,
                        undo_shortcut, url_kept)
 
 SAMPLE = ROOT / "sample_data" / "audit_stream.csv"
@@ -276,20 +276,6 @@ st.caption(f"Audit {pid}: {plain(project.name or 'audit')}. epsilon {cfg.epsilon
               if project.chain else "") + ".")
 
 
-def _bound(x: float, side: str, limit: float) -> str:
-    """An interval end shown so that it still bounds and still reads against `limit`:
-    an upper end rounded up, a lower end rounded down, with the fewest decimals (4 to 8)
-    that keep it strictly below / above `limit` (so no "0.0300 < 0.03")."""
-    import math
-
-    for d in range(4, 9):
-        q = 10 ** d
-        v = math.ceil(x * q) / q if side == "upper" else math.floor(x * q) / q
-        if (v < limit) if side == "upper" else (v > limit):
-            break
-    return f"{v:.{d}f}"
-
-
 # with slices the audit runs on for the slices still undecided, so labels_used can hold
 # labels paid after the overall verdict (228 in all against 31 by item 4,041): the
 # banner counts those up to the verdict and says how many more the slices took
@@ -300,17 +286,17 @@ later = (f" ({r.labels_used - by_verdict:,} more were paid after it, for the sli
 
 
 if r.verdict == "safe" and r.tier == 0:
-    rho_hi = _bound(r.rho_interval[1], "upper", cfg.epsilon / cfg.B)
+    rho_hi = outward_end(r.rho_interval[1], "upper", (cfg.epsilon / cfg.B,))
     st.success(f"**Safe by Tier 0 with zero labels** at item {r.stopping_time:,}{later}: "
                f"the models disagree on at most {rho_hi} of the traffic < epsilon, so the "
                "candidate cannot be epsilon worse. Promote.")
 elif r.verdict == "safe":
-    d_hi = _bound(r.delta_interval[1], "upper", cfg.epsilon)
+    d_hi = outward_end(r.delta_interval[1], "upper", (cfg.epsilon,))
     st.success(f"**Safe by Tier 1** at item {r.stopping_time:,} after {by_verdict:,} "
                f"labels{later}: Delta <= {d_hi} < epsilon = {cfg.epsilon:g}. "
                "Promote.")
 elif r.verdict == "regression":
-    d_lo = _bound(r.delta_interval[0], "lower", 0.0)
+    d_lo = outward_end(r.delta_interval[0], "lower", (0.0,))
     st.error(f"**Regression** at item {r.stopping_time:,} after {by_verdict:,} "
              f"labels{later}: Delta >= {d_lo} > 0, the candidate is worse. Do not promote.")
 elif status.queue:
