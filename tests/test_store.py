@@ -419,6 +419,39 @@ def test_concurrent_appends_lose_nothing(tmp_path, pools):
     assert sorted(e.row_id for e in ev) == sorted(rows)
 
 
+def test_racing_presses_on_one_view_save_exactly_one(tmp_path, pools):
+    """Two presses made on the same view (same ``expect_seq``), e.g. a double key press
+    whose two reruns overlap, or two annotators on one row: whatever the interleaving,
+    exactly one label is saved and the other is refused as stale, never both."""
+    pool, _ = pools
+    path = tmp_path / "race.db"
+    pid = LabelStore(path).open_project(pool, "demo.csv")
+    for rnd in range(15):
+        seq = LabelStore(path).progress(pid, pool).last_seq
+        row = pool.row_ids[rnd]
+        start = threading.Barrier(2)
+        outcome = []
+
+        def press(who, label, row=row, seq=seq, start=start, outcome=outcome):
+            store = LabelStore(path)
+            start.wait()
+            try:
+                store.append_label(pid, row, label, who, pool=pool, expect_seq=seq)
+                outcome.append("saved")
+            except (StaleStateError, DuplicateLabelError):
+                outcome.append("refused")
+
+        threads = [threading.Thread(target=press, args=(w, lab))
+                   for w, lab in (("ana", 0), ("bob", 1))]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        assert sorted(outcome) == ["refused", "saved"]
+        ev = LabelStore(path).events(pid)
+        assert len(ev) == rnd + 1 and ev[-1].row_id == row
+
+
 def test_corrupt_file_gives_clear_error(tmp_path):
     bad = tmp_path / "bad.db"
     bad.write_bytes(b"this is not a database" * 100)
