@@ -133,6 +133,12 @@ def test_figure3_page():
     assert "x = (3/8, 1, 0, 0) with value **11/8**" in text
     assert "**C(y) = 2**" in text and "stops after **3 labels**" in text
     assert "reads rows 2, 3, 1, 4" in text
+    table = at.dataframe[0].value  # one column per row of the pool, one line per quantity
+    assert list(table.columns) == ["", "row 1", "row 2", "row 3", "row 4"]
+    lines = {r[""]: [int(v) for v in r[1:]] for _, r in table.iterrows()}
+    assert lines["gain vs B"] == [4, 12, 4, 0] and lines["gain vs C"] == [8, 12, 0, 0]
+    assert [lines[f"w_{c}"] for c in "ABC"] == [[1, 7, 3, 5], [3, 5, 7, 1], [7, 5, 3, 1]]
+    assert lines["y"] == [1, 0, 0, 1]
 
 
 @pytest.mark.parametrize("sample,zero", [("teaching", None), ("figure2", 3)])

@@ -25,15 +25,16 @@ G, D, k = covering_problem(pool)
 risks = [int(r) for r in pool.risks()]
 L0 = initial_lower(pool, "shared")
 rivals = [j for j in range(pool.K) if j != k]
-# the gains first: they are what the figure is about, and on an 800 px screen the last
-# columns of a ten-column table sit behind a horizontal scroll
-table = {"row": list(range(1, pool.n + 1)), "y": [pool.classes[c] for c in pool.labels]}
-for j in rivals:
-    table[f"gain vs {pool.names[j]}"] = [int(g) for g in G[j]]
-for j, name in enumerate(pool.names):
-    table[f"w_{name}"] = [int(w) for w in pool.weights[j]]
-for j, name in enumerate(pool.names):
-    table[f"ŷ_{name}"] = [int(p) for p in pool.preds[j]]
+# one column per row of the pool, one line per quantity (the gains first: they are what
+# the figure is about): five columns fit an 800 px screen, where the ten columns of the
+# row-per-row table put the last predictions behind a horizontal scroll
+lines = [("y", [pool.classes[c] for c in pool.labels])]
+lines += [(f"gain vs {pool.names[j]}", [int(g) for g in G[j]]) for j in rivals]
+lines += [(f"w_{name}", [int(w) for w in pool.weights[j]]) for j, name in enumerate(pool.names)]
+lines += [(f"ŷ_{name}", [int(p) for p in pool.preds[j]]) for j, name in enumerate(pool.names)]
+table = {"": [what for what, _ in lines]}
+for i in range(pool.n):
+    table[f"row {i + 1}"] = [str(values[i]) for _, values in lines]
 st.dataframe(table, hide_index=True)
 
 win = pool.names[k]
