@@ -80,6 +80,16 @@ def labels_read_text(t: int, from_file: int = 0) -> str:
     return f"You read {t:,} labels"
 
 
+def sufficed_text(part) -> str:
+    """How many of the rows read would have sufficed, for a `PartialCertificate` that
+    certifies: "U of them would have sufficed in hindsight (exact)", or with the
+    enclosure when the bounds do not meet.  The Label and Certificate pages say it alike."""
+    if part.exact:
+        return f"{part.upper:,} of them would have sufficed in hindsight (exact)"
+    return (f"{part.upper:,} of them would have sufficed in hindsight and no fewer than "
+            f"{part.lower:,} could have (enclosure [{part.lower:,}, {part.upper:,}])")
+
+
 @dataclass(frozen=True)
 class Hindsight:
     """After a run: the smallest subset of the rows read that would have sufficed
@@ -108,10 +118,7 @@ class Hindsight:
             return (f"{read}; they do not certify a candidate, so no subset of "
                     f"them suffices; any certificate needs at least {h.lower:,} labels; the "
                     f"prelabel bound was {self.prelabel_bound:,}")
-        size = (f"{h.upper:,} of them would have sufficed in hindsight (exact)" if h.exact else
-                f"{h.upper:,} of them would have sufficed in hindsight and no fewer than "
-                f"{h.lower:,} could have (enclosure [{h.lower:,}, {h.upper:,}])")
-        return f"{read}; {size}; the prelabel bound was {self.prelabel_bound:,}"
+        return f"{read}; {sufficed_text(h)}; the prelabel bound was {self.prelabel_bound:,}"
 
 
 @dataclass(frozen=True)

@@ -117,9 +117,13 @@ def test_a_finished_project_shows_its_partial_certificate(private_store, demo):
     assert (f"You read {part.labels_read:,} labels; {part.upper:,} of them would have sufficed"
             in text)
     assert f"the prelabel bound was {certlib.prelabel_bound(pool).prelabel_bound:,}" in text
-    # the fewest is claimed only when the bounds meet (here they do not: [72, 79])
-    assert (f"the fewest that could have is between {part.lower:,} and {part.upper:,}" in text
-            if not part.exact else "and no fewer could have (exact)" in text), (text, part)
+    # the fewest is claimed only when the bounds meet (here they do not: [72, 79]), in the
+    # Label page's words
+    assert (f"and no fewer than {part.lower:,} could have (enclosure [{part.lower:,}, "
+            f"{part.upper:,}])" in text if not part.exact else "(exact)" in text), (text, part)
+    assert f"The certified candidate: {part.selected}." in text
+    hs = store.progress(pid, pool).hindsight()
+    assert hs.text() in text
     assert _table(at, "row_id")["row_id"].tolist() == [str(r) for r in part.witness]
     # the project is in the address: a reload (a new session on it) shows the same
     assert at.query_params["cert_source"] == project

@@ -16,7 +16,7 @@ import streamlit as st
 from certlib.certificate import certify_partial
 from certlib.comparison import per_rival, policy_comparison
 from certlib.errors import CertlibError
-from certlib.progress import labels_read_text
+from certlib.progress import labels_read_text, sufficed_text
 from certlib.store import LabelStore
 from ui.common import (cached_certify, cached_prelabel, choose_pool, plain, plot_text,
                        pool_key, tolerance_input, url_widget, write_url_state)
@@ -89,13 +89,10 @@ if project is not None:
                f"{float(project.tolerance):g} (fixed when it started).")
     read = labels_read_text(part.labels_read, len(prog.file_rows))
     if part.certified:
-        # the fewest is known only when the bounds meet (the Label page words it alike)
-        size = (f"{part.upper:,} of them would have sufficed in hindsight to certify "
-                f"{plain(part.selected)}, and no fewer could have (exact)" if part.exact else
-                f"{part.upper:,} of them would have sufficed in hindsight to certify "
-                f"{plain(part.selected)}; the fewest that could have is between "
-                f"{part.lower:,} and {part.upper:,}")
-        st.success(f"{read}; {size}; the prelabel bound was {project.prelabel_bound:,}.")
+        # the fewest is claimed only when the bounds meet (worded as on the Label page)
+        st.success(f"{read}; {sufficed_text(part)}; the prelabel bound was "
+                   f"{project.prelabel_bound:,}. The certified candidate: "
+                   f"{plain(part.selected)}.")
         st.caption(f"Whatever the unread labels are, no certificate of this pool has fewer than "
                    f"{part.lower:,} rows." + (" The search for a smaller subset hit its time "
                                               "limit." if part.time_limited else ""))
