@@ -25,6 +25,11 @@ draw shifts (a, b, c) by N(0, (0.6, 0.15, 0.6)) / sqrt(1 + labels read / 50).
   pool's own best fit, so its errors are (about) what this family of models cannot
   avoid: the order in which the true labels fall is not in the row's features.
 
+``--pseudo G`` (several, comma-separated) runs instead the library's label model with its
+expert weights multiplied by exp(G (L_e - max L)), L_e the log-likelihood under expert e's
+calibrated view of the leave-one-out majority vote of the other experts (rows with a
+clear majority): a label-free guess of which candidate's view of the labels is right.
+
 Not a library feature: nothing here is used by `certlib.forecast`.  Results are in
 bench/EXPERIMENTS.md ("Label forecast").
 """
@@ -127,10 +132,39 @@ def fit_share_sampler(pool, ridge=20.0, jit=(0.6, 0.15, 0.6), jscale=50.0, clip=
     return ShareSampler("confidences", "share model", labels, C, pred, F, coef, j)
 
 
+def pseudo_loglik(s) -> np.ndarray:
+    """Per expert of sampler ``s``: log-likelihood of the others' majority vote."""
+    pred, q, C = s.expert_pred, s.expert_q, s.n_classes
+    E = pred.shape[0]
+    out = np.zeros(E)
+    for e in range(E):
+        others = np.delete(pred, e, axis=0)
+        cnt = np.stack([(others == c).sum(axis=0) for c in range(C)])
+        clear = (cnt == cnt.max(axis=0)).sum(axis=0) == 1
+        ok = pred[e] == cnt.argmax(axis=0)
+        ll = np.where(ok, np.log(q[e]), np.log((1 - q[e]) / (C - 1)))
+        out[e] = ll[clear].sum()
+    return out
+
+
+def pseudo_weighted(gamma):
+    def make(seen, full):
+        s = fit_label_sampler(seen)
+        if s.expert_pred is None or s.weights.size < 2:
+            return s
+        L = pseudo_loglik(s)
+        z = np.log(np.maximum(s.weights, 1e-300)) + gamma * (L - L.max())
+        w = np.exp(z - z.max())
+        return replace(s, weights=w / w.sum())
+    return make
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser()
     ap.add_argument("--splits", default="40-43")
     ap.add_argument("--dir", default=None, help="also evaluate the pool files in DIR")
+    ap.add_argument("--pseudo", default="", help="expert weights from the majority vote, "
+                    "strengths G,G,... (instead of the share models)")
     a = ap.parse_args(argv)
     tmp, files = panel_files(parse_splits(a.splits) if a.splits else ())
     if a.dir:
@@ -144,6 +178,10 @@ def main(argv=None):
     makers = [("library label model", None),
               ("share", lambda seen, full: fit_share_sampler(seen)),
               ("share, oracle coefficients (hindsight)", oracle)]
+    if a.pseudo:
+        makers = [("library label model", None)] + [
+            (f"expert weights from the majority vote, G = {g}", pseudo_weighted(float(g)))
+            for g in a.pseudo.split(",")]
     print(f"{len(pools)} pools, split seeds {a.splits}, 200 draws")
     for name, make in makers:
         rows = [evaluate(p, {}, make=make) for _, p in pools]
