@@ -151,6 +151,35 @@ def _cmd_certificate(args) -> int:
     return 0
 
 
+# ------------------------------------------------------------------ verify-record
+def _cmd_verify_record(args) -> int:
+    """A labelling project's evidence record (the Label page's download, SPEC section 12)
+    recomputed from its labels and the pool file; exit 1 on any mismatch."""
+    from .io import load_pool
+    from .record import read_record, verify_record
+
+    rec = read_record(args.record)
+    classes = args.classes
+    if classes is None and isinstance(rec.get("classes"), list):  # the record's class set
+        named = [str(c) for c in rec["classes"]]
+        classes = None if any("," in c for c in named) else ",".join(named)
+    classes = None if classes is None else [c.strip() for c in classes.split(",") if c.strip()]
+    objective = args.objective or (rec["objective"] if rec.get("objective") in
+                                   ("augrc", "accuracy") else "augrc")
+    pool = load_pool(args.pool, classes=classes, objective=objective)
+    ver = verify_record(rec, pool)
+    got = ver.recomputed
+    table = (f"verified: the record's labels replay to its verdict ({got.get('status')}, "
+             f"selected {got.get('selected')!r} after {got.get('labels_read')} labels), "
+             "and every bound, setting and event matches") if ver.ok else \
+        "MISMATCH:\n" + "\n".join(f"  {m}" for m in ver.mismatches)
+    emit(args, {**ver.to_dict(), "recomputed": got}, table)
+    if not ver.ok:
+        print(f"certlib: verify-record: {len(ver.mismatches)} mismatch(es) between "
+              f"{args.record} and {args.pool}", file=sys.stderr)
+    return 0 if ver.ok else 1
+
+
 def build_parser() -> argparse.ArgumentParser:
     from .covering import DEFAULT_TIME_LIMIT, DEFAULT_WORK_LIMIT
     from .policies import policy_names
@@ -189,6 +218,17 @@ def build_parser() -> argparse.ArgumentParser:
                    help="seconds, a safety net that stops the search on pathological pools "
                    f"(default {DEFAULT_TIME_LIMIT:g})")
     p.set_defaults(func=_cmd_certificate)
+
+    p = sub.add_parser("verify-record",
+                       help="recompute a labelling project's evidence record from the pool")
+    p.add_argument("record", metavar="RECORD", help="the evidence record (JSON) of a project")
+    p.add_argument("pool", metavar="POOL", help="the pool file the project labelled")
+    p.add_argument("--classes", default=None,
+                   help="the class set, comma-separated (default: the record's)")
+    p.add_argument("--objective", default=None, choices=["augrc", "accuracy"],
+                   help="(default: the record's)")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.set_defaults(func=_cmd_verify_record)
 
     from .audit import cli as audit_cli
 

@@ -145,6 +145,9 @@ def read_record(path) -> dict:
         raise PoolFileError(f"record file {str(p)!r} does not exist") from None
     except (OSError, ValueError) as exc:
         raise PoolFileError(f"record file {str(p)!r} is not valid JSON ({exc})") from None
+    if isinstance(rec, dict) and rec.get("kind") == "certlib-audit":
+        raise PoolFileError(f"record file {str(p)!r} is an update audit's record; check it "
+                            "with `certlib verify-audit RECORD STREAM`")
     if not isinstance(rec, dict) or rec.get("format") != RECORD_FORMAT:
         raise PoolFileError(f"record file {str(p)!r} is not a certlib labelling record "
                             f"(expected \"format\": \"{RECORD_FORMAT}\")")

@@ -96,6 +96,10 @@ def parse_record(data: bytes | str, name: str = "record") -> dict:
         rec = json.loads(data, object_pairs_hook=unique_keys)
     except ValueError as exc:
         raise PoolFileError(f"record file {name} is not valid JSON ({exc})") from None
+    if isinstance(rec, dict) and rec.get("format") == "certlib-labelling-record":
+        raise PoolFileError(f"record file {name} is a labelling project's evidence record, "
+                            "not an update audit's; check it with `certlib verify-record "
+                            "RECORD POOL` (or certlib.store.verify_record)")
     if not isinstance(rec, dict) or rec.get("kind") != "certlib-audit":
         raise PoolFileError(f"record file {name} is not a certlib audit record "
                             "(expected \"kind\": \"certlib-audit\")")
