@@ -19,6 +19,7 @@ AppTest = st_testing.AppTest
 from certlib.audit import audit  # noqa: E402
 from certlib.audit.project import AuditStore  # noqa: E402
 from certlib.audit.record import verify_record  # noqa: E402
+from page_support import view_button  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 PAGE = str(ROOT / "views" / "audit.py")
@@ -82,7 +83,7 @@ def test_label_the_hidden_sample_until_safe(store_path):
             at.button(key="audit_next").click().run()  # append the next sample items
             assert not at.exception, at.exception
             continue
-        at.button(key=f"audit_cls_{truth[item]}").click().run()
+        view_button(at, f"audit_cls_{truth[item]}").click().run()
         assert not at.exception, at.exception
         assert not at.error, [e.value for e in at.error]
         clicks += 1
@@ -111,7 +112,7 @@ def test_label_the_hidden_sample_until_safe(store_path):
     f, g, y, _, _, _ = store.stream(project.id)
     assert verify_record(rec, f, g, y).ok and rec["labels_used"] == ref.labels_used
     # undo: the label that gave the verdict goes back to the head of the queue
-    at.button(key="audit_undo").click().run()
+    view_button(at, "audit_undo").click().run()
     assert not at.exception, at.exception
     assert any("Continue" in i.value for i in at.info)
     assert _next_item(at) == last and _metric(at, "labels used") == f"{ref.labels_used - 1}"
@@ -158,9 +159,11 @@ def test_second_annotator_is_refused_not_double_counted(store_path):
     other = AuditStore(store_path)
     truth = SAMPLE["label"].to_list()
     other.label(1, item, truth[item], "bo")  # bo was first, ana's view is stale
-    at.button(key=f"audit_cls_{1 - truth[item]}").click().run()
+    view_button(at, f"audit_cls_{1 - truth[item]}").click().run()
     assert not at.exception, at.exception
-    assert any("already has label" in e.value for e in at.error)
+    # ana's press was made on the view before bo's label: refused as stale, naming bo
+    assert any("Someone else (bo) changed this project" in e.value
+               and "check the item" in e.value for e in at.error), [e.value for e in at.error]
     events = other.events(1)
     assert [(e.kind, e.annotator) for e in events] == [("label", "bo")]
     assert json.dumps(events[0].label) == str(truth[item])
@@ -358,10 +361,10 @@ def test_the_label_undo_takes_back_is_named(store_path):
     at = _start()
     item = _next_item(at)
     truth = SAMPLE["label"].to_list()
-    at.button(key=f"audit_cls_{truth[item]}").click().run()
+    view_button(at, f"audit_cls_{truth[item]}").click().run()
     assert not at.exception, at.exception
     (shown,) = [c.value for c in at.caption if c.value.startswith("Undo takes back")]
     assert f"item_id {item} = {truth[item]} (ana, event 1)" in shown
-    at.button(key="audit_undo").click().run()
+    view_button(at, "audit_undo").click().run()
     assert not [c.value for c in at.caption if c.value.startswith("Undo takes back")]
-    assert at.button(key="audit_undo").disabled  # nothing in force to take back
+    assert view_button(at, "audit_undo").disabled  # nothing in force to take back

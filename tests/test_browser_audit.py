@@ -204,3 +204,43 @@ def test_keyboard_audit_survives_reload_and_restart_then_verifies(server, browse
     kinds = [e.kind for e in store.events(project.id)]
     assert kinds == ["label"] * 2 + ["undo"] + ["label"] * 30
     assert [b.n_items for b in store.batches(project.id)] == [2500, 2500]
+
+
+@pytest.mark.parametrize("gap_ms", [30, 150])
+def test_a_quick_double_press_labels_only_items_shown(server, browser, gap_ms):
+    """As on the Label page: a key pressed twice quickly labelled the next queued item,
+    which the page had not shown (a walk-through: item 2397 saved with the wrong class).
+    The page records, at each keydown, the item it shows; the second press labels an
+    item only if it was the one shown, else it saves nothing (refused as the annotator's
+    own stale press, or dropped: see test_browser_label)."""
+    from certlib.audit.project import AuditStore
+
+    page = browser.new_page(viewport={"width": 800, "height": 1200})
+    page.goto(server.url + "/audit")
+    name = page.get_by_label("Your name (annotator)")
+    name.wait_for(timeout=60_000)
+    name.fill("ana")
+    name.press("Enter")
+    idle(page)
+    page.get_by_role("button", name="Start audit").click()
+    first = _state(page, 0)
+    page.evaluate("""() => { window.__seen = [];
+        document.addEventListener('keydown', () => {
+            const m = document.body.innerText.match(/Next item: item_id (\\d+)/);
+            window.__seen.push(m ? Number(m[1]) : -1); }, true); }""")
+    _press(page, "0")
+    page.wait_for_timeout(gap_ms)
+    page.keyboard.press("0")
+    _state(page, 1, not_item=first)
+    page.wait_for_timeout(1500)  # a second save, if any, has landed by now
+    idle(page)
+    seen = page.evaluate("window.__seen")
+    assert seen[0] == first, seen
+    store = AuditStore(server.env["CERTLIB_STORE"])
+    (project,) = store.projects()
+    saved = [int(e.item_id) for e in store.events(project.id) if e.kind == "label"]
+    assert saved in ([first], [first, seen[1]]) and saved != [first, first], (seen, saved)
+    if saved == [first]:
+        assert "Someone else" not in page.inner_text("body")
+        assert _state(page, 1) not in (None, first)  # the next item waits for its label
+    page.close()

@@ -16,6 +16,7 @@ AppTest = st_testing.AppTest
 
 import certlib  # noqa: E402
 from certlib.store import LabelStore, verify_record  # noqa: E402
+from page_support import view_button  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 PAGE = str(ROOT / "views" / "2_Label.py")
@@ -69,7 +70,7 @@ def test_label_until_certified(store_path, pools):
     rep = certlib.replay(truth, policy="adaptive-pair-sum")
     clicks = 0
     while (rid := _next_row_id(at)) is not None:
-        at.button(key=f"cls_{_truth_of(truth, rid)}").click().run()
+        view_button(at, f"cls_{_truth_of(truth, rid)}").click().run()
         assert not at.exception, at.exception
         assert not at.error, [e.value for e in at.error]
         clicks += 1
@@ -97,10 +98,10 @@ def test_undo_reload_and_stale_click(store_path, pools):
     pool, truth = pools
     at = _start(label_budget=20)
     first = _next_row_id(at)
-    at.button(key=f"cls_{_truth_of(truth, first)}").click().run()
+    view_button(at, f"cls_{_truth_of(truth, first)}").click().run()
     second = _next_row_id(at)
-    at.button(key="cls_0").click().run()
-    at.button(key="undo").click().run()
+    view_button(at, "cls_0").click().run()
+    view_button(at, "undo").click().run()
     assert not at.exception
     assert _next_row_id(at) == second
     assert "1 of 171" in [m.value for m in at.metric]
@@ -116,8 +117,8 @@ def test_undo_reload_and_stale_click(store_path, pools):
     assert _next_row_id(again) == second
 
     # bob labels the row; ana's view is now stale and her click is refused, not lost
-    again.button(key=f"cls_{_truth_of(truth, second)}").click().run()
-    at.button(key="cls_1").click().run()
+    view_button(again, f"cls_{_truth_of(truth, second)}").click().run()
+    view_button(at, "cls_1").click().run()
     assert any("Someone else (bob) changed this project since the page was drawn" in e.value
                and "nothing was saved" in e.value for e in at.error)
     store = LabelStore(store_path)
@@ -152,7 +153,7 @@ def test_budget_exhausted_is_reported(store_path, pools):
     pool, truth = pools
     at = _start(label_budget=3)
     for _ in range(3):
-        at.button(key=f"cls_{_truth_of(truth, _next_row_id(at))}").click().run()
+        view_button(at, f"cls_{_truth_of(truth, _next_row_id(at))}").click().run()
     assert _next_row_id(at) is None
     assert any("Budget exhausted after 3 labels" in w.value for w in at.warning)
     assert at.get("download_button")
@@ -164,7 +165,7 @@ def test_extend_an_exhausted_budget_and_certify(store_path, pools):
     assert rep.labels_read > 60
     at = _start(label_budget=60)
     while (rid := _next_row_id(at)) is not None:
-        at.button(key=f"cls_{_truth_of(truth, rid)}").click().run()
+        view_button(at, f"cls_{_truth_of(truth, rid)}").click().run()
     assert any("Budget exhausted after 60 labels" in w.value and "Extend budget" in w.value
                for w in at.warning), [w.value for w in at.warning]
     at.number_input(key="extend_budget_to_61").set_value(200)
@@ -174,7 +175,7 @@ def test_extend_an_exhausted_budget_and_certify(store_path, pools):
     assert any("budget 200 labels (extended from 60)" in m.value for m in at.sidebar.markdown)
     clicks = 60
     while (rid := _next_row_id(at)) is not None:  # the same project goes on
-        at.button(key=f"cls_{_truth_of(truth, rid)}").click().run()
+        view_button(at, f"cls_{_truth_of(truth, rid)}").click().run()
         assert not at.exception and not at.error, [e.value for e in at.error]
         clicks += 1
         assert clicks <= pool.n
@@ -195,7 +196,7 @@ def test_remove_the_budget(store_path, pools):
     pool, truth = pools
     at = _start(label_budget=3)
     for _ in range(3):
-        at.button(key=f"cls_{_truth_of(truth, _next_row_id(at))}").click().run()
+        view_button(at, f"cls_{_truth_of(truth, _next_row_id(at))}").click().run()
     assert _next_row_id(at) is None
     at.checkbox(key="remove_budget").check().run()
     at.button(key="extend_budget").click().run()
@@ -209,8 +210,9 @@ def test_a_budget_outside_the_pool_is_shown_not_started_and_a_low_extension_refu
         store_path, pools):
     """Typed and Start pressed in one go: the box shows the number it brought into 0..n,
     and nothing starts until Start is pressed again (with Streamlit's bounds the box was
-    red and Start used the last valid number).  An extension below the minimum reaches
-    the store, which says why (the bound extended to the minimum unasked)."""
+    red and Start used the last valid number).  An extension below the minimum extends
+    nothing and says so in words (the store's message named its parameter, new_budget);
+    the box brings the number up to the minimum, and says so, as every number box does."""
     pool, truth = pools
     for typed, used in ((-5, 0), (100_000, pool.n)):
         at = _start(label_budget=typed)
@@ -226,18 +228,26 @@ def test_a_budget_outside_the_pool_is_shown_not_started_and_a_low_extension_refu
     (project,) = LabelStore(store_path).projects()
     assert project.budget == 3
     for _ in range(3):
-        at.button(key=f"cls_{_truth_of(truth, _next_row_id(at))}").click().run()
+        view_button(at, f"cls_{_truth_of(truth, _next_row_id(at))}").click().run()
     at.number_input(key="extend_budget_to_4").set_value(2)
-    at.button(key="extend_budget").click().run()
-    assert any("new_budget 2 is below the 3 labels already in force" in e.value
-               for e in at.error), [e.value for e in at.error]
+    at.button(key="extend_budget").click().run()  # typed and pressed in one go
+    assert any("Nothing was extended: a budget can only grow, to 4 labels or more (the box "
+               "held 2)" in e.value for e in at.error), [e.value for e in at.error]
+    assert not any("new_budget" in e.value for e in at.error)
     assert [e.kind for e in LabelStore(store_path).events(project.id)] == ["label"] * 3
+    assert at.number_input(key="extend_budget_to_4").value == 4  # brought in, and said
+    assert any("The new budget: 2 is below the smallest value allowed, so 4 is used"
+               in w.value for w in at.sidebar.warning), [w.value for w in at.sidebar.warning]
+    at.button(key="extend_budget").click().run()  # the number shown: extended
+    assert [e.kind for e in LabelStore(store_path).events(project.id)] == ["label"] * 3 + \
+        ["budget"]
+    assert LabelStore(store_path).events(project.id)[-1].label == 4
 
 
 def test_label_buttons_need_an_annotator(store_path):
     at = _start(annotator="")
     assert any("Enter your name" in w.value for w in at.warning)
-    assert all(b.disabled for b in at.button if b.key.startswith("cls_"))
+    assert all(b.disabled for b in at.button if str(b.key).startswith("cls_"))
 
 
 def test_url_with_unknown_project_or_another_pool_is_refused(store_path):
@@ -302,16 +312,16 @@ def test_skip_moves_on_and_revisit_brings_the_row_back(store_path, pools):
     pool, truth = pools
     at = _start()
     first = _next_row_id(at)
-    at.button(key="skip").click().run()
+    view_button(at, "skip").click().run()
     assert not at.exception and not at.error, [e.value for e in at.error]
     second = _next_row_id(at)
     assert second not in (None, first)
     assert any("1 skipped row(s)" in c.value for c in at.caption)
-    at.button(key=f"cls_{_truth_of(truth, second)}").click().run()
+    view_button(at, f"cls_{_truth_of(truth, second)}").click().run()
     store = LabelStore(store_path)
     (project,) = store.projects()
     assert [e.kind for e in store.events(project.id)] == ["skip", "label"]
-    at.button(key="unskip").click().run()
+    view_button(at, "unskip").click().run()
     assert not at.exception and not at.error
     assert _next_row_id(at) == first
     assert [e.kind for e in store.events(project.id)] == ["skip", "label", "unskip"]
@@ -374,7 +384,7 @@ def test_a_partly_labelled_file_starts_from_its_labels(store_path, tmp_path, mon
     asked = []
     while (rid := _next_row_id(at)) is not None:
         asked.append(rid)
-        at.button(key=f"cls_{_truth_of(truth, rid)}").click().run()
+        view_button(at, f"cls_{_truth_of(truth, rid)}").click().run()
         assert not at.exception and not at.error, [e.value for e in at.error]
     assert asked and all(pool.labels[pool.position(r)] < 0 for r in asked)
     store = LabelStore(store_path)
@@ -384,7 +394,7 @@ def test_a_partly_labelled_file_starts_from_its_labels(store_path, tmp_path, mon
     assert rec["labels_read"] == 60 + len(asked)
     assert verify_record(json.loads(json.dumps(rec)), pool).ok
     assert verify_record(json.loads(json.dumps(rec)), truth).ok
-    at.button(key="undo").click().run()  # the newest label is ana's: it goes
+    view_button(at, "undo").click().run()  # the newest label is ana's: it goes
     assert len(store.labels(project.id)) == 60 + len(asked) - 1
 
 
@@ -448,7 +458,7 @@ def _switch_away(at):
 def test_a_visit_elsewhere_keeps_the_open_project(store_path, pools):
     at = _start()
     pid = at.query_params["project"]
-    at.button(key="cls_0").click().run()
+    view_button(at, "cls_0").click().run()
     assert "1 of 171" in at.get("metric")[0].proto.body
     _switch_away(at)
     assert "project" not in at.query_params
@@ -488,8 +498,8 @@ def test_a_press_on_a_view_your_own_press_made_stale_is_not_blamed_on_someone_el
     other_tab.query_params["annotator"] = "Ana "  # the same annotator, typed otherwise
     other_tab.run()
     first = _next_row_id(other_tab)
-    other_tab.button(key=f"cls_{_truth_of(truth, first)}").click().run()
-    at.button(key="cls_1").click().run()
+    view_button(other_tab, f"cls_{_truth_of(truth, first)}").click().run()
+    view_button(at, "cls_1").click().run()
     shown = [e.value for e in at.error]
     assert any("Your previous press was saved" in v and "saved nothing" in v for v in shown)
     assert not any("Someone else" in v for v in shown), shown

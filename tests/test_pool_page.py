@@ -15,6 +15,7 @@ AppTest = st_testing.AppTest
 import certlib  # noqa: E402
 from certlib.pool_stats import pool_stats  # noqa: E402
 from certlib.saved_pools import SavedPools  # noqa: E402
+from page_support import view_button  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 PAGE = str(ROOT / "views" / "pool.py")
@@ -143,8 +144,8 @@ def test_declared_names_reach_the_label_page(tmp_path, monkeypatch):
     label.text_input(key="annotator").set_value("ana")
     label.button(key="start").click().run()
     assert not label.exception, label.exception
-    assert [label.button(key=f"cls_{i}").label for i in range(2)] == ["malignant", "benign"]
-    assert [label.button(key=f"cls_{i}").proto.shortcut for i in range(2)] == ["0", "1"]
+    assert [view_button(label, f"cls_{i}").label for i in range(2)] == ["malignant", "benign"]
+    assert [view_button(label, f"cls_{i}").proto.shortcut for i in range(2)] == ["0", "1"]
     # the keyboard hint and the candidates' predictions use the names too
     assert any("`0` = malignant, `1` = benign" in m.value for m in label.markdown)
     preds = [d.value for d in label.dataframe if "prediction" in d.value.columns][0]

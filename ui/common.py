@@ -567,6 +567,18 @@ def lost_press(*keys: str, prefixes: tuple = ()) -> bool:
     return not did and any(st.session_state.get(k) is True for k in keys)
 
 
+def view_key(base: str, seq: int) -> str:
+    """The key of a button that acts on one view of a project (``base@seq``, ``seq`` the
+    newest event the view shows).  With a fixed key a press made on the previous view --
+    a quick second key press, sent before the browser showed the next row -- reached the
+    callback of the newest run, whose ``expect_seq`` was already the new one, and
+    labelled a row the annotator never saw (a walk-through: 4 of 4 double presses).  A
+    press on an older view now names an older button: its own callback refuses it as
+    stale (the page says so), or, once Streamlit has forgotten that button (the newer
+    run ended before the press arrived), nothing happens."""
+    return f"{base}@{seq}"
+
+
 LOST_PRESS = ("That press did not reach the page: the connection to the server was renewed "
               "(it restarted, or the network dropped), so nothing was saved. Press again.")
 

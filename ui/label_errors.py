@@ -83,10 +83,11 @@ def label_act(fn, *args, **kwargs):
         st.session_state["label_flash"] = str(exc)
 
 
-def stale_message(store, project_id, who: str, seen_seq) -> str:
+def stale_message(store, project_id, who: str, seen_seq, what: str = "row") -> str:
     """Why a press on an older view of the project saved nothing, naming who changed it
     since: the annotator's own previous press (a quick second key press, or another tab)
-    is not "someone else" (a walk-through found that wording after a double press)."""
+    is not "someone else" (a walk-through found that wording after a double press).
+    ``what``: the thing labelled (a row; an item on the Audit page)."""
     try:
         newer = [e for e in store.events(project_id) if e.seq > int(seen_seq)]
     except (AttributeError, CertlibError, TypeError, ValueError):
@@ -95,12 +96,12 @@ def stale_message(store, project_id, who: str, seen_seq) -> str:
     if newer and not others:
         return ("Your previous press was saved; this one came before the page had shown its "
                 "result (a quick second press, or this project open in another tab of "
-                "yours), so it saved nothing. The page now shows the project as it is: check "
-                "the row before you answer.")
+                f"yours), so it saved nothing. The page now shows the project as it is: check "
+                f"the {what} before you answer.")
     by = f" ({', '.join(others)})" if others else " (another annotator's label, probably)"
     return (f"Someone else{by} changed this project since the page was drawn, so nothing "
-            "was saved. The page now shows the project as it is: check the row and answer "
-            "again.")
+            f"was saved. The page now shows the project as it is: check the {what} and "
+            "answer again.")
 
 
 def margin_panel(prog, store, pool, who: str, display_name=str, keys=None) -> None:

@@ -22,12 +22,12 @@ from certlib.pool import pool_hash
 from certlib.reviews import open_for
 from certlib.store import (FILE_ANNOTATOR, LabelStore, PoolMismatchError,
                            UnknownProjectError, file_labels)
-from ui.common import (LOST_PRESS, acted, annotator_input, brought_in, budget_input, held_back,
-                       cached_prelabel, choose_pool, class_settings, class_shortcuts,
-                       keep_annotator, lost_press, mismatch_message, page_button, plain, plot_text,
-                       policy_input, pool_folder, pool_key, seed_input, shortcut_kwargs,
-                       set_url_kept, skip_shortcut, split_extra, sticky, tolerance_input,
-                       undo_shortcut, url_kept)
+from ui.common import (LOST_PRESS, acted, annotator_input, brought_in, budget_input,
+                       cached_prelabel, choose_pool, class_settings, class_shortcuts, held_back,
+                       keep_annotator, lost_press, mismatch_message, number_box, page_button, plain,
+                       plot_text, policy_input, pool_folder, pool_key, seed_input, set_url_kept,
+                       shortcut_kwargs, skip_shortcut, split_extra, sticky, tolerance_input,
+                       undo_shortcut, url_kept, view_key)
 from ui.label_errors import label_act, margin_panel
 
 st.title("Label the pool, one row at a time")
@@ -168,9 +168,17 @@ def _file_change(_prog, _pool, store_path: str, project_id: int, pool_key_: str)
 
 
 # ------------------------------------------------------------------ actions
-def _extend(project_id, value_key, who, seq):
-    """The new budget, or None when "Remove the budget" is ticked (issue 9)."""
+def _extend(project_id, value_key, who, seq, low):
+    """The new budget, or None when "Remove the budget" is ticked (issue 9).  A number
+    below ``low`` (typed and pressed at once, before the box brought it in) extends
+    nothing and says so in the page's words, not the store's (``new_budget``)."""
     value = None if st.session_state.get("remove_budget") else st.session_state[value_key]
+    if value is not None and value < low:
+        acted()
+        st.session_state["label_flash"] = (
+            f"Nothing was extended: a budget can only grow, to {low:,} labels or more "
+            f"(the box held {value:,}).")
+        return
     label_act(store.extend_budget, project_id, value, who, expect_seq=seq)  # acted() too
 
 
@@ -202,12 +210,12 @@ if prog.budget is not None:  # a budget can be raised or removed, never lowered
     low = max(prog.budget, s.t) + 1
     drop = sb.checkbox("Remove the budget", key="remove_budget")
     extend_key = f"extend_budget_to_{low}"  # a new key once the minimum moves
-    # no min_value: a lower number reaches the store, which refuses it and says why
-    # (with Streamlit's bound the button extended to the last valid number unasked)
-    sb.number_input("Extend budget to (labels)", value=low, step=1, key=extend_key,
-                    disabled=drop)
+    # `number_box`: a lower number is brought up to the minimum in the box and said once
+    # (with Streamlit's own bound the button extended to the last valid number unasked)
+    number_box(sb, "Extend budget to (labels)", extend_key, low, low=low, step=1,
+               disabled=drop, what="The new budget")
     sb.button("Extend budget", key="extend_budget", disabled=not who, on_click=_extend,
-              args=(pid, extend_key, who, prog.last_seq),
+              args=(pid, extend_key, who, prog.last_seq, low),
               help="Recorded as an event: the project keeps its labels and goes on.")
 if "label_flash" in st.session_state:
     st.error(plain(st.session_state.pop("label_flash")))
@@ -259,7 +267,10 @@ if g.final:
         downloads.download_button("Download the evidence record (JSON)", key="download",
                                   data=json.dumps(make_record(prog), indent=2),
                                   file_name=f"certlib_record_project{pid}.json",
-                                  mime="application/json", on_click="ignore")
+                                  mime="application/json", on_click="ignore",
+                                  help="Anyone can recompute it from the pool file: "
+                                  f"`certlib verify-record certlib_record_project{pid}.json "
+                                  "POOL` (exit 0: verified).")
         downloads.download_button("Download the labels (CSV)", key="download_csv",
                                   data=labels_csv(prog),
                                   file_name=f"certlib_labels_project{pid}.csv", mime="text/csv",
@@ -278,6 +289,15 @@ display = class_settings()  # read once per run (a file read), used for every cl
 margin_panel(prog, store, pool, who, display.name, keys=keys if g.final else None)
 
 # ------------------------------------------------------------------ next row
+# the buttons that act on the row shown, keyed by the view (`view_key`)
+VIEW_BUTTONS = tuple(f"cls_{i}" for i in range(len(pool.classes))) + ("skip", "unskip", "undo")
+
+
+def view(base: str) -> str:
+    """A button acting on the project as this run shows it (`view_key`)."""
+    return view_key(base, prog.last_seq)
+
+
 if not g.final:
     r = prog.next_row
     rid = pool.row_ids[r]
@@ -308,13 +328,13 @@ if not g.final:
     actions = st.container(horizontal=True)  # wraps on a narrow window
     for i, (cls, key) in enumerate(zip(pool.classes, keys)):
         shown = display.name(cls)
-        actions.button(plain(shown) if shown else f"class {plain(cls)}", key=f"cls_{i}",
+        actions.button(plain(shown) if shown else f"class {plain(cls)}", key=view(f"cls_{i}"),
                        type="primary", disabled=not who,
                        on_click=label_act, args=(store.append_label, pid, rid, cls, who),
                        kwargs={"pool": pool, "expect_seq": prog.last_seq},
                        **shortcut_kwargs(key))
     back = rid in prog.skipped  # only skipped rows are left: the policy returns to them
-    actions.button("Skip", key="skip", disabled=not who or back, on_click=label_act,
+    actions.button("Skip", key=view("skip"), disabled=not who or back, on_click=label_act,
                    args=(store.skip_row, pid, rid, who),
                    kwargs={"pool": pool, "expect_seq": prog.last_seq},
                    help="Pass over this row for now: the policy moves on to its next choice. "
@@ -327,7 +347,7 @@ if not g.final:
                    + (", ..." if n_skip > 10 else "") + ")."
                    + (" Only skipped rows are left, so this is one of them." if back else
                       " They come back when you revisit them or when nothing else is left."))
-        st.button("Revisit skipped rows", key="unskip", disabled=not who, on_click=label_act,
+        st.button("Revisit skipped rows", key=view("unskip"), disabled=not who, on_click=label_act,
                   args=(store.unskip_all, pid, who), kwargs={"expect_seq": prog.last_seq})
 else:
     undo_col = st.container()
@@ -337,7 +357,7 @@ newest = prog.labels[-1] if prog.labels else None
 not_mine = bool(who) and newest is not None and not same_annotator(newest.annotator, who)
 # a colleague's newest label leaves the button live: its key press then says why nothing
 # was undone (the store refuses), where a disabled button only said so in a tooltip
-undo_col.button("Undo last label", key="undo", disabled=not who or newest is None,
+undo_col.button("Undo last label", key=view("undo"), disabled=not who or newest is None,
                 on_click=label_act, args=(store.undo_last, pid, who),
                 kwargs={"expect_seq": prog.last_seq},
                 help=("Enter your name in the sidebar to undo your newest label." if not who
@@ -348,8 +368,8 @@ undo_col.button("Undo last label", key="undo", disabled=not who or newest is Non
                       f"{plain(newest.annotator)}'s; only they can undo it." if not_mine
                       else "Cancels your newest label (an undo event; nothing is deleted)."),
                 **shortcut_kwargs(undo_shortcut(keys)))
-if lost_press(*(f"cls_{i}" for i in range(len(pool.classes))), "skip", "unskip", "undo",
-              "extend_budget", "queue_review", prefixes=("review_", "correct_", "keep_")):
+if lost_press(*(view(b) for b in VIEW_BUTTONS), "extend_budget", "queue_review",
+              prefixes=("review_", "correct_", "keep_")):
     st.warning(LOST_PRESS)
 
 # ------------------------------------------------------------------ bounds

@@ -20,11 +20,12 @@ from plotly.subplots import make_subplots
 
 from certlib.audit.project import AuditStore, check_batch, read_batch
 from certlib.errors import CertlibError
-from certlib.store import UnknownProjectError
-from ui.common import (LOST_PRESS, ROOT, acted, annotator_input, brought_in, held_back,
-                       class_shortcuts, keep_annotator, lost_press, number_box, plain,
-                       outward_end, outward_interval, set_url_kept, shortcut_kwargs, sticky,
-                       undo_shortcut, url_kept)
+from certlib.store import StaleStateError, UnknownProjectError
+from ui.common import (LOST_PRESS, ROOT, acted, annotator_input, brought_in, class_shortcuts,
+                       held_back, keep_annotator, lost_press, number_box, outward_end,
+                       outward_interval, plain, set_url_kept, shortcut_kwargs, sticky,
+                       undo_shortcut, url_kept, view_key)
+from ui.label_errors import stale_message
 
 SAMPLE = ROOT / "sample_data" / "audit_stream.csv"
 SAMPLE_TAG = "sample_data/audit_stream.csv"
@@ -228,11 +229,16 @@ for value, k, first_item in status.unpredicted:
 
 
 def _act(action, *args, **kwargs):
-    """A button's store call; a refusal (another annotator was first, a stale view)
-    becomes the message of the next run."""
+    """A button's store call (``args``: the project id first, the annotator last); a
+    refusal (another annotator was first, a stale view) becomes the message of the next
+    run."""
     acted()
     try:
         action(*args, **kwargs)
+    except StaleStateError:
+        st.session_state["audit_flash"] = stale_message(
+            getattr(action, "__self__", None), args[0], args[-1], kwargs.get("expect_seq"),
+            what="item")
     except CertlibError as exc:
         st.session_state["audit_flash"] = str(exc)
 
@@ -341,22 +347,25 @@ if status.queue:
                 + ", ".join(f"`{k}` = {plain(c)}" for k, c in zip(keys, classes) if k)
                 + f", `{undo_shortcut(keys)}` = undo)")
     actions = st.container(horizontal=True)
-    for i, (cls, key) in enumerate(zip(classes, keys)):
-        actions.button(f"class {plain(cls)}", key=f"audit_cls_{i}", type="primary",
-                       disabled=not who, on_click=_act, args=(store.label, pid, q.item_id, cls,
-                                                              who), **shortcut_kwargs(key))
+    for i, (cls, key) in enumerate(zip(classes, keys)):  # keyed by the view (`view_key`)
+        actions.button(f"class {plain(cls)}", key=view_key(f"audit_cls_{i}", status.last_seq),
+                       type="primary", disabled=not who, on_click=_act,
+                       args=(store.label, pid, q.item_id, cls, who),
+                       kwargs={"expect_seq": status.last_seq}, **shortcut_kwargs(key))
 else:
     actions = st.container(horizontal=True)
     st.caption("Nothing to label: " + ("the audit has its verdict." if r.verdict != "continue"
                                        else "append more traffic."))
 newest = status.newest_label  # named beside the button: undo takes back this one
-actions.button("Undo last label", key="audit_undo", disabled=newest is None or not who,
+actions.button("Undo last label", key=view_key("audit_undo", status.last_seq),
+               disabled=newest is None or not who,
                on_click=_act, args=(store.undo, pid, who),
                kwargs={"expect_seq": status.last_seq}, **shortcut_kwargs(undo_shortcut(keys)))
 if newest is not None:
     st.caption(f"Undo takes back the newest label: item_id {plain(str(newest.item_id))} = "
                f"{plain(str(newest.label))} ({plain(newest.annotator)}, event {newest.seq}).")
-if lost_press(*(f"audit_cls_{i}" for i in range(len(classes))), "audit_undo"):
+view_buttons = tuple(f"audit_cls_{i}" for i in range(len(classes))) + ("audit_undo",)
+if lost_press(*(view_key(b, status.last_seq) for b in view_buttons)):
     st.warning(LOST_PRESS)
 
 def _at(item) -> str:
