@@ -101,8 +101,13 @@ def test_undo_reload_and_stale_click(store_path, pools):
     view_button(at, f"cls_{_truth_of(truth, first)}").click().run()
     second = _next_row_id(at)
     view_button(at, "cls_0").click().run()
+    # the label Undo takes back is named before the press (as on the Audit page)
+    assert any(f"Undo takes back your newest label: row_id {second} = 0 (event 2)" in c.value
+               for c in at.caption), [c.value for c in at.caption]
     view_button(at, "undo").click().run()
     assert not at.exception
+    assert any(f"Undo takes back your newest label: row_id {first} = " in c.value
+               for c in at.caption)
     assert _next_row_id(at) == second
     assert "1 of 171" in [m.value for m in at.metric]
 

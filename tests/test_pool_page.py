@@ -78,8 +78,10 @@ def test_page_shows_the_pool_stats(ref):
 def test_unlabelled_pool_says_why_no_rates():
     at = _run("sample:unlabelled")
     assert any("No row has a label yet" in c.value for c in at.caption)
-    rows = next(d.value for d in at.dataframe if d.value.columns[0] == "row id")
-    assert set(rows["label"]) == {"(unread)"}  # never "None"
+    first = next(d for d in at.dataframe if d.value.columns[0] == "row id")
+    assert set(first.value["label"]) == {"(unread)"}  # never "None"
+    # sized to show it whole (the grid sized the column to its header: "(unreac")
+    assert json.loads(first.proto.columns)["label"]["width"] >= 8 * len("(unread)") + 24
 
 
 def test_stray_class_is_warned_and_names_are_inert(tmp_path, monkeypatch):

@@ -368,6 +368,11 @@ undo_col.button("Undo last label", key=view("undo"), disabled=not who or newest 
                       f"{plain(newest.annotator)}'s; only they can undo it." if not_mine
                       else "Cancels your newest label (an undo event; nothing is deleted)."),
                 **shortcut_kwargs(undo_shortcut(keys)))
+if newest is not None and who and not not_mine and newest.annotator != FILE_ANNOTATOR:
+    # said before the press, as on the Audit page: a key press lost after a fresh load
+    # made a following undo take back an earlier label than the annotator thought
+    st.caption(f"Undo takes back your newest label: row_id {plain(newest.row_id)} = "
+               f"{plain(display.label(newest.label))} (event {newest.seq}).")
 if lost_press(*(view(b) for b in VIEW_BUTTONS), "extend_budget", "queue_review",
               prefixes=("review_", "correct_", "keep_")):
     st.warning(LOST_PRESS)

@@ -250,5 +250,10 @@ st.caption("Disagreement: the fraction of rows where two candidates predict diff
            "order: its cells are empty.")
 
 st.subheader(f"First {min(PREVIEW_ROWS, stats.n)} rows")
-st.dataframe(preview(pool), hide_index=True)
+# the grid sized the label column to its header, which cut "(unread)" to "(unreac": wide
+# enough for its longest entry, within 100-300 px
+first = preview(pool)
+widest = max((len(str(v)) for v in first["label"]), default=0)
+st.dataframe(first, hide_index=True, column_config={
+    "label": st.column_config.Column(width=min(300, max(100, 8 * widest + 24)))})
 
