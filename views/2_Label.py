@@ -219,6 +219,9 @@ if prog.budget is not None:  # a budget can be raised or removed, never lowered
               help="Recorded as an event: the project keeps its labels and goes on.")
 if "label_flash" in st.session_state:
     st.error(plain(st.session_state.pop("label_flash")))
+# the row to label and its buttons come first, the progress after them: on an 800 px
+# window the wrapped title and metrics pushed the buttons below the fold (a walk-through)
+row_area = st.container()
 
 # ------------------------------------------------------------------ progress
 metrics = st.container(horizontal=True, gap="large")  # wraps on a narrow window
@@ -299,56 +302,58 @@ def view(base: str) -> str:
 
 
 if not g.final:
-    r = prog.next_row
-    rid = pool.row_ids[r]
-    st.subheader(f"Next row: row_id {plain(rid)}")
-    left_col, right_col = st.columns([2, 3])  # the candidates' table needs the room
-    nums, images, texts = split_extra(pool, r, pool_folder())
-    if nums:
-        left_col.dataframe(pd.DataFrame({"column": list(nums),
-                                         "value": [f"{v:,.6g}" for v in nums.values()]}),
-                           hide_index=True, width="stretch")
-    for name, text in texts.items():  # st.text: never read as Markdown or HTML
-        left_col.text(f"{name}: {text}")
-    for name, path in images.items():
-        left_col.text(f"{name}:")
-        left_col.image(str(path), width=320)
-    right_col.dataframe(pd.DataFrame({
-        "candidate": list(pool.names),
-        "prediction": [display.label(pool.classes[c]) for c in pool.preds[:, r]],
-        "confidence": [f"{v:.4g}" for v in pool.confs[:, r]],
-    }), hide_index=True, width="stretch")
-    if not who:
-        st.warning("Enter your name in the sidebar to label: it goes into the evidence record.")
-    skey = skip_shortcut(keys)
-    st.markdown("**Label this row** (keyboard: "
-                + ", ".join(f"`{k}` = {plain(display.label(c))}"
-                            for k, c in zip(keys, pool.classes) if k)
-                + (f", `{skey}` = skip" if skey else "") + f", `{undo_shortcut(keys)}` = undo)")
-    actions = st.container(horizontal=True)  # wraps on a narrow window
-    for i, (cls, key) in enumerate(zip(pool.classes, keys)):
-        shown = display.name(cls)
-        actions.button(plain(shown) if shown else f"class {plain(cls)}", key=view(f"cls_{i}"),
-                       type="primary", disabled=not who,
-                       on_click=label_act, args=(store.append_label, pid, rid, cls, who),
+    with row_area:
+        r = prog.next_row
+        rid = pool.row_ids[r]
+        st.subheader(f"Next row: row_id {plain(rid)}")
+        left_col, right_col = st.columns([2, 3])  # the candidates' table needs the room
+        nums, images, texts = split_extra(pool, r, pool_folder())
+        if nums:
+            left_col.dataframe(pd.DataFrame({"column": list(nums),
+                                             "value": [f"{v:,.6g}" for v in nums.values()]}),
+                               hide_index=True, width="stretch")
+        for name, text in texts.items():  # st.text: never read as Markdown or HTML
+            left_col.text(f"{name}: {text}")
+        for name, path in images.items():
+            left_col.text(f"{name}:")
+            left_col.image(str(path), width=320)
+        right_col.dataframe(pd.DataFrame({
+            "candidate": list(pool.names),
+            "prediction": [display.label(pool.classes[c]) for c in pool.preds[:, r]],
+            "confidence": [f"{v:.4g}" for v in pool.confs[:, r]],
+        }), hide_index=True, width="stretch")
+        if not who:
+            st.warning("Enter your name in the sidebar to label: it goes into the evidence record.")
+        skey = skip_shortcut(keys)
+        st.markdown("**Label this row** (keyboard: "
+                    + ", ".join(f"`{k}` = {plain(display.label(c))}"
+                                for k, c in zip(keys, pool.classes) if k)
+                    + (f", `{skey}` = skip" if skey else "") + f", `{undo_shortcut(keys)}` = undo)")
+        actions = st.container(horizontal=True)  # wraps on a narrow window
+        for i, (cls, key) in enumerate(zip(pool.classes, keys)):
+            shown = display.name(cls)
+            actions.button(plain(shown) if shown else f"class {plain(cls)}", key=view(f"cls_{i}"),
+                           type="primary", disabled=not who,
+                           on_click=label_act, args=(store.append_label, pid, rid, cls, who),
+                           kwargs={"pool": pool, "expect_seq": prog.last_seq},
+                           **shortcut_kwargs(key))
+        back = rid in prog.skipped  # only skipped rows are left: the policy returns to them
+        actions.button("Skip", key=view("skip"), disabled=not who or back, on_click=label_act,
+                       args=(store.skip_row, pid, rid, who),
                        kwargs={"pool": pool, "expect_seq": prog.last_seq},
-                       **shortcut_kwargs(key))
-    back = rid in prog.skipped  # only skipped rows are left: the policy returns to them
-    actions.button("Skip", key=view("skip"), disabled=not who or back, on_click=label_act,
-                   args=(store.skip_row, pid, rid, who),
-                   kwargs={"pool": pool, "expect_seq": prog.last_seq},
-                   help="Pass over this row for now: the policy moves on to its next choice. "
-                        "Recorded in the log; changes no bound.", **shortcut_kwargs(skey))
-    undo_col = actions  # the undo button joins the row of actions
-    if prog.skipped:
-        n_skip = len(prog.skipped)
-        st.caption(f"{n_skip:,} skipped row(s) (row_id "
-                   + ", ".join(plain(r) for r in prog.skipped[:10])
-                   + (", ..." if n_skip > 10 else "") + ")."
-                   + (" Only skipped rows are left, so this is one of them." if back else
-                      " They come back when you revisit them or when nothing else is left."))
-        st.button("Revisit skipped rows", key=view("unskip"), disabled=not who, on_click=label_act,
-                  args=(store.unskip_all, pid, who), kwargs={"expect_seq": prog.last_seq})
+                       help="Pass over this row for now: the policy moves on to its next choice. "
+                            "Recorded in the log; changes no bound.", **shortcut_kwargs(skey))
+        undo_col = actions  # the undo button joins the row of actions
+        if prog.skipped:
+            n_skip = len(prog.skipped)
+            st.caption(f"{n_skip:,} skipped row(s) (row_id "
+                       + ", ".join(plain(r) for r in prog.skipped[:10])
+                       + (", ..." if n_skip > 10 else "") + ")."
+                       + (" Only skipped rows are left, so this is one of them." if back else
+                          " They come back when you revisit them or when nothing else is left."))
+            st.button("Revisit skipped rows", key=view("unskip"), disabled=not who,
+                      on_click=label_act, args=(store.unskip_all, pid, who),
+                      kwargs={"expect_seq": prog.last_seq})
 else:
     undo_col = st.container()
 newest = prog.labels[-1] if prog.labels else None
@@ -368,14 +373,15 @@ undo_col.button("Undo last label", key=view("undo"), disabled=not who or newest 
                       f"{plain(newest.annotator)}'s; only they can undo it." if not_mine
                       else "Cancels your newest label (an undo event; nothing is deleted)."),
                 **shortcut_kwargs(undo_shortcut(keys)))
+near = st if g.final else row_area  # beside the buttons
 if newest is not None and who and not not_mine and newest.annotator != FILE_ANNOTATOR:
     # said before the press, as on the Audit page: a key press lost after a fresh load
     # made a following undo take back an earlier label than the annotator thought
-    st.caption(f"Undo takes back your newest label: row_id {plain(newest.row_id)} = "
-               f"{plain(display.label(newest.label))} (event {newest.seq}).")
+    near.caption(f"Undo takes back your newest label: row_id {plain(newest.row_id)} = "
+                 f"{plain(display.label(newest.label))} (event {newest.seq}).")
 if lost_press(*(view(b) for b in VIEW_BUTTONS), "extend_budget", "queue_review",
               prefixes=("review_", "correct_", "keep_")):
-    st.warning(LOST_PRESS)
+    near.warning(LOST_PRESS)
 
 # ------------------------------------------------------------------ bounds
 best = s.best_guess
