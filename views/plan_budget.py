@@ -269,9 +269,12 @@ else:
         st.info("The forecast you started here was interrupted before it finished (another "
                 "page or pool was opened meanwhile); nothing was kept. Press *Run forecast* "
                 "to start it again.")
+    # drawn on every run, so the bar of a running forecast takes this slot and not the
+    # place of the next element of the previous run (section 5's heading vanished)
+    bar_slot = st.empty()
     if run and fcs is None:
         st.session_state["plan_running"] = (fkey, now)
-        bar = st.progress(0.0, text="Forecasting ...")
+        bar = bar_slot.progress(0.0, text="Forecasting ...")
 
         def _progress(frac):
             bar.progress(min(1.0, float(frac)), text=f"Forecasting ... {100 * frac:.0f}%")
