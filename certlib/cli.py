@@ -154,20 +154,34 @@ def _cmd_certificate(args) -> int:
 # ------------------------------------------------------------------ verify-record
 def _cmd_verify_record(args) -> int:
     """A labelling project's evidence record (the Label page's download, SPEC section 12)
-    recomputed from its labels and the pool file; exit 1 on any mismatch."""
+    recomputed from its labels and the pool file; exit 1 on any mismatch.  Without
+    ``--classes`` the pool is read with the record's class set (a declared set can hold a
+    class the file never shows); a file that cannot take that set is a mismatch, not bad
+    input, as long as it reads on its own."""
     from .io import load_pool
     from .record import read_record, verify_record
+    from .verification import Verification
 
     rec = read_record(args.record)
-    classes = args.classes
-    if classes is None and isinstance(rec.get("classes"), list):  # the record's class set
-        named = [str(c) for c in rec["classes"]]
-        classes = None if any("," in c for c in named) else ",".join(named)
-    classes = None if classes is None else [c.strip() for c in classes.split(",") if c.strip()]
     objective = args.objective or (rec["objective"] if rec.get("objective") in
                                    ("augrc", "accuracy") else "augrc")
-    pool = load_pool(args.pool, classes=classes, objective=objective)
+    refused = None
+    if args.classes is not None:
+        pool = load_pool(args.pool, objective=objective,
+                         classes=[c.strip() for c in args.classes.split(",") if c.strip()])
+    elif isinstance(rec.get("classes"), list) and rec["classes"]:
+        named = [str(c) for c in rec["classes"]]
+        try:
+            pool = load_pool(args.pool, classes=named, objective=objective)
+        except CertlibError as exc:  # the file, read on its own, decides what to say
+            pool = load_pool(args.pool, objective=objective)
+            refused = (f"the pool file does not take the record's class set {named!r}: "
+                       f"{exc}")
+    else:
+        pool = load_pool(args.pool, objective=objective)
     ver = verify_record(rec, pool)
+    if refused:
+        ver = Verification((refused, *ver.mismatches), ver.recomputed)
     got = ver.recomputed
     table = (f"verified: the record's labels replay to its verdict ({got.get('status')}, "
              f"selected {got.get('selected')!r} after {got.get('labels_read')} labels), "

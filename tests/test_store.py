@@ -396,10 +396,33 @@ def test_cli_verify_record(tmp_path, pools, capsys):
         cap = capsys.readouterr()
         assert "MISMATCH" in cap.out and "selected: record says" in cap.out
         assert "1 mismatch(es)" in cap.err
+    # a declared class holding a comma (which --classes cannot spell) verifies too
+    comma = tmp_path / "comma.csv"
+    comma.write_text("row_id,label,pred_a,conf_a,pred_b,conf_b\n"
+                     + "".join(f"{i},,{'x,y' if i % 2 else 'z'},0.{i + 1},z,0.{9 - i}\n"
+                               .replace(",x,y,", ',"x,y",') for i in range(6)))
+    cp = certlib.load_pool(comma, classes=["x,y", "z", "w"])
+    store = LabelStore(tmp_path / "comma.db")
+    cid = store.open_project(cp, "comma.csv")
+    store.append_label(cid, cp.row_ids[store.progress(cid, cp).next_row], "z", "ana", pool=cp)
+    cpath = tmp_path / "comma.json"
+    cpath.write_text(json.dumps(store.export_record(cid, cp)))
+    assert main(["verify-record", str(cpath), str(comma)]) == 0, capsys.readouterr()
+    capsys.readouterr()
     # with the wrong class set named, the pool is another one: its hash says so
     path.write_text(json.dumps(rec))
     assert main(["verify-record", str(path), src, "--classes", "0,1"]) == 1
     assert "pool hash" in capsys.readouterr().out
+    # another pool file that cannot take the record's class set: a mismatch (exit 1) that
+    # says where the class set came from, not bad input blamed on a `--classes` nobody typed
+    assert main(["verify-record", str(path), str(ROOT / "sample_data" / "digits_probs.csv")]) == 1
+    assert "does not take the record's class set" in capsys.readouterr().out
+    bad = json.loads(json.dumps(rec))
+    bad["classes"] = [None, 1]
+    path.write_text(json.dumps(bad))
+    assert main(["verify-record", str(path), src]) == 1
+    capsys.readouterr()
+    path.write_text(json.dumps(rec))
     # the other kind of record, either way round: exit 2, naming the right command
     assert main(["verify-audit", str(path), str(ROOT / "sample_data" / "audit_stream.csv")]) == 2
     assert "check it with `certlib verify-record RECORD POOL`" in capsys.readouterr().err
