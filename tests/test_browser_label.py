@@ -184,9 +184,9 @@ def test_a_quick_double_press_labels_only_rows_shown(server, browser, gap_ms):
     saved both, the second on the next, unseen row).  The page records, at each keydown,
     the row it shows.  A second press made on the first row (or before the next row's
     buttons were drawn) saves nothing: the store refuses it as the annotator's own stale
-    press and the page says so, or, when the newer run ended before the press arrived,
-    Streamlit drops it (seen once in about 30 runs); one made once the next row and its
-    buttons are shown labels that row.  It fails on the fixed button keys of before."""
+    press and the page says so (once in about 30 runs nothing was said either); one made
+    once the next row and its buttons are shown labels that row.  It fails on the fixed
+    button keys of before."""
     page = _start_project(browser, server, "ana", 800)
     first = _next_row_id(page)
     page.evaluate("""() => { window.__seen = [];

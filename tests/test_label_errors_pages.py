@@ -14,7 +14,7 @@ AppTest = st_testing.AppTest
 import certlib  # noqa: E402
 from certlib.reviews import review_items  # noqa: E402
 from certlib.store import LabelStore  # noqa: E402
-from page_support import view_button  # noqa: E402
+from page_support import press_twice, view_button  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -90,7 +90,7 @@ def test_label_page_margin_review_and_correction(private_store, pools):
                      f"{m.labels_read:,} rows read would undo the certificate") in warn[0]
     assert "row_id: " + ", ".join(str(r) for r in m.critical_ids) in [t.value for t in at.text]
     # the review action queues exactly those rows
-    at.button(key="queue_review").click().run()
+    view_button(at, "queue_review").click().run()
     assert not at.exception, at.exception
     items = review_items(store.events(pid))
     assert [i.row_id for i in items] == list(m.critical_ids)
@@ -99,13 +99,17 @@ def test_label_page_margin_review_and_correction(private_store, pools):
     at.text_input(key="annotator").set_value("bob").run()
     first = items[0]
     wrong = truth.classes[1 - truth.class_code(first.label)]
-    at.button(key=f"review_{pool.class_code(wrong)}").click().run()
+    # pressed twice quickly: the second press, made on the view that showed the first
+    # row, reviews nothing (with fixed keys it reviewed the next row unseen: a review)
+    press_twice(at, view_button(at, f"review_{pool.class_code(wrong)}"))
     assert not at.exception, at.exception
+    assert [e.row_id for e in store.events(pid) if e.kind == "review"] == [first.row_id]
+    assert any("Your previous press was saved" in e.value for e in at.error), at.error
     assert any(f"Row_id {first.row_id}: labelled {first.label} by ana, reviewed {wrong} by bob"
                in w.value for w in at.warning)
     # bob can neither adopt his own review nor undo ana's label; the rows still waiting
     # for him keep their labels hidden in the log; reviewed rows are not offered again
-    assert at.button(key=f"correct_{first.row_id}").disabled
+    assert view_button(at, f"correct_{first.row_id}").disabled
     # his undo (key U) says why nothing happens instead of being silently disabled
     before = len(store.labels(pid))
     view_button(at, "undo").click().run()
@@ -120,19 +124,19 @@ def test_label_page_margin_review_and_correction(private_store, pools):
     # the downloads hold the first labels too: hidden while bob has rows to review
     assert not at.get("download_button")
     assert any("downloads are hidden while" in c.value for c in at.caption)
-    assert not [b for b in at.button if b.key == "queue_review"]
+    assert not [b for b in at.button if str(b.key).startswith("queue_review@")]
     assert "Every one of these rows is queued for review or reviewed." in [
         c.value for c in at.caption]
     # ana (who labelled) may undo her own newest label and download the files; she may
     # not keep her own label against the review (someone else decides), bob may
     at.text_input(key="annotator").set_value("ana").run()
-    assert at.button(key=f"keep_{first.row_id}").disabled
-    assert not at.button(key=f"correct_{first.row_id}").disabled
+    assert view_button(at, f"keep_{first.row_id}").disabled
+    assert not view_button(at, f"correct_{first.row_id}").disabled
     assert not view_button(at, "undo").disabled
     assert len(at.get("download_button")) == 2
     # the lead accepts it: the session replays with the corrected label
     at.text_input(key="annotator").set_value("lead").run()
-    at.button(key=f"correct_{first.row_id}").click().run()
+    view_button(at, f"correct_{first.row_id}").click().run()
     assert not at.exception, at.exception
     prog = store.progress(pid, pool)
     assert prog.events[-1].kind == "correct" and not prog.session.certified
@@ -152,7 +156,7 @@ def test_keep_button_decides_a_disagreement_for_the_label(private_store, pools):
     at = _page("2_Label.py", project=str(pid), annotator="lead", pool="sample:unlabelled")
     assert any(f"Row_id {rid}: labelled {label} by ana, reviewed {1 - label} by bob" in w.value
                for w in at.warning)
-    at.button(key=f"keep_{rid}").click().run()
+    view_button(at, f"keep_{rid}").click().run()
     assert not at.exception, at.exception
     prog = store.progress(pid, pool)
     assert prog.events[-1].kind == "keep" and prog.session.certified

@@ -573,9 +573,11 @@ def view_key(base: str, seq: int) -> str:
     a quick second key press, sent before the browser showed the next row -- reached the
     callback of the newest run, whose ``expect_seq`` was already the new one, and
     labelled a row the annotator never saw (a walk-through: 4 of 4 double presses).  A
-    press on an older view now names an older button: its own callback refuses it as
-    stale (the page says so), or, once Streamlit has forgotten that button (the newer
-    run ended before the press arrived), nothing happens."""
+    press on an older view now names an older button, whose callback (Streamlit keeps
+    it after the button is gone) carries the old ``expect_seq``: the store refuses it as
+    stale and the page says so.  Every button that acts on one view of a project takes
+    such a key: the row's class, Skip, Undo and Revisit buttons, the review answers and
+    decisions, Queue for review and Extend budget (a double click extended twice)."""
     return f"{base}@{seq}"
 
 

@@ -15,7 +15,7 @@ from certlib.replay import replay
 from certlib.events import same_annotator
 from certlib.reviews import open_for
 from certlib.store import StaleStateError
-from ui.common import acted, plain, pool_folder, shortcut_kwargs, split_extra
+from ui.common import acted, plain, pool_folder, shortcut_kwargs, split_extra, view_key
 
 __all__ = ["fragility_section", "margin_panel"]
 
@@ -144,7 +144,8 @@ def margin_panel(prog, store, pool, who: str, display_name=str, keys=None) -> No
                            "reviewed here; if one is wrong, correct the file.")
             if todo:
                 st.button("Queue this row for review" if len(todo) == 1 else
-                          f"Queue these {len(todo):,} rows for review", key="queue_review",
+                          f"Queue these {len(todo):,} rows for review",
+                          key=view_key("queue_review", prog.last_seq),
                           disabled=not who, on_click=label_act,
                           args=(store.queue_review, pid, todo, who),
                           kwargs={"pool": pool, "expect_seq": prog.last_seq},
@@ -184,7 +185,7 @@ def margin_panel(prog, store, pool, who: str, display_name=str, keys=None) -> No
             for c_i, cls in enumerate(pool.classes):
                 shown = display_name(cls)
                 cols.button(plain(shown) if shown else f"class {plain(cls)}",
-                            key=f"review_{c_i}", on_click=label_act,
+                            key=view_key(f"review_{c_i}", prog.last_seq), on_click=label_act,
                             args=(store.append_review, pid, item.row_id, cls, who),
                             kwargs={"pool": pool, "expect_seq": prog.last_seq},
                             **shortcut_kwargs(keys[c_i] if keys else None))
@@ -209,7 +210,8 @@ def margin_panel(prog, store, pool, who: str, display_name=str, keys=None) -> No
             author = bool(who) and not i.may_keep(who)  # gave or backed the label
             pair = st.container(horizontal=True)  # the two decisions side by side
             pair.button(f"Correct row_id {plain(i.row_id)} to {plain(as_seen(i.review_label))}",
-                        key=f"correct_{i.row_id}", disabled=not who or own, on_click=label_act,
+                        key=view_key(f"correct_{i.row_id}", prog.last_seq),
+                        disabled=not who or own, on_click=label_act,
                         args=(store.correct_label, pid, i.row_id, i.review_label, who),
                         kwargs={"pool": pool, "expect_seq": prog.last_seq},
                         help=(f"{reviewer} gave this review, so someone else decides it."
@@ -217,7 +219,8 @@ def margin_panel(prog, store, pool, who: str, display_name=str, keys=None) -> No
                               "Replaces the label in force (a correct event); the session "
                               "is replayed with it, so the certificate may fall and labelling "
                               "resume."))
-            pair.button(f"Keep {plain(as_seen(i.label))}", key=f"keep_{i.row_id}",
+            pair.button(f"Keep {plain(as_seen(i.label))}",
+                        key=view_key(f"keep_{i.row_id}", prog.last_seq),
                         disabled=not who or author, on_click=label_act,
                         args=(store.keep_label, pid, i.row_id, who),
                         kwargs={"pool": pool, "expect_seq": prog.last_seq},

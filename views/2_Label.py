@@ -214,7 +214,8 @@ if prog.budget is not None:  # a budget can be raised or removed, never lowered
     # (with Streamlit's own bound the button extended to the last valid number unasked)
     number_box(sb, "Extend budget to (labels)", extend_key, low, low=low, step=1,
                disabled=drop, what="The new budget")
-    sb.button("Extend budget", key="extend_budget", disabled=not who, on_click=_extend,
+    sb.button("Extend budget", key=view_key("extend_budget", prog.last_seq), disabled=not who,
+              on_click=_extend,
               args=(pid, extend_key, who, prog.last_seq, low),
               help="Recorded as an event: the project keeps its labels and goes on.")
 if "label_flash" in st.session_state:
@@ -379,7 +380,7 @@ if newest is not None and who and not not_mine and newest.annotator != FILE_ANNO
     # made a following undo take back an earlier label than the annotator thought
     near.caption(f"Undo takes back your newest label: row_id {plain(newest.row_id)} = "
                  f"{plain(display.label(newest.label))} (event {newest.seq}).")
-if lost_press(*(view(b) for b in VIEW_BUTTONS), "extend_budget", "queue_review",
+if lost_press(*(view(b) for b in VIEW_BUTTONS + ("extend_budget", "queue_review")),
               prefixes=("review_", "correct_", "keep_")):
     near.warning(LOST_PRESS)
 
