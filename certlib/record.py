@@ -36,13 +36,12 @@ from .prelabel import prelabel_bound
 from .progress import Progress, guarantee
 from .reviews import review_items
 from .session import Session
-from .verification import Verification, unique_keys
+from .verification import RECORD_FORMAT, Verification, refuse_other_kind, unique_keys
 from .weights import exact_fraction
 
 __all__ = ["RECORD_FORMAT", "RECORD_VERSION", "labels_csv", "make_record", "read_record",
            "spreadsheet_safe", "verify_record"]
 
-RECORD_FORMAT = "certlib-labelling-record"
 #: 2 since the verifier holds the guarantee's sentence to its wording (1 Dec 2026);
 #: a version-1 record (written by earlier builds, whose sentence was worded otherwise)
 #: still verifies: its sentence must name the selected candidate, and it may lack the
@@ -145,9 +144,7 @@ def read_record(path) -> dict:
         raise PoolFileError(f"record file {str(p)!r} does not exist") from None
     except (OSError, ValueError) as exc:
         raise PoolFileError(f"record file {str(p)!r} is not valid JSON ({exc})") from None
-    if isinstance(rec, dict) and rec.get("kind") == "certlib-audit":
-        raise PoolFileError(f"record file {str(p)!r} is an update audit's record; check it "
-                            "with `certlib verify-audit RECORD STREAM`")
+    refuse_other_kind(rec, repr(str(p)), "labelling")
     if not isinstance(rec, dict) or rec.get("format") != RECORD_FORMAT:
         raise PoolFileError(f"record file {str(p)!r} is not a certlib labelling record "
                             f"(expected \"format\": \"{RECORD_FORMAT}\")")

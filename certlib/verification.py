@@ -6,7 +6,27 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-__all__ = ["Verification", "unique_keys"]
+from .errors import PoolFileError
+
+__all__ = ["AUDIT_KIND", "RECORD_FORMAT", "Verification", "refuse_other_kind", "unique_keys"]
+
+RECORD_FORMAT = "certlib-labelling-record"  # a model-choice record's "format"
+AUDIT_KIND = "certlib-audit"  # an audit record's "kind"
+
+
+def refuse_other_kind(rec, name: str, want: str) -> None:
+    """Raise PoolFileError naming the command that checks ``rec`` when it is the other
+    kind of evidence record than ``want`` ("labelling" or "audit"); ``name`` is the
+    file's, as the message shows it."""
+    if not isinstance(rec, dict):
+        return
+    if want == "labelling" and rec.get("kind") == AUDIT_KIND:
+        raise PoolFileError(f"record file {name} is an update audit's record; check it "
+                            "with `certlib verify-audit RECORD STREAM`")
+    if want == "audit" and rec.get("format") == RECORD_FORMAT:
+        raise PoolFileError(f"record file {name} is a labelling project's evidence record, "
+                            "not an update audit's; check it with `certlib verify-record "
+                            "RECORD POOL` (or certlib.store.verify_record)")
 
 
 @dataclass(frozen=True)

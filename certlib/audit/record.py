@@ -24,8 +24,7 @@ import numpy as np
 
 from .._values import class_value, is_none_or_nan
 from ..errors import ParameterError, PoolFileError
-from ..verification import unique_keys
-from ..verification import Verification
+from ..verification import AUDIT_KIND, Verification, refuse_other_kind, unique_keys
 from .core import AuditConfig, AuditResult, _run, make_stream
 
 # Verification is re-exported from certlib.verification (one result type for both verifiers)
@@ -67,7 +66,7 @@ def make_record(result: AuditResult, digest: str, judge_column: str | None = Non
                 slice_column: str | None = None) -> dict:
     """The evidence record of ``result`` (column names let the verifier reread the file)."""
     cfg = result.config
-    rec = {"record_version": RECORD_VERSION, "kind": "certlib-audit",
+    rec = {"record_version": RECORD_VERSION, "kind": AUDIT_KIND,
            "config": cfg.to_dict(), "stream_sha256": digest,
            "judge_column": judge_column, "slice_column": slice_column}
     rec.update(result.to_dict())
@@ -96,13 +95,10 @@ def parse_record(data: bytes | str, name: str = "record") -> dict:
         rec = json.loads(data, object_pairs_hook=unique_keys)
     except ValueError as exc:
         raise PoolFileError(f"record file {name} is not valid JSON ({exc})") from None
-    if isinstance(rec, dict) and rec.get("format") == "certlib-labelling-record":
-        raise PoolFileError(f"record file {name} is a labelling project's evidence record, "
-                            "not an update audit's; check it with `certlib verify-record "
-                            "RECORD POOL` (or certlib.store.verify_record)")
-    if not isinstance(rec, dict) or rec.get("kind") != "certlib-audit":
+    refuse_other_kind(rec, name, "audit")
+    if not isinstance(rec, dict) or rec.get("kind") != AUDIT_KIND:
         raise PoolFileError(f"record file {name} is not a certlib audit record "
-                            "(expected \"kind\": \"certlib-audit\")")
+                            f"(expected \"kind\": \"{AUDIT_KIND}\")")
     for key in ("config", "stream_sha256", "verdict", "trace"):
         if key not in rec:
             raise PoolFileError(f"record file {name} lacks the key `{key}`")
