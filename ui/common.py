@@ -615,43 +615,45 @@ def set_url_kept(name: str, value: str | None) -> None:
             st.query_params[name] = str(value)
 
 
-def _outward(x: float, side: str, marks) -> tuple:
-    """(``x`` rounded down (``side`` "lower") or up ("upper") as a Decimal, decimals): 4,
-    or as many more (up to 8) as keep it on ``x``'s side of every mark.  Decimal rounding
-    of the shortest decimal naming the float (0.02, not 0.0200000000000000004): no binary
-    product rounds an end inwards."""
+def _rounded(x: float, decimals: int, side: str):
+    """``x`` rounded down (``side`` "lower") or up ("upper") to ``decimals`` as a Decimal,
+    from the shortest decimal naming the float (0.02, not 0.0200000000000000004), so no
+    binary product rounds an end inwards; zero is never "-0"."""
     from decimal import ROUND_CEILING, ROUND_FLOOR, Decimal
+
+    v = Decimal(repr(float(x))).quantize(
+        Decimal(1).scaleb(-decimals), rounding=ROUND_FLOOR if side == "lower" else ROUND_CEILING)
+    return v.copy_abs() if v.is_zero() else v
+
+
+def _decimals(x: float, side: str, marks) -> int:
+    """4, or as many more (up to 8) as keep ``x`` rounded outwards (`_rounded`) on its
+    side of every mark."""
+    from decimal import Decimal
 
     exact = Decimal(repr(float(x)))
     points = [Decimal(repr(float(m))) for m in marks]
     for d in range(4, 9):
-        v = exact.quantize(Decimal(1).scaleb(-d),
-                           rounding=ROUND_FLOOR if side == "lower" else ROUND_CEILING)
+        v = _rounded(x, d, side)
         if all(not (exact > m >= v) if side == "lower" else not (exact < m <= v)
                for m in points):
-            break
-    return (v.copy_abs() if v.is_zero() else v), d  # "0.0000", never "-0.0000"
+            return d
+    return 8
 
 
 def outward_end(x: float, side: str, marks=(), sign: str = "") -> str:
-    """One interval end as text, rounded outwards (`_outward`): a "Delta <= 0.02992"
-    beside epsilon 0.03, not "0.0300"."""
-    v, d = _outward(x, side, marks)
-    return f"{v:{sign}.{d}f}"
+    """One interval end as text, rounded outwards: a "Delta <= 0.02992" beside epsilon
+    0.03, not "0.0300"."""
+    d = _decimals(x, side, marks)
+    return f"{_rounded(x, d, side):{sign}.{d}f}"
 
 
 def outward_interval(lo: float, hi: float, sign: str = "+", marks=(0.0,)) -> str:
-    """An interval rounded outwards, both ends to the decimals the harder one needs
-    (`_outward`): an upper end of 0.029998 beside a "safe" at epsilon 0.03 read +0.0300
-    rounded to nearest, as if it touched epsilon."""
-    from decimal import ROUND_CEILING, ROUND_FLOOR, Decimal
-
-    d = max(_outward(lo, "lower", marks)[1], _outward(hi, "upper", marks)[1])
-    step = Decimal(1).scaleb(-d)  # a finer rounding of an end keeps it on its side
-    low, high = (Decimal(repr(float(x))).quantize(step, rounding=r)
-                 for x, r in ((lo, ROUND_FLOOR), (hi, ROUND_CEILING)))
-    low, high = (v.copy_abs() if v.is_zero() else v for v in (low, high))
-    return f"[{low:{sign}.{d}f}, {high:{sign}.{d}f}]"
+    """An interval rounded outwards, both ends to the decimals the harder one needs (a
+    finer rounding of an end keeps it on its side): an upper end of 0.029998 beside a
+    "safe" at epsilon 0.03 read +0.0300 rounded to nearest, as if it touched epsilon."""
+    d = max(_decimals(lo, "lower", marks), _decimals(hi, "upper", marks))
+    return f"[{_rounded(lo, d, 'lower'):{sign}.{d}f}, {_rounded(hi, d, 'upper'):{sign}.{d}f}]"
 
 
 def keep_annotator(key: str) -> None:

@@ -67,20 +67,27 @@ def fragility_section(pool, key: str, tolerance: float, policy: str = "adaptive-
                   "full-pool choice itself is that fragile." if fragile else ""))
 
 
-def label_act(fn, *args, **kwargs):
-    """A Label-page button's store call (a label, an undo, a review, a correction ...;
-    ``args`` start with the project id and end with the annotator, as every store
-    action's do): a refused one becomes the message shown at the next run, not an
-    exception in a callback.  A stale view is said in words (the store's message counts
-    events)."""
-    acted()
-    try:
-        fn(*args, **kwargs)
-    except StaleStateError:
-        st.session_state["label_flash"] = stale_message(
-            getattr(fn, "__self__", None), args[0], args[-1], kwargs.get("expect_seq"))
-    except CertlibError as exc:
-        st.session_state["label_flash"] = str(exc)
+def store_act(flash: str, what: str):
+    """A page's callback for its buttons' store calls (a label, an undo, a review, a
+    correction ...; ``args`` start with the project id and end with the annotator, as
+    every store action's do): a refused one becomes the message shown at the next run
+    (``st.session_state[flash]``), not an exception in a callback.  A stale view is said
+    in words (`stale_message`; ``what``: the thing labelled), not the store's count of
+    events.  The Label page's is `label_act`; the Audit page makes its own."""
+    def act(fn, *args, **kwargs):
+        acted()
+        try:
+            fn(*args, **kwargs)
+        except StaleStateError:
+            st.session_state[flash] = stale_message(
+                getattr(fn, "__self__", None), args[0], args[-1], kwargs.get("expect_seq"),
+                what=what)
+        except CertlibError as exc:
+            st.session_state[flash] = str(exc)
+    return act
+
+
+label_act = store_act("label_flash", "row")
 
 
 def stale_message(store, project_id, who: str, seen_seq, what: str = "row") -> str:

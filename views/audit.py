@@ -20,12 +20,12 @@ from plotly.subplots import make_subplots
 
 from certlib.audit.project import AuditStore, check_batch, read_batch
 from certlib.errors import CertlibError
-from certlib.store import StaleStateError, UnknownProjectError
-from ui.common import (LOST_PRESS, ROOT, acted, annotator_input, brought_in, class_shortcuts,
+from certlib.store import UnknownProjectError
+from ui.common import (LOST_PRESS, ROOT, annotator_input, brought_in, class_shortcuts,
                        held_back, keep_annotator, lost_press, number_box, outward_end,
                        outward_interval, plain, set_url_kept, shortcut_kwargs, sticky,
                        undo_shortcut, url_kept, view_key)
-from ui.label_errors import stale_message
+from ui.label_errors import store_act
 
 SAMPLE = ROOT / "sample_data" / "audit_stream.csv"
 SAMPLE_TAG = "sample_data/audit_stream.csv"
@@ -228,19 +228,9 @@ for value, k, first_item in status.unpredicted:
                "A typo in a batch file? Both models count as wrong there.")
 
 
-def _act(action, *args, **kwargs):
-    """A button's store call (``args``: the project id first, the annotator last); a
-    refusal (another annotator was first, a stale view) becomes the message of the next
-    run."""
-    acted()
-    try:
-        action(*args, **kwargs)
-    except StaleStateError:
-        st.session_state["audit_flash"] = stale_message(
-            getattr(action, "__self__", None), args[0], args[-1], kwargs.get("expect_seq"),
-            what="item")
-    except CertlibError as exc:
-        st.session_state["audit_flash"] = str(exc)
+# a button's store call; a refusal (another annotator was first, a stale view) becomes
+# the message of the next run
+_act = store_act("audit_flash", "item")
 
 
 # ------------------------------------------------------------------ append a batch
