@@ -21,10 +21,9 @@ from plotly.subplots import make_subplots
 from certlib.audit.project import AuditStore, check_batch, read_batch
 from certlib.errors import CertlibError
 from certlib.store import UnknownProjectError
-from ui.common import (LOST_PRESS, ROOT, annotator_input, brought_in, class_shortcuts,
-                       held_back, keep_annotator, lost_press, number_box, outward_end,
-                       outward_interval, plain, set_url_kept, shortcut_kwargs, sticky,
-                       undo_shortcut, url_kept, view_key)
+from ui.common import (LOST_PRESS, ROOT, annotator_input, brought_in, class_shortcuts, held_back,
+                       keep_annotator, lost_press, number_box, outward_end, outward_interval, plain,
+                       set_url_kept, shortcut_kwargs, sticky, undo_shortcut, url_kept, view_key)
 from ui.label_errors import store_act
 
 SAMPLE = ROOT / "sample_data" / "audit_stream.csv"
@@ -526,7 +525,10 @@ downloads.download_button("Download the stream (CSV)", key="audit_download_strea
                           file_name=f"certlib_audit{pid}_stream.csv", mime="text/csv",
                           on_click="ignore")
 st.caption("Check them anywhere with `certlib verify-audit RECORD STREAM`, or below.")
-with st.expander("Verify a record against its stream"):
+# open while it holds a file: a redraw must not shut it over the result it is showing
+with st.expander("Verify a record against its stream",
+                 expanded=bool(st.session_state.get("audit_vrec")
+                               or st.session_state.get("audit_vstream"))):
     rec_up = st.file_uploader("Evidence record (JSON)", type=["json"], key="audit_vrec")
     stream_up = st.file_uploader("Stream (CSV or Parquet)", type=["csv", "parquet"],
                                  key="audit_vstream")
