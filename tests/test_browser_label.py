@@ -221,3 +221,52 @@ def test_a_quick_double_press_labels_only_rows_shown(server, browser, gap_ms):
         wait_text(page, "2 of 171")
         assert [lab.row_id for lab in store.labels(project.id)] == [first, second]
     page.close()
+
+
+def test_a_press_across_a_restart_while_someone_else_labelled_is_said(server, browser):
+    """The server restarts while the page is open, and another annotator labels the row it
+    shows before the annotator presses a key.  The press names a button of the view the
+    browser showed, which the fresh session never drew (it draws the newer view), so no
+    callback runs: the page must say that nothing was saved (it was silent: the diff
+    review of stop 24), unless the reconnection redrew the page before the key went
+    down, in which case the row then shown is labelled.  Either way no row the page did
+    not show is labelled and bob's label stands."""
+    import certlib
+    from certlib.store import LabelStore
+
+    pool = certlib.load_pool(ROOT / "sample_data" / "demo_unlabelled.csv")
+    page = _start_project(browser, server, "ana", 1300)
+    first = _next_row_id(page)
+    page.evaluate("""() => { window.__seen = [];
+        document.addEventListener('keydown', () => {
+            const h = [...document.querySelectorAll('h3')].find(
+                e => e.innerText.startsWith('Next row: row_id'));
+            window.__seen.push(h ? h.innerText : ''); }, true); }""")
+    server.stop()
+    page.wait_for_function("() => document.querySelector('[data-testid=stApp]')"
+                           "?.dataset.testConnectionState !== 'CONNECTED'", timeout=60_000)
+    store = LabelStore(server.env["CERTLIB_STORE"])
+    (project,) = store.projects()
+    store.append_label(project.id, first, 1, "bob", pool=pool, expect_seq=0)
+    server.start()
+    idle(page)  # reconnected: a key pressed while disconnected goes nowhere
+    page.evaluate("document.activeElement && document.activeElement.blur()")
+    page.keyboard.press("0")
+    page.wait_for_function(
+        "() => document.body.innerText.includes('did not reach the page') || "
+        "document.body.innerText.includes('2 of 171')", timeout=60_000)
+    seen = [int(h.rsplit(" ", 1)[1]) for h in page.evaluate("window.__seen")]
+    saved = [(lab.row_id, lab.annotator) for lab in store.labels(project.id)]
+    if page.get_by_text("did not reach the page").count():
+        assert seen == [first] and saved == [(first, "bob")], (seen, saved)
+        assert page.get_by_text("1 of 171").count() >= 1
+        second = _next_row_id(page)
+        assert second != first
+        page.evaluate("document.activeElement && document.activeElement.blur()")
+        page.keyboard.press("0")  # the row now shown: saved
+        wait_text(page, "2 of 171")
+        assert [lab.row_id for lab in store.labels(project.id)] == [first, second]
+    else:  # the page was redrawn first: the press labelled the row then shown
+        assert len(seen) == 1 and seen[0] != first, seen
+        assert saved == [(first, "bob"), (seen[0], "ana")], (seen, saved)
+    page.close()

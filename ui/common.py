@@ -559,12 +559,37 @@ def lost_press(*keys: str, prefixes: tuple = ()) -> bool:
     not run (call after drawing them, on every run).  A session Streamlit starts anew --
     after a server restart the browser reconnects to a fresh one -- knows no callback
     until its first run has drawn the buttons, so the first press after a restart was
-    dropped without a word (the label was never saved; measured in a browser probe)."""
+    dropped without a word (the label was never saved; measured in a browser probe).
+    ``prefixes`` also finds a press on a view this session never drew (`_undrawn_presses`)."""
     did = st.session_state.pop("_acted", False)
-    if prefixes:  # buttons keyed by row (review_0, keep_152, ...)
+    if did:
+        return False
+    if prefixes:  # buttons keyed by row or view (review_0, keep_152, cls_1@17 ...)
         keys += tuple(k for k in st.session_state
                       if isinstance(k, str) and k.startswith(tuple(prefixes)))
-    return not did and any(st.session_state.get(k) is True for k in keys)
+        if any(k.startswith(tuple(prefixes)) for k in _undrawn_presses()):
+            return True
+    return any(st.session_state.get(k) is True for k in keys)
+
+
+def _undrawn_presses() -> set[str]:
+    """The keys of buttons the browser says were pressed in this run that no run of this
+    session has drawn (Streamlit hides them from ``st.session_state`` and runs no
+    callback): a press on the view the browser showed before the server restarted,
+    when someone else has labelled since, so this run draws the buttons of a newer view
+    (stop 24's diff review found the page silent there).  Read from Streamlit's
+    widget states, which it offers no public way to read; an empty set wherever its
+    internals differ from 1.62-1.67's."""
+    try:
+        from streamlit.runtime.scriptrunner import get_script_run_ctx
+
+        states = get_script_run_ctx().session_state._state._new_widget_state.states
+        sent = {wid: getattr(w, "value", None) for wid, w in list(states.items())}
+        return {wid.split("-", 2)[-1] for wid, w in sent.items()  # Serialized(proto)
+                if hasattr(w, "WhichOneof") and w.WhichOneof("value") == "trigger_value"
+                and w.trigger_value}
+    except Exception:  # noqa: BLE001 - a missed warning, never a broken page
+        return set()
 
 
 def view_key(base: str, seq: int) -> str:
@@ -581,8 +606,9 @@ def view_key(base: str, seq: int) -> str:
     return f"{base}@{seq}"
 
 
-LOST_PRESS = ("That press did not reach the page: the connection to the server was renewed "
-              "(it restarted, or the network dropped), so nothing was saved. Press again.")
+LOST_PRESS = ("That press did not reach the page, so nothing was saved: the connection to the "
+              "server was renewed (it restarted, or the network dropped), or the page had "
+              "moved on before the press arrived. Check what it shows and press again.")
 
 
 def url_kept(name: str) -> tuple[str | None, bool]:

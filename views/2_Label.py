@@ -380,8 +380,10 @@ if newest is not None and who and not not_mine and newest.annotator != FILE_ANNO
     # made a following undo take back an earlier label than the annotator thought
     near.caption(f"Undo takes back your newest label: row_id {plain(newest.row_id)} = "
                  f"{plain(display.label(newest.label))} (event {newest.seq}).")
-if lost_press(*(view(b) for b in VIEW_BUTTONS + ("extend_budget", "queue_review")),
-              prefixes=("review_", "correct_", "keep_")):
+if lost_press(prefixes=tuple(f"{b}@" for b in VIEW_BUTTONS + ("extend_budget", "queue_review"))
+              + ("review_", "correct_", "keep_")):
+    # by prefix: the press came from the view its browser showed, which is older than
+    # this run's when someone else labelled while the server restarted
     near.warning(LOST_PRESS)
 
 # ------------------------------------------------------------------ bounds

@@ -354,7 +354,7 @@ if newest is not None:
     st.caption(f"Undo takes back the newest label: item_id {plain(str(newest.item_id))} = "
                f"{plain(str(newest.label))} ({plain(newest.annotator)}, event {newest.seq}).")
 view_buttons = tuple(f"audit_cls_{i}" for i in range(len(classes))) + ("audit_undo",)
-if lost_press(*(view_key(b, status.last_seq) for b in view_buttons)):
+if lost_press(prefixes=tuple(f"{b}@" for b in view_buttons)):  # any view's (Label page)
     st.warning(LOST_PRESS)
 
 def _at(item) -> str:
