@@ -62,6 +62,8 @@ def class_value(v):
     v = python_scalar(v)
     if isinstance(v, bool):
         return int(v)
+    if isinstance(v, int) and not -(2**63) <= v < 2**63:
+        return str(v)  # as the file reader keeps it (`file_class_key`)
     if isinstance(v, float) and v.is_integer():
         return int(v)
     return v
@@ -72,8 +74,8 @@ def class_value_from_text(v):
 
     >>> class_value_from_text(" 1.0 "), class_value_from_text("0.5"), class_value_from_text("nan")
     (1, 0.5, 'nan')
-    >>> class_value_from_text("1_0")
-    '1_0'
+    >>> class_value_from_text("1_0"), class_value_from_text("100000000000000000000000")
+    ('1_0', '100000000000000000000000')
     """
     v = class_value(v)
     if isinstance(v, str):
@@ -85,7 +87,11 @@ def class_value_from_text(v):
         except ValueError:
             return v
         if np.isfinite(f) and t.lower() not in ("inf", "nan", "infinity"):
-            return int(f) if f.is_integer() else f
+            if not f.is_integer():
+                return f
+            # beyond 2**53 the float is not the number written: keep the text (a
+            # 24-digit row id became 99999999999999991611392)
+            return int(f) if abs(f) < EXACT_INT_LIMIT else v
     return v
 
 
@@ -105,7 +111,7 @@ def file_class_key(v):
     '1_0'
     """
     if isinstance(v, (bool, np.bool_, int, np.integer)):
-        return int(v)
+        return int(v) if -(2**63) <= int(v) < 2**63 else str(int(v))  # beyond 64 bits: text
     if isinstance(v, (float, np.floating)):
         f = float(v)
         return int(f) if is_exact_int(f) else repr(f)

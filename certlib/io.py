@@ -408,7 +408,11 @@ def _canon_series(s: pl.Series, col: str) -> pl.Series:
     if dt == pl.Boolean:
         return s.cast(pl.Int64)
     if dt.is_integer():
-        return s.cast(pl.Int64)
+        wide = s.cast(pl.Int64, strict=False)
+        if wide.null_count() == s.null_count():
+            return wide
+        # beyond 64 bits (polars reads 10**23 as Int128): its digits, as text would be
+        s, dt = s.cast(pl.String), pl.String
     if dt == pl.Null:
         return s.cast(pl.String)
     if dt.is_float():
@@ -429,7 +433,7 @@ def _canon_series(s: pl.Series, col: str) -> pl.Series:
     if bool((is_int | ~nonnull).all()):
         return f.cast(pl.Int64).alias(col)
     out = pl.select(
-        pl.when(is_int).then(f.cast(pl.Int64).cast(pl.String)).otherwise(text)
+        pl.when(is_int).then(f.cast(pl.Int64, strict=False).cast(pl.String)).otherwise(text)
     ).to_series()
     return out.alias(col)
 

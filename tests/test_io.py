@@ -260,6 +260,44 @@ def test_file_class_key_is_the_scalar_form_of_the_column_rule():
     floats = [1.0, 2.5, -0.0]
     assert _canon_series(pl.Series(floats), "c").to_list() == [
         str(file_class_key(v)) for v in floats]
+    # beyond 64 bits (polars reads Int128): the column is text, its numbers their digits
+    # (it was a polars traceback on every page; a walk-through)
+    wide = [3, 10**23, None]
+    assert _canon_series(pl.Series(wide, dtype=pl.Int128), "c").to_list() == [
+        str(file_class_key(v)) for v in wide[:-1]] + [None]
+    assert file_class_key(10**23) == "100000000000000000000000"
+
+
+@pytest.mark.parametrize("column", ["row_id", "label", "pred_a"])
+def test_an_integer_beyond_64_bits_is_a_text_value_not_a_crash(tmp_path, column):
+    """A 24-digit number in a class-like column is read as its digits (a row id or class
+    written as text), not cast to int64 (a polars traceback) nor through a float
+    (99999999999999991611392)."""
+    big = "100000000000000000000000"
+    cells = {"row_id": "11", "label": "1", "pred_a": "1"}
+    cells[column] = big
+    text = ("row_id,pred_a,conf_a,pred_b,conf_b,label\n"
+            "10,0,0.9,1,0.2,1\n"
+            f"{cells['row_id']},{cells['pred_a']},0.8,1,0.4,{cells['label']}\n"
+            "12,1,0.1,0,0.7,0\n")
+    if column != "row_id":
+        pool = load_pool(write(tmp_path, text), classes=None)
+        assert big in pool.classes and 10**23 not in pool.classes
+        code = pool.classes.index(big)
+        assert (pool.labels[1] if column == "label" else pool.preds[0, 1]) == code
+    else:
+        pool = load_pool(write(tmp_path, text))
+        assert pool.row_ids == ("10", big, "12") and pool.position(big) == 1
+
+
+def test_an_unsigned_64_bit_parquet_column_beyond_int64(tmp_path):
+    top = 2**64 - 1  # a hash-like row id, in Parquet as uint64
+    pl.DataFrame({"row_id": pl.Series([1, top], dtype=pl.UInt64),
+                  "pred_a": [0, 1], "conf_a": [0.9, 0.8], "pred_b": [1, 1],
+                  "conf_b": [0.2, 0.4]}).write_parquet(tmp_path / "pool.parquet")
+    pool = load_pool(tmp_path / "pool.parquet")
+    assert pool.row_ids == ("1", str(top)) and pool.position(str(top)) == 1
+    assert pool.position(top) == 1
 
 # --------------------------------------------------------------- bad input
 def raises(exc, path, *words, **kw):
