@@ -19,6 +19,7 @@ AppTest = st_testing.AppTest
 from certlib.audit import audit  # noqa: E402
 from certlib.audit.project import AuditStore  # noqa: E402
 from certlib.audit.record import verify_record  # noqa: E402
+from certlib.store import StoreError  # noqa: E402
 from page_support import view_button  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -368,3 +369,26 @@ def test_the_label_undo_takes_back_is_named(store_path):
     view_button(at, "audit_undo").click().run()
     assert not [c.value for c in at.caption if c.value.startswith("Undo takes back")]
     assert view_button(at, "audit_undo").disabled  # nothing in force to take back
+
+
+def test_nobody_undoes_a_colleagues_label(store_path):
+    """Only the annotator who gave the newest label may undo it, as on the Label page (a
+    walk-through: bob's U took back alice's label and he labelled the item himself)."""
+    at = _start("alice")
+    item = _next_item(at)
+    truth = SAMPLE["label"].to_list()
+    view_button(at, f"audit_cls_{truth[item]}").click().run()
+    bob = AppTest.from_file(PAGE, default_timeout=60)
+    bob.query_params["audit"] = at.query_params["audit"]
+    bob.query_params["annotator"] = "bob"
+    bob.run()
+    assert not bob.exception, bob.exception
+    assert view_button(bob, "audit_undo").disabled
+    (shown,) = [c.value for c in bob.caption if c.value.startswith("Undo takes back")]
+    assert shown.endswith("; only alice can undo it."), shown
+    with pytest.raises(StoreError, match="given by 'alice'; only they can undo it"):
+        AuditStore(store_path).undo(1, "bob")
+    assert not view_button(at, "audit_undo").disabled  # alice may
+    view_button(at, "audit_undo").click().run()
+    assert [(e.kind, e.annotator) for e in AuditStore(store_path).events(1)] == [
+        ("label", "alice"), ("undo", "alice")]

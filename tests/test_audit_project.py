@@ -242,6 +242,24 @@ def test_stale_view_is_refused(tmp_path):
         a.label(pid, s.queue[0].item_id, 1, "bo")
 
 
+def test_only_the_annotator_of_a_label_undoes_it(tmp_path):
+    f, g, y = synthetic_stream(3000, 0.4, 0.0, 5)
+    a = AuditStore(tmp_path / "s.db")
+    pid = a.create(epsilon=0.05)
+    a.append_batch(pid, frame(f, g))
+    first, second = (q.item_id for q in a.status(pid).queue[:2])
+    a.label(pid, first, 0, "ana")
+    a.label(pid, second, 1, "bo")
+    with pytest.raises(StoreError, match=f"newest label in force \\(item_id {second}\\) "
+                       "was given by 'bo'; only they can undo it"):
+        a.undo(pid, "ana")
+    with pytest.raises(StoreError, match=f"the label of item_id {first} was given by 'ana'"):
+        a.undo(pid, "bo", first)
+    assert [e.kind for e in a.events(pid)] == ["label", "label"]  # nothing appended
+    assert a.undo(pid, " ANA ", first).undoes == 1  # names match without spaces and case
+    assert a.undo(pid, "bo").item_id == second
+
+
 # ------------------------------------------------------------ refusals
 @pytest.fixture
 def project(tmp_path):

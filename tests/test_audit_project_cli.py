@@ -78,7 +78,9 @@ def test_status_table_and_undo(files, capsys):
     assert code == 0 and out.startswith("project        1\nverdict        continue")
     first = out.split("item_id ")[1].split(":")[0]
     run(capsys, ["audit-project", "label", "1", first, "0", "--who", "ana"] + store)
-    code, out, _ = run(capsys, ["audit-project", "label", "1", "--undo", "--who", "bo"] + store)
+    code, out, err = run(capsys, ["audit-project", "label", "1", "--undo", "--who", "bo"] + store)
+    assert code == 2 and "given by 'ana'; only they can undo it" in err, (out, err)
+    code, out, _ = run(capsys, ["audit-project", "label", "1", "--undo", "--who", "ana"] + store)
     assert code == 0 and out.startswith(f"event 2: undo item {first}")
     code, out, _ = run(capsys, ["audit-project", "status", "1", "--json"] + store)
     assert json.loads(out)["queue_next"] == first

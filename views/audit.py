@@ -20,6 +20,7 @@ from plotly.subplots import make_subplots
 
 from certlib.audit.project import AuditStore, check_batch, read_batch
 from certlib.errors import CertlibError
+from certlib.events import same_annotator
 from certlib.store import UnknownProjectError
 from ui.common import (LOST_PRESS, ROOT, annotator_input, brought_in, class_shortcuts, held_back,
                        keep_annotator, lost_press, number_box, outward_end, outward_interval, plain,
@@ -346,13 +347,18 @@ else:
     st.caption("Nothing to label: " + ("the audit has its verdict." if r.verdict != "continue"
                                        else "append more traffic."))
 newest = status.newest_label  # named beside the button: undo takes back this one
+not_mine = newest is not None and not same_annotator(newest.annotator, who)
 actions.button("Undo last label", key=view_key("audit_undo", status.last_seq),
-               disabled=newest is None or not who,
+               disabled=newest is None or not who or not_mine,
+               help=(f"The newest label (item_id {plain(str(newest.item_id))}) is "
+                     f"{plain(newest.annotator)}'s; only they can undo it." if not_mine and who
+                     else None),
                on_click=_act, args=(store.undo, pid, who),
                kwargs={"expect_seq": status.last_seq}, **shortcut_kwargs(undo_shortcut(keys)))
 if newest is not None:
     st.caption(f"Undo takes back the newest label: item_id {plain(str(newest.item_id))} = "
-               f"{plain(str(newest.label))} ({plain(newest.annotator)}, event {newest.seq}).")
+               f"{plain(str(newest.label))} ({plain(newest.annotator)}, event {newest.seq})"
+               + (f"; only {plain(newest.annotator)} can undo it." if not_mine else "."))
 view_buttons = tuple(f"audit_cls_{i}" for i in range(len(classes))) + ("audit_undo",)
 if lost_press(prefixes=tuple(f"{b}@" for b in view_buttons)):  # any view's (Label page)
     st.warning(LOST_PRESS)

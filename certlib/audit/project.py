@@ -62,7 +62,7 @@ from .._values import class_value, class_value_from_text, first_text, first_true
     is_empty_cell, is_none_or_nan, python_scalar
 from ..errors import (CertlibError, ColumnError, InvalidValueError, LabelError, ParameterError,
                       PoolFileError)
-from ..events import utc_now
+from ..events import same_annotator, utc_now
 from ..store import (DuplicateLabelError, NothingToUndoError, StaleStateError, StoreError,
                      UnknownProjectError, default_store_path)
 from .core import AuditConfig, AuditResult, Stream, _run, make_stream, stray_fraction
@@ -808,7 +808,12 @@ class AuditStore:
     def undo(self, project_id, who: str = "", item_id=None, *,
              expect_seq: int | None = None) -> AuditEvent:
         """Cancel the newest label in force (or that of ``item_id``) by appending an
-        ``undo`` event; the item goes back to the queue.  Batch labels cannot be undone."""
+        ``undo`` event; the item goes back to the queue.  Batch labels cannot be undone.
+        Only the annotator who gave that label may undo it (names compared without
+        surrounding spaces and case), as on a labelling project: nobody takes back a
+        colleague's label (a walk-through: bob's ``U`` undid alice's label, then he
+        labelled the item himself)."""
+        who = str(who).strip()
         with self._write() as con:
             pid = self._get(con, project_id).id
             events = self._events(con, pid)
@@ -824,8 +829,14 @@ class AuditStore:
                 if not live:
                     raise NothingToUndoError(f"audit project {pid} has no label to undo")
                 target = max(live.values(), key=lambda e: e.seq)
+            if not same_annotator(target.annotator, who):
+                raise StoreError(f"the newest label in force (item_id {target.item_id}) was "
+                                 f"given by {target.annotator!r}; only they can undo it"
+                                 if item_id is None else
+                                 f"the label of item_id {target.item_id} was given by "
+                                 f"{target.annotator!r}; only they can undo it")
             return self._append(con, pid, events, "undo", target.item_id, target.label,
-                                str(who).strip(), target.seq)
+                                who, target.seq)
 
     @staticmethod
     def _check_seq(events, expect_seq) -> None:
