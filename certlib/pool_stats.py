@@ -21,7 +21,10 @@ import numpy as np
 from .pool import UNREAD, Pool
 from .weights import get_objective
 
-__all__ = ["ClassCount", "PoolStats", "average_ranks", "pool_stats", "spearman_matrix"]
+__all__ = ["ClassCount", "PoolStats", "STRAY_FRACTION", "average_ranks", "pool_stats",
+           "spearman_matrix", "stray_class_notes"]
+
+STRAY_FRACTION = 0.01  # a class on fewer than 1% of the rows of a pool with > 2 classes
 
 
 def _readonly(a: np.ndarray) -> np.ndarray:
@@ -171,3 +174,42 @@ def pool_stats(pool: Pool) -> PoolStats:
         errors=errors, error_rate=error_rate, augrc_exact=augrc_exact, augrc=augrc,
         disagreement=_readonly(_disagreement(pool.preds)),
         spearman=_readonly(spearman_matrix(pool.confs)), class_counts=counts)
+
+
+def stray_class_notes(pool: Pool, fraction: float = STRAY_FRACTION,
+                      fmt=str) -> tuple[str, ...]:
+    """One sentence per class that looks like a stray value (`PoolStats.rare_classes`),
+    naming the first row and column it is in: a typo such as a label 0.5 among classes
+    0 and 1, or "cat" in one prediction, becomes a class of its own in every bound (and a
+    button on the Label page), which a walk-through found said nowhere but the Pool page.
+    ``fmt`` writes each value from the file (a class, a row id, a candidate's name): a
+    page passes its Markdown-inert form.
+
+    >>> pool = Pool.from_arrays([[0, 1, 1, 0] * 30, [0, 1, 0, 0] * 30],
+    ...                         [[0.9, 0.8, 0.7, 0.6] * 30] * 2,
+    ...                         labels=[0, 1, 1, 0] * 29 + [0, 0.5, 1, 0], names=["A", "B"])
+    >>> print(stray_class_notes(pool)[0][:89])
+    Class 0.5 appears on only 1 of 120 rows (0.83%): the label of row_id 117, predicted by no
+    """
+    stats = pool_stats(pool)
+    out = []
+    for c in stats.rare_classes(fraction):
+        k = pool.classes.index(c.value)
+        where = []
+        hits = np.flatnonzero(pool.labels == k)
+        if hits.size:
+            where.append(f"the label of row_id {fmt(pool.row_ids[int(hits[0])])}")
+        for j, name in enumerate(stats.candidates):
+            hits = np.flatnonzero(pool.preds[j] == k)
+            if hits.size:
+                where.append(f"{fmt(name)}'s prediction on row_id "
+                             f"{fmt(pool.row_ids[int(hits[0])])}")
+                break
+        by = ", ".join(f"{fmt(s)} ({v:,})" for s, v in zip(stats.candidates, c.per_candidate)
+                       if v)
+        out.append(f"Class {fmt(c.value)} appears on only {c.rows:,} of {stats.n:,} rows "
+                   f"({100 * c.rows / stats.n:.2g}%): {' and '.join(where)}, predicted by "
+                   f"{by or 'no candidate'}. A stray value in the file? It counts as a class "
+                   "of its own in every bound; correct the file, or declare the class set on "
+                   "the Pool page.")
+    return tuple(out)

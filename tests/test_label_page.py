@@ -529,3 +529,25 @@ def test_a_press_on_a_view_your_own_press_made_stale_is_not_blamed_on_someone_el
     assert not any("Someone else" in v for v in shown), shown
     (project,) = LabelStore(store_path).projects()
     assert [lab.row_id for lab in LabelStore(store_path).labels(project.id)] == [first]
+
+
+def test_a_stray_class_is_named_before_a_project_starts(store_path, tmp_path, monkeypatch):
+    """A label 0.5 in a 0/1 pool (a typo) would be a class button of its own: the page
+    names it, its row and column before Start (a walk-through found no word of it)."""
+    from certlib.saved_pools import SavedPools
+
+    monkeypatch.setenv("CERTLIB_DATA", str(tmp_path / "data"))
+    text = (ROOT / "sample_data" / "demo_binary.csv").read_text().splitlines()
+    head = text[0].split(",")
+    cells = text[3].split(",")
+    cells[head.index("label")] = "0.5"
+    text[3] = ",".join(cells)
+    saved = SavedPools(tmp_path / "data").add("typo.csv", "\n".join(text).encode())
+    at = AppTest.from_file(PAGE, default_timeout=60)
+    at.query_params["pool"] = f"upload:{saved.digest}"
+    at.run()
+    assert not at.exception, at.exception
+    (warning,) = [w.value for w in at.warning]
+    assert warning.startswith(f"Class 0.5 appears on only 1 of 171 rows (0.58%): the label of "
+                              f"row_id {cells[head.index('row_id')]}, predicted by no "
+                              "candidate."), warning

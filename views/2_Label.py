@@ -19,6 +19,7 @@ from certlib.errors import CertlibError
 from certlib.record import labels_csv, make_record
 from certlib.events import budget_in_force, file_seed, labels_in_force, same_annotator
 from certlib.pool import pool_hash
+from certlib.pool_stats import stray_class_notes
 from certlib.reviews import open_for
 from certlib.store import (FILE_ANNOTATOR, LabelStore, PoolMismatchError,
                            UnknownProjectError, file_labels)
@@ -121,6 +122,8 @@ else:
 sb.caption(f"Label store: {plain(store.path)} (set CERTLIB_STORE to move it)")
 
 if pid is None:
+    for note in stray_class_notes(pool, fmt=plain):  # each would be a class button
+        st.warning(note)
     mine = store.projects(pool)
     st.info("Choose the settings in the sidebar and press **Start / resume labelling**. "
             + (f"This pool already has {len(mine)} project(s) in the store; the same settings "

@@ -15,7 +15,7 @@ import streamlit as st
 
 from certlib.errors import CertlibError
 from certlib.pool import UNREAD, pool_hash
-from certlib.pool_stats import pool_stats
+from certlib.pool_stats import pool_stats, stray_class_notes
 from certlib.saved_pools import SavedPools
 from certlib.store import LabelStore
 from ui.common import (choose_pool, class_settings, load_ref, plain, plot_text, pool_key,
@@ -23,7 +23,6 @@ from ui.common import (choose_pool, class_settings, load_ref, plain, plot_text, 
 
 PREVIEW_ROWS = 50
 HEAT_MAP_WIDTH = 440  # pixels
-STRAY_FRACTION = 0.01
 TICK_CHARS = 16  # a class on fewer than 1% of the rows of a pool with > 2 classes
 
 
@@ -185,12 +184,8 @@ st.markdown("**Candidates in tie-priority order** (earlier wins a tie): "
             + (" · one shared prediction (confidence-score choice)"
                if pool.shared_prediction else ""))
 
-for c in stats.rare_classes(STRAY_FRACTION):
-    by = ", ".join(f"{plain(s)} ({k:,})" for s, k in zip(stats.candidates, c.per_candidate) if k)
-    st.warning(f"Class {plain(c.value)} appears on only {c.rows:,} of {stats.n:,} rows "
-               f"({100 * c.rows / stats.n:.2g}%): predicted by {by or 'no candidate'}, "
-               f"labelled on {c.labelled:,}. A stray value in the file? It counts as a class "
-               "of its own in every bound.")
+for note in stray_class_notes(pool, fmt=plain):
+    st.warning(note)
 
 st.subheader("Classes")
 st.dataframe(pd.DataFrame({
