@@ -8,7 +8,11 @@ every cell is one of
 * ``"certified"``: the policy's replay (exact stopping test) certifies within the
   budget;
 * ``"unresolved"``: neither, including every cell that is not ruled out when the
-  pool has unlabelled rows (the replay needs every label).
+  pool has unlabelled rows (the replay needs every label), except a budget of n or more
+  with the exact (shared) rule: with every label read its bounds are the objectives
+  themselves, so the test certifies whatever the labels are (a walk-through found the
+  budget-n cell amber, "the labels decide", forecast 100%).  The separate and centered
+  rules can end "all labels read" uncertified, so there the cell stays unresolved.
 
 **One replay per tolerance.**  ``replay(pool, budget=B).certified`` equals
 ``replay(pool).labels_read <= B`` for every built-in policy: a policy's choice of
@@ -103,14 +107,21 @@ class BudgetMap:
         """The cell of any budget (not only the grid's)."""
         if budget < self.prelabel[tolerance_index]:
             return "ruled_out"
-        if self.labels_read is not None and self.certified[tolerance_index] \
-                and self.labels_read[tolerance_index] <= budget:
+        if self.labels_read is None:
+            return "certified" if self.certain_at(budget) else "unresolved"
+        if self.certified[tolerance_index] and self.labels_read[tolerance_index] <= budget:
             return "certified"
         return "unresolved"
 
+    def certain_at(self, budget: int) -> bool:
+        """Whether ``budget`` certifies whatever the labels are: every row read, with the
+        exact (shared) rule (module docstring)."""
+        return budget >= self.n and self.rule == "shared"
+
     def smallest_tolerance(self, budget: int) -> Fraction | None:
         """Figure 8: the smallest grid tolerance whose stopping count fits in ``budget``
-        labels; None when none does or the pool has unlabelled rows."""
+        labels; None when none does, or the pool has unlabelled rows and the budget is
+        below n (`certain_at`)."""
         for i, t in enumerate(self.tolerances):
             if self.cell(i, budget) == "certified":
                 return t

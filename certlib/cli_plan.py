@@ -25,7 +25,8 @@ def register(sub) -> None:
     p = sub.add_parser("plan", help="budget-tolerance map, smallest tolerance per budget "
                        "and a label forecast",
                        description="Prelabel bound per tolerance, the budget-tolerance map "
-                       "(x = ruled out, C = certified by the policy's replay, . = unresolved), "
+                       "(x = ruled out, C = certified by the policy's replay, or every row read, "
+                       ". = unresolved), "
                        "the smallest tolerance each budget certifies (paper Figure 8) and, "
                        "with --forecast, a forecast of the labels the policy will read.")
     p.add_argument("pool", metavar="POOL", help="CSV or Parquet pool file (SPEC section 2)")

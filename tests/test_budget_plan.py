@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 from fractions import Fraction
 from pathlib import Path
 
@@ -11,6 +12,7 @@ import pytest
 import certlib
 from certlib.budget_plan import BudgetMap, budget_map_many, default_budgets
 from certlib.errors import CertlibError
+from certlib.pool import Pool
 
 ROOT = Path(__file__).resolve().parents[1]
 POOLS = ["sample_data/panels/wine_s0_tree_k4.csv", "sample_data/panels/wine_s1_logreg_k8.csv",
@@ -79,9 +81,35 @@ def test_unlabelled_rows_leave_every_open_cell_unresolved():
     assert m.prelabel == full.prelabel
     for i in range(len(m.tolerances)):
         for b, cell in zip(m.budgets, m.cells[i]):
-            assert cell == ("ruled_out" if b < m.prelabel[i] else "unresolved")
-    assert m.smallest_tolerance(pool.n) is None
+            # every label read certifies whatever they are (exact rule): only budget n
+            assert cell == ("ruled_out" if b < m.prelabel[i] else
+                            "certified" if b >= pool.n else "unresolved")
+    assert m.smallest_tolerance(pool.n) == 0 and m.smallest_tolerance(pool.n - 1) is None
     assert m.smallest_open_tolerance(pool.n) == 0
+    # the separate and centered rules can end uncertified with every label read
+    for rule in ("separate", "centered"):
+        loose = certlib.budget_map(pool.with_labels(lab), rule=rule)
+        assert loose.cells[0][-1] == "unresolved" and loose.smallest_tolerance(pool.n) is None
+
+
+def test_budget_n_certifies_every_completion_of_a_small_unlabelled_pool():
+    """The claim behind a certified budget-n cell on a pool with unread labels, checked by
+    brute force: every labelling of random small pools (ties in the confidences
+    included), every built-in policy, the exact rule: the replay certifies."""
+    rng = np.random.default_rng(11)
+    for _ in range(40):
+        n, K = int(rng.integers(1, 7)), int(rng.integers(2, 4))
+        preds = rng.integers(0, 2, (K, n))
+        confs = rng.integers(0, 3, (K, n)).astype(float)
+        hidden = Pool.from_arrays(preds, confs, labels=np.full(n, -1), classes=(0, 1))
+        m = certlib.budget_map(hidden, tolerances=(0, 0.01), budgets=(n,))
+        assert [row[0] for row in m.cells] == ["certified", "certified"]
+        for bits in itertools.product((0, 1), repeat=n):
+            pool = hidden.with_labels(np.array(bits))
+            for policy in ("static-range", "adaptive-pair-sum", "random"):
+                for t in (0, 0.01):
+                    rep = certlib.replay(pool, policy=policy, tolerance=t)
+                    assert rep.certified and rep.labels_read <= n
 
 
 def _hand(labels_read, prelabel, certified=None):
@@ -106,7 +134,8 @@ def test_smallest_tolerance_hand_made():
     # a replay that never certified (loose rule) fits no budget
     m = _hand((100, 70), (30, 25), certified=(False, True))
     assert m.smallest_tolerance(100) == Fraction(1, 1000)
-    assert _hand(None, (30, 25)).smallest_tolerance(100) is None
+    assert _hand(None, (30, 25)).smallest_tolerance(99) is None
+    assert _hand(None, (30, 25)).smallest_tolerance(100) == 0  # every row read (n = 100)
 
 
 def test_smallest_tolerance_is_the_first_certified_row():

@@ -42,7 +42,10 @@ def test_forecast_on_an_unlabelled_pool():
     assert d["forecast"][0]["quantiles"]["0.5"] == f.quantiles[0.5]
     assert d["p_certified"][0] == [f.p_certified(b) for b in d["map"]["budgets"]]
     assert d["map"]["labels_read"] is None
-    assert all(c in ("ruled_out", "unresolved") for c in d["map"]["cells"][0])
+    n = d["map"]["n"]  # every label read certifies whatever they are: only budget n
+    assert all(c == ("certified" if b >= n else "unresolved") or c == "ruled_out"
+               for b, c in zip(d["map"]["budgets"], d["map"]["cells"][0]))
+    assert d["map"]["cells"][0][-1] == "certified" and d["p_certified"][0][-1] == 1.0
 
 
 def test_table_lists_the_map_and_figure_8():

@@ -78,6 +78,9 @@ def _heatmap(m, fcs, budgets_txt, known: int = 0) -> go.Figure:
             if cell == "ruled_out":
                 h = (f"tolerance {_tol_label(t)}, budget {b:,}: ruled out. No policy can "
                      f"certify with fewer than {m.prelabel[i]:,} labels, whatever the labels.")
+            elif cell == "certified" and not m.labelled:
+                h = (f"tolerance {_tol_label(t)}, budget {b:,}: certified. With every label "
+                     "read the exact test certifies, whatever the labels.")
             elif cell == "certified":
                 h = (f"tolerance {_tol_label(t)}, budget {b:,}: certified. The policy "
                      f"certifies after {m.labels_read[i]:,} labels (exact replay).")
@@ -200,7 +203,10 @@ st.header("3. The smallest tolerance for your budget")
 budget = budget_input(st, f"Budget (labels, at most n = {pool.n:,})", pool.n, default_budget(pool),
                       key=f"plan_budget_{key[:16]}", shared=f"budget_{key[:16]}")
 best = m.smallest_tolerance(budget)
-if best is not None:
+if best is not None and not m.labelled:
+    st.success(f"With a budget of {budget:,} labels, every row is read: the exact test "
+               f"certifies at tau = {float(best):g}, whatever the labels.")
+elif best is not None:
     st.success(f"With a budget of {budget:,} labels the smallest tolerance you can expect to "
                f"certify is tau = {float(best):g} (the policy's exact replay needs "
                f"{m.labels_read[list(m.tolerances).index(best)]:,} labels).")
