@@ -256,6 +256,11 @@ def test_error_baselines_need_labels():
     f, g, _ = gen(3000, 0.3, 0.0, 18)
     with pytest.raises(LabelError, match="baselines replay fully labelled streams only"):
         compare_baselines(f, g, None, epsilon=0.05)
+    # the item is counted from 1, as on the Audit page, and its array index is given too
+    first = int(audit(f, g, None, epsilon=0.05).needs_label)
+    with pytest.raises(LabelError, match=f"Discern needs the label of item {first + 1} "
+                       f"\\(index {first}\\)"):
+        compare_baselines(f, g, None, epsilon=0.05)
 
 
 # ------------------------------------------------------- record + verifier

@@ -101,6 +101,13 @@ def test_label_the_hidden_sample_until_safe(store_path):
     # the upper end is rounded up, with decimals enough to read below epsilon
     shown = float(re.search(r"Delta <= ([0-9.]+) < epsilon = 0.03", banner).group(1))
     assert ref.delta_interval[1] <= shown < 0.03 and shown - ref.delta_interval[1] < 1e-4
+    # both intervals as numbers, each enclosing the library's (what `certlib audit` prints)
+    (said,) = [c.value for c in at.caption if c.value.startswith("At item ")]
+    ends = [float(x) for x in re.findall(r"[-+]?\d+\.\d+", said.split("probability")[0])]
+    (r_lo, r_hi), (d_lo, d_hi) = ref.rho_interval, ref.delta_interval
+    assert ends[0] <= r_lo <= r_hi <= ends[1] and ends[1] - ends[0] < r_hi - r_lo + 2e-4, said
+    assert ends[2] <= d_lo <= d_hi <= ends[3] and ends[3] - ends[2] < d_hi - d_lo + 2e-4, said
+    assert f"At item {ref.stopping_time:,}: rho" in said and "at least 0.95" in said
     # baselines on the same items, with the sample's held-back labels
     base = next(d.value for d in at.dataframe if "method" in d.value.columns)
     uniform = base.set_index("method").loc["uniform labelling"]

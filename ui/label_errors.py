@@ -82,8 +82,8 @@ def store_act(flash: str, what: str):
             st.session_state[flash] = stale_message(
                 getattr(fn, "__self__", None), args[0], args[-1], kwargs.get("expect_seq"),
                 what=what)
-        except CertlibError as exc:
-            st.session_state[flash] = str(exc)
+        except CertlibError as exc:  # a sentence on the page: capitalised
+            st.session_state[flash] = str(exc)[:1].upper() + str(exc)[1:]
     return act
 
 

@@ -81,7 +81,8 @@ if pid is None:
     from_file = False
     if 0 < known < pool.n:  # labels in the file count as read, as on the planning pages
         from_file = sb.checkbox(
-            f"Start from the {known:,} labels in the file", **sticky("label_from_file", True),
+            f"Start from the {known:,} label{'' if known == 1 else 's'} in the file",
+            **sticky("label_from_file", True),
             help="They count as read: the policy asks only for unlabelled rows, the budget "
                  "counts them, and the evidence record lists them as given by the pool file. "
                  "Untick to label every row yourself; then each answer is checked against "

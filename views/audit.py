@@ -308,6 +308,13 @@ metrics.metric("queue", f"{len(status.queue):,}", width="content")
 metrics.metric("batches", f"{len(status.batches):,}", width="content")
 metrics.metric("verdict", r.verdict + ("" if r.tier is None else f" (tier {r.tier})"),
                width="content")
+# the numbers `certlib audit` prints, rounded outwards (a walk-through could compare them
+# with the command line only by hovering the chart)
+st.caption(f"At item {r.items_seen:,}: rho (how often the models disagree) in "
+           f"{outward_interval(*r.rho_interval, sign='', marks=(cfg.epsilon / cfg.B,))}; "
+           f"Delta (the candidate's error rate minus the incumbent's) in "
+           f"{outward_interval(*r.delta_interval, marks=(0.0, cfg.epsilon))}. Both hold at "
+           f"every item with probability at least {1 - cfg.delta:g} (anytime-valid).")
 
 # ------------------------------------------------------------------ queue
 st.subheader("Labelling queue")

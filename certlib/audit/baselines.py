@@ -68,8 +68,9 @@ def _sequential(method, z, paid, c, alpha, eps, cfg, has_label):
     end = int(hits[0]) if hits.size else z.size - 1
     gap = np.flatnonzero(paid[:end + 1] & ~has_label[:end + 1])
     if gap.size:
-        raise LabelError(f"baseline `{method}` needs the label of row {int(gap[0])}, which is "
-                         "missing; baselines replay fully labelled streams only")
+        raise LabelError(f"baseline `{method}` needs the label of item {int(gap[0]) + 1} "
+                         f"(index {int(gap[0])}), which is missing; baselines replay fully "
+                         "labelled streams only")
     verdict = "continue"
     if hits.size:
         verdict = "regression" if lo[end] > 0 else "safe"
@@ -100,8 +101,9 @@ def compare_baselines(incumbent, candidate, labels, *, epsilon, delta=0.05, seed
     n, B, eps, alpha = stream.n, cfg.B, cfg.epsilon, cfg.delta
     res = _run(stream, cfg)
     if res.needs_label is not None:
-        raise LabelError(f"Discern needs the label of row {res.needs_label}, which is missing; "
-                         "baselines replay fully labelled streams only")
+        raise LabelError(f"Discern needs the label of item {res.needs_label + 1} (index "
+                         f"{res.needs_label}), which is missing; baselines replay fully "
+                         "labelled streams only")
     rows = [BaselineRow("discern", res.verdict, res.stopping_time, res.labels_used,
                         res.delta_interval)]
     d, a, has = stream.d, stream.a, stream.has_label

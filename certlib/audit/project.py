@@ -700,7 +700,8 @@ class AuditStore:
                     f"batch {b.source}: item_id {item} (data row {rows.ids.index(item) + 1}) "
                     f"is already in audit project {pid} (batch {bno}, item {pos + 1}); "
                     + (f"this batch is batch {same[0]} again (same SHA-256); "
-                       if same else f"{len(hits)} of its ids are already stored; ")
+                       if same else f"{len(hits)} of its ids {'is' if len(hits) == 1 else 'are'} "
+                          "already stored; ")
                     + "nothing was appended")
             prev = con.execute("SELECT disagree FROM audit_items WHERE project_id = ? "
                                "ORDER BY pos", (pid,)).fetchall()
