@@ -152,7 +152,7 @@ def test_error_bad_label_names_row(tmp_path, capsys):
     code, _, err = run(capsys, ["audit", str(p), "--epsilon", "0.1"])
     # the file's label column is text because of one cell: the error names that cell,
     # not the first number written as text
-    assert code == 2 and "label at row 1 is 'maybe'" in err and "row 0" not in err
+    assert code == 2 and "column `label`, data row 2 is 'maybe'" in err and "row 1 " not in err
 
 
 def test_error_not_a_record(stream, tmp_path, capsys):
@@ -186,12 +186,14 @@ def test_cli_imports_point_one_way():
 @pytest.mark.parametrize("text, code, message", [
     # a blank cell is unlabelled, as in audit projects
     ("pred_incumbent,pred_candidate,label\n0,1,1\n1,1, \n0,0,0\n", 0, None),
-    ("pred_incumbent,pred_candidate,label\n0,1,1\n1,1, \n0,0,cat\n", 2, "label at row 2 is 'cat'"),
+    ("pred_incumbent,pred_candidate,label\n0,1,1\n1,1, \n0,0,cat\n", 2,
+     "column `label`, data row 3 is 'cat'"),
     # Boolean predictions are numbers too
     ("pred_incumbent,pred_candidate,label\ntrue,false,1\nfalse,false,x\n", 2,
-     "label at row 1 is 'x'"),
+     "column `label`, data row 2 is 'x'"),
     # float() reads "1_0" as 10; in a file it is text
-    ("pred_incumbent,pred_candidate,label\n0,1,1_0\n1,1,x\n", 2, "label at row 0 is '1_0'"),
+    ("pred_incumbent,pred_candidate,label\n0,1,1_0\n1,1,x\n", 2,
+     "column `label`, data row 1 is '1_0'"),
 ])
 def test_label_cells_of_a_text_label_column(tmp_path, capsys, text, code, message):
     p = tmp_path / "s.csv"
@@ -209,10 +211,30 @@ def test_label_cells_of_a_text_label_column(tmp_path, capsys, text, code, messag
     ("pred_incumbent,pred_candidate,label\n0,1,0\n,1,1\n",
      "stream file 's.csv': column `pred_incumbent` is empty at data row 2"),
     ("pred_incumbent,pred_candidate,label\n0,1,0\n1,1,0.5\n",
-     "label at row 1 is 0.5; every prediction is a whole number"),
+     "column `label`, data row 2 is 0.5; every prediction is a whole number"),
 ])
 def test_error_broken_stream_file_names_line_or_cell(tmp_path, capsys, text, message):
     p = tmp_path / "s.csv"
     p.write_text(text)
     code, _, err = run(capsys, ["audit", str(p), "--epsilon", "0.1"])
     assert code == 2 and message in err and "polars" not in err.lower()
+
+
+def test_a_bad_cell_is_named_as_the_audit_page_names_it(tmp_path, capsys):
+    """`certlib audit` and the Audit page refuse a bad stream with one sentence: the
+    file's column, the data row counted from 1 and the item_id (the CLI said "`incumbent`
+    at row 1", the API's parameter and a row counted from 0: a walk-through)."""
+    from certlib.audit.project import check_batch
+    from certlib.errors import CertlibError
+
+    p = tmp_path / "s.csv"
+    p.write_text("item_id,pred_incumbent,pred_candidate,label\n10,0,1,0\n11,abc,1,\n12,1,1,1\n")
+    rc, _, err = run(capsys, ["audit", str(p), "--epsilon", "0.1"])
+    with pytest.raises(CertlibError) as page:
+        check_batch(p)
+    tail = "column `pred_incumbent`, data row 2 (item_id 11) is 'abc', text, but"
+    assert rc == 2 and tail in err and tail in str(page.value)
+    assert err.startswith("certlib: error: stream file s.csv: column")
+    # without an id column the stream is still read (ids are the page's, for batches)
+    p.write_text("pred_incumbent,pred_candidate\n0,1\n1,1\n")
+    assert run(capsys, ["audit", str(p), "--epsilon", "0.1"])[0] == 0

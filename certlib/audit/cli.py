@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 
 from ..cli_output import emit, interval
-from ..errors import ParameterError
+from ..errors import CertlibError, ParameterError
 
 __all__ = ["register"]
 
@@ -86,6 +86,21 @@ def _table(d: dict) -> str:
     return "\n".join(lines)
 
 
+def _check_as_the_page(path, judge, slices) -> None:
+    """Refuse a bad stream file with the Audit page's message (`check_batch`: the file's
+    column, the data row counted from 1 and the item_id); the core's own checks counted
+    rows from 0 and named the API's parameters (a walk-through: "`incumbent` at row 6"
+    where the page said "`pred_incumbent`, data row 7")."""
+    from .project import check_batch
+
+    try:
+        check_batch(path, judge_column=judge, slice_column=slices, ids_required=False)
+    except CertlibError as exc:  # the page's sentence, about the file this command read
+        msg = str(exc)
+        raise type(exc)("stream file " + msg[len("batch "):] if msg.startswith("batch ")
+                        else msg) from None
+
+
 def _run_audit(args) -> int:
     from .baselines import compare_baselines
     from .core import AuditConfig, _run, make_stream
@@ -97,6 +112,7 @@ def _run_audit(args) -> int:
     if args.window is not None and (args.slices or args.record or args.ledger):
         raise ParameterError("`--window` cannot be combined with --slices, --record or --ledger")
     cols = read_stream(args.stream, judge=args.judge, slices=args.slices)
+    _check_as_the_page(args.stream, args.judge, args.slices)
     delta = args.delta
     ledger = None
     if args.ledger:

@@ -382,14 +382,18 @@ class _Rows:
 
 
 def _validate(batch: _Batch, project: AuditProject, kind: str | None,
-              earlier_fraction=lambda: False) -> _Rows:
+              earlier_fraction=lambda: False, ids_required: bool = True) -> _Rows:
     """The whole batch checked: the first problem raises, naming the column and row.
     ``earlier_fraction()``: whether the project already holds a prediction with a
-    fractional part (then a fractional label may be a class; asked only when needed)."""
+    fractional part (then a fractional label may be a class; asked only when needed).
+    ``ids_required=False``: a stream without an id column passes (`certlib audit`)."""
     cols, src = batch.columns, batch.source
     if batch.n == 0:
         raise InvalidValueError(f"batch {src} has no rows; expected at least one item")
     id_col = next((c for c in ID_COLUMNS if c in cols), None)
+    if id_col is None and not ids_required:
+        return _validate(_Batch({**cols, ID_COLUMNS[0]: [None] * batch.n}, batch.n, src),
+                         project, kind, earlier_fraction, ids_required=False)
     if id_col is None:
         raise ColumnError(f"batch {src} lacks the column `item_id` (or `row_id`): every item "
                           "needs an id, so that a batch appended twice is refused")
@@ -404,6 +408,9 @@ def _validate(batch: _Batch, project: AuditProject, kind: str | None,
     raw_ids = cols[id_col]
     ids, seen = [], {}
     for i, v in enumerate(raw_ids):
+        if v is None and not ids_required:  # no id column: the data row names the item
+            ids.append(None)
+            continue
         if is_empty_cell(v):
             raise InvalidValueError(f"{_where(src, id_col, i)} is empty; every item needs an id")
         t = str(class_value(v)).strip()
@@ -508,13 +515,14 @@ def _validate(batch: _Batch, project: AuditProject, kind: str | None,
 
 
 def check_batch(batch, judge_column: str | None = None, slice_column: str | None = None,
-                name: str | None = None) -> int:
+                name: str | None = None, ids_required: bool = True) -> int:
     """Validate a batch for a project with these columns before creating it (a page
-    refuses a bad first batch without leaving an empty project); returns its item count."""
+    refuses a bad first batch without leaving an empty project); returns its item count.
+    ``ids_required=False``: a stream without an item id column passes (`certlib audit`)."""
     b = batch if isinstance(batch, _Batch) else read_batch(batch, name)
     probe = AuditProject(0, "", AuditConfig.make(epsilon=1.0), judge_column, slice_column,
                          None, None, None, None, "", "")
-    return len(_validate(b, probe, None).ids)
+    return len(_validate(b, probe, None, ids_required=ids_required).ids)
 
 
 def _json_scalar(v):
