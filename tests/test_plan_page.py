@@ -91,6 +91,18 @@ def test_unlabelled_demo_forecast_equals_the_cli():
         b = cli["map"]["budgets"].index(n // 2)
         assert [percent(p[b]) for p in cli["p_certified"]] == list(q[col])
     assert any("forecast, not a guarantee" in m.value for m in at.caption)
+    # the map: the CLI's cells; hover text in lines short enough for an 800 px chart, the
+    # cell named first; budget n certified whatever the labels (every row read)
+    (hm,) = [t for e in at.get("plotly_chart") for t in json.loads(e.proto.spec)["data"]
+             if t["type"] == "heatmap"]
+    code = {"ruled_out": 0, "unresolved": 1, "certified": 2}
+    assert hm["z"] == [[code[c] for c in row] for row in cli["map"]["cells"]]
+    for row in hm["customdata"]:
+        for b, h in zip(cli["map"]["budgets"], row):
+            lines = h.split("<br>")
+            assert max(map(len, lines)) <= 56 and lines[0].startswith("tolerance "), h
+            assert f"budget {b:,}:" in " ".join(lines), h
+    assert "certified. With every label read" in hm["customdata"][0][-1].replace("<br>", " ")
     # and how far off it has been, so nobody reads the median as a promise
     assert any("held-out panel pools" in m.value for m in at.caption)
     assert not at.error

@@ -6,6 +6,7 @@ Thin: every number comes from `certlib.cli_plan.plan_payload` (the function behi
 from __future__ import annotations
 
 import tempfile
+import textwrap
 from pathlib import Path
 
 import pandas as pd
@@ -94,7 +95,9 @@ def _heatmap(m, fcs, budgets_txt, known: int = 0) -> go.Figure:
                                             f"{percent(p)})")
                      + "." + (f" This budget is below the {known:,} labels already known, "
                               "which count as read." if b < known else ""))
-            hr.append(h)
+            # lines of at most 56 characters: one line ran past the chart's left edge
+            # at 800 px and cut the tolerance and budget off (a walk-through)
+            hr.append("<br>".join(textwrap.wrap(h, 56)))
         z.append(zr)
         text.append(tr)
         hover.append(hr)
