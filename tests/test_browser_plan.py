@@ -4,6 +4,8 @@ cells get the forecast probabilities."""
 
 from __future__ import annotations
 
+import os
+
 import pytest
 from browser_support import idle, launch, require_chromium
 
@@ -52,11 +54,27 @@ def test_several_pools_from_a_zip(server, tmp_path):
         page.goto(f"{server.url}/budget?pool=sample:demo")
         page.get_by_text("Upload several pool files or a zip of them").first.click()
         _multi_uploader(page).set_input_files(str(zpath))
-        page.get_by_text(f"{len(files)} pools.").first.wait_for(timeout=90_000)
+        page.get_by_text(f"{len(files)} pools, budget as").first.wait_for(timeout=90_000)
         # the tables are drawn on a canvas; their numbers are budget_map_many's
         # (tests/test_budget_plan.py)
         page.get_by_text("smallest certified tolerance per budget and pool").first.wait_for(
             timeout=30_000)
+        idle(page)
+        # Figure 7 as the paper draws it: per tolerance, bars stacking every pool
+        import certlib
+
+        mm = certlib.budget_map(files, policy="adaptive-pair-sum")
+        bars = page.evaluate("""() => [...document.querySelectorAll('.js-plotly-plot')]
+            .map(p => p.data).filter(d => d.length && d.every(t => t.type === 'bar'))
+            .map(d => d.map(t => [t.name, t.y]))""")
+        (traces,) = bars
+        want = {"ruled out": "ruled_out", "certified": "certified", "unresolved": "unresolved"}
+        assert [[name, y] for name, y in traces] == [
+            [w, [c[k] for c in row]] for row in mm.counts()
+            for w, k in want.items()]
+        if os.environ.get("CERTLIB_SCREENSHOTS"):
+            page.get_by_text("The counts as a table").first.scroll_into_view_if_needed()
+            page.screenshot(path=os.environ["CERTLIB_SCREENSHOTS"] + "/figure7_1400.png")
 
 
 def test_a_broken_zip_gives_one_message(server, tmp_path):

@@ -120,6 +120,30 @@ def _heatmap(m, fcs, budgets_txt, known: int = 0) -> go.Figure:
     return fig
 
 
+def _figure7(mm, counts, cols) -> go.Figure:
+    """Paper Figure 7: per tolerance (a row of panels), stacked bars over the budgets of
+    how many pools each budget rules out, certifies and leaves unresolved."""
+    from plotly.subplots import make_subplots
+
+    rows = len(mm.tolerances)
+    fig = make_subplots(rows=rows, cols=1, shared_xaxes=True, vertical_spacing=0.04,
+                        subplot_titles=[f"tolerance {_tol_label(t)}" for t in mm.tolerances])
+    for i in range(rows):
+        for kind in ("ruled_out", "certified", "unresolved"):
+            fig.add_bar(x=cols, y=[c[kind] for c in counts[i]], name=WORDS[kind],
+                        marker_color=COLOURS[kind], legendgroup=kind, showlegend=i == 0,
+                        hovertemplate=f"%{{x}} of n: %{{y}} {WORDS[kind]}<extra></extra>",
+                        row=i + 1, col=1)
+    fig.update_layout(barmode="stack", height=130 + 110 * rows, bargap=0.15,
+                      margin=dict(l=10, r=10, t=40, b=60),  # the mode bar above the titles
+                      legend=dict(orientation="h", yref="container", y=0, yanchor="bottom",
+                                  x=0.5, xanchor="center"))
+    fig.update_yaxes(range=[0, len(mm.maps)], nticks=3)
+    fig.update_xaxes(type="category", title_text="budget (% of n)", row=rows, col=1)
+    fig.update_annotations(font_size=12)
+    return fig
+
+
 def _histogram(f) -> go.Figure:
     q = f.quantiles
     fig = go.Figure(go.Histogram(x=list(f.labels_read), nbinsx=40, name="draws",
@@ -348,9 +372,14 @@ with st.expander("Upload several pool files or a zip of them"):
                   for c in row] for row in counts],
                 index=[_tol_label(t) for t in mm.tolerances], columns=cols)
             many = "" if len(mm.maps) == 1 else "s"
-            st.markdown(f"**{len(mm.maps)} pool{many}.** Cells: certified (C) / unresolved (?) "
-                        "/ ruled out (x), budget as % of each pool's n.")
-            st.dataframe(table, key="plan_multi_counts")
+            st.markdown(f"**{len(mm.maps)} pool{many}**, budget as % of each pool's n: how "
+                        "many are ruled out, certified and unresolved (paper Figure 7).")
+            # bars, as the paper draws it: the table of 11 text columns ran off a 1400 px
+            # page (a walk-through); the numbers stay in the table below the chart
+            st.plotly_chart(_figure7(mm, counts, cols), width="stretch")
+            with st.expander("The counts as a table"):
+                st.markdown("Cells: certified (C) / unresolved (?) / ruled out (x).")
+                st.dataframe(table, key="plan_multi_counts")
             small = mm.smallest_tolerances()
             st.markdown("**Figure 8:** smallest certified tolerance per budget and pool "
                         "(- = none, or unlabelled rows)")
