@@ -301,21 +301,6 @@ elif status.queue:
 else:
     st.info("**Continue**: no verdict yet and nothing to label; append more traffic.")
 
-metrics = st.container(horizontal=True, gap="large")
-metrics.metric("items seen", f"{r.items_seen:,} of {status.items:,}", width="content")
-metrics.metric("labels used", f"{r.labels_used:,}", width="content")
-metrics.metric("queue", f"{len(status.queue):,}", width="content")
-metrics.metric("batches", f"{len(status.batches):,}", width="content")
-metrics.metric("verdict", r.verdict + ("" if r.tier is None else f" (tier {r.tier})"),
-               width="content")
-# the numbers `certlib audit` prints, rounded outwards (a walk-through could compare them
-# with the command line only by hovering the chart)
-st.caption(f"At item {r.items_seen:,}: rho (how often the models disagree) in "
-           f"{outward_interval(*r.rho_interval, sign='', marks=(cfg.epsilon / cfg.B,))}; "
-           f"Delta (the candidate's error rate minus the incumbent's) in "
-           f"{outward_interval(*r.delta_interval, marks=(0.0, cfg.epsilon))}. Both hold at "
-           f"every item with probability at least {1 - cfg.delta:g} (anytime-valid).")
-
 # ------------------------------------------------------------------ queue
 st.subheader("Labelling queue")
 classes = list(status.classes)
@@ -369,6 +354,24 @@ if newest is not None:
 view_buttons = tuple(f"audit_cls_{i}" for i in range(len(classes))) + ("audit_undo",)
 if lost_press(prefixes=tuple(f"{b}@" for b in view_buttons)):  # any view's (Label page)
     st.warning(LOST_PRESS)
+
+# the progress after the queue: above it, the metrics (wrapped to two lines at 800 px)
+# pushed the item and its buttons below the fold of an 800 x 900 window (walk-throughs)
+metrics = st.container(horizontal=True, gap="large")
+metrics.metric("items seen", f"{r.items_seen:,} of {status.items:,}", width="content")
+metrics.metric("labels used", f"{r.labels_used:,}", width="content")
+metrics.metric("queue", f"{len(status.queue):,}", width="content")
+metrics.metric("batches", f"{len(status.batches):,}", width="content")
+metrics.metric("verdict", r.verdict + ("" if r.tier is None else f" (tier {r.tier})"),
+               width="content")
+# the numbers `certlib audit` prints, rounded outwards (a walk-through could compare them
+# with the command line only by hovering the chart)
+st.caption(f"At item {r.items_seen:,}: rho (how often the models disagree) in "
+           f"{outward_interval(*r.rho_interval, sign='', marks=(cfg.epsilon / cfg.B,))}; "
+           f"Delta (the candidate's error rate minus the incumbent's) in "
+           f"{outward_interval(*r.delta_interval, marks=(0.0, cfg.epsilon))}. Both hold at "
+           f"every item with probability at least {1 - cfg.delta:g} (anytime-valid).")
+
 
 def _at(item) -> str:
     """An item number for a table, or "-" when there is no verdict yet (not None)."""
