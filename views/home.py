@@ -63,7 +63,8 @@ if not pool.fully_labelled:
     st.stop()
 
 st.header("2. With labels known: what a policy would have read")
-c1, c2, c3 = st.columns([2, 1, 1])  # the policy names are long
+c1, c2, c3 = st.columns([5, 3, 4])  # the policy names are long; at 800 px a narrower
+# seed box wrapped its label and lost its + and - (a walk-through)
 policy = policy_input(c1, "policy")
 rule = c2.selectbox("Stopping rule", RULES, **sticky("rule", "shared", RULE, RULES, index=True))
 seed = seed_input(c3, "seed")
