@@ -16,6 +16,7 @@ Two class-value rules exist on purpose, with names that say which is which:
 from __future__ import annotations
 
 import math
+import re
 from fractions import Fraction
 
 import numpy as np
@@ -36,6 +37,8 @@ __all__ = [
 #: float64 holds every integer of absolute value below 2**53 exactly; an integral float
 #: at or beyond it may stand for several integers, so the file reader keeps it as text.
 EXACT_INT_LIMIT = 2.0**53
+INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1  # integers beyond these are kept as text
+_INT_TEXT = re.compile(r"[+-]?[0-9]+")
 
 
 def python_scalar(v):
@@ -62,10 +65,10 @@ def class_value(v):
     v = python_scalar(v)
     if isinstance(v, bool):
         return int(v)
-    if isinstance(v, int) and not -(2**63) <= v < 2**63:
-        return str(v)  # as the file reader keeps it (`file_class_key`)
     if isinstance(v, float) and v.is_integer():
-        return int(v)
+        v = int(v)
+    if isinstance(v, int) and not INT64_MIN <= v <= INT64_MAX:
+        return str(v)  # beyond 64 bits: its digits, as the file reader keeps it
     return v
 
 
@@ -82,6 +85,9 @@ def class_value_from_text(v):
         t = v.strip()
         if "_" in t:  # float() reads "1_0" as 10; a file's "1_0" is text
             return v
+        if _INT_TEXT.fullmatch(t):  # exactly, not through a float (2**60 + 1 stays so)
+            n = int(t)
+            return n if INT64_MIN <= n <= INT64_MAX else v
         try:
             f = float(t)
         except ValueError:
@@ -89,8 +95,8 @@ def class_value_from_text(v):
         if np.isfinite(f) and t.lower() not in ("inf", "nan", "infinity"):
             if not f.is_integer():
                 return f
-            # beyond 2**53 the float is not the number written: keep the text (a
-            # 24-digit row id became 99999999999999991611392)
+            # "1e20": beyond 2**53 a float is not the number written, so keep the text
+            # (a 24-digit row id became 99999999999999991611392)
             return int(f) if abs(f) < EXACT_INT_LIMIT else v
     return v
 
@@ -111,13 +117,16 @@ def file_class_key(v):
     '1_0'
     """
     if isinstance(v, (bool, np.bool_, int, np.integer)):
-        return int(v) if -(2**63) <= int(v) < 2**63 else str(int(v))  # beyond 64 bits: text
+        return int(v) if INT64_MIN <= int(v) <= INT64_MAX else str(int(v))  # else text
     if isinstance(v, (float, np.floating)):
         f = float(v)
         return int(f) if is_exact_int(f) else repr(f)
     s = str(v).strip()
     if "_" in s:  # float() reads "1_0" as 10
         return s
+    if _INT_TEXT.fullmatch(s):  # exactly, as `class_value_from_text`
+        n = int(s)
+        return n if INT64_MIN <= n <= INT64_MAX else s
     try:
         f = float(s)
     except ValueError:

@@ -158,11 +158,12 @@ class Pool:
             return self._position[key]
         except KeyError:
             pass
-        # row ids read from a file may be ints while the caller passes a string
+        # row ids read from a file may be ints while the caller passes a string (read
+        # exactly: through a float, "2**60 + 1" named the row of 2**60)
         if isinstance(key, str):
             try:
-                return self._position[class_value(float(key))]
-            except (ValueError, KeyError):
+                return self._position[class_value_from_text(key)]
+            except KeyError:
                 pass
         raise ParameterError(f"row_id {row_id!r} is not in the pool") from None
 
@@ -380,7 +381,9 @@ class Pool:
 
         if row_ids is None:
             rid = tuple(range(n))
-        elif isinstance(row_ids, np.ndarray) and row_ids.ndim == 1 and row_ids.dtype.kind in "iu":
+        elif isinstance(row_ids, np.ndarray) and row_ids.ndim == 1 and row_ids.dtype.kind in "iu" \
+                and not (row_ids.dtype.kind == "u" and row_ids.size and row_ids.max() > 2**63 - 1):
+            # (uint64 ids beyond int64 go the per-row way: text, as a file's are)
             # integer ids (the common file case): vectorised checks, no per-row loop
             if row_ids.shape[0] != n:
                 raise ParameterError(f"row_ids has length {row_ids.shape[0]}; expected n = {n}")

@@ -255,6 +255,8 @@ def test_only_the_annotator_of_a_label_undoes_it(tmp_path):
         a.undo(pid, "ana")
     with pytest.raises(StoreError, match=f"the label of item_id {first} was given by 'ana'"):
         a.undo(pid, "bo", first)
+    with pytest.raises(StoreError, match="annotator must be a non-empty name"):
+        a.undo(pid)
     assert [e.kind for e in a.events(pid)] == ["label", "label"]  # nothing appended
     assert a.undo(pid, " ANA ", first).undoes == 1  # names match without spaces and case
     assert a.undo(pid, "bo").item_id == second

@@ -131,3 +131,23 @@ def test_a_rare_class_of_a_two_class_pool_is_not_stray():
     s = pool_stats(Pool.from_arrays(preds, np.ones((2, 300))))
     assert s.class_counts[1].rows == 1 and s.rare_classes() == ()
     assert np.isnan(s.spearman).all()  # constant confidences have no order
+
+
+def test_class_counts_equal_a_count_row_by_row():
+    """The vectorised counts (a sort down each row) against a plain loop over rows, on
+    random pools with unread labels and many classes."""
+    from certlib.pool import UNREAD
+    from certlib.pool_stats import class_counts
+
+    rng = np.random.default_rng(5)
+    for _ in range(30):
+        n, K, C = int(rng.integers(1, 40)), int(rng.integers(2, 5)), int(rng.integers(2, 6))
+        labels = rng.integers(-1, C, n)
+        pool = Pool.from_arrays(rng.integers(0, C, (K, n)), rng.random((K, n)),
+                                labels=labels, classes=tuple(range(C)))
+        for k, c in enumerate(class_counts(pool)):
+            predicted = [i for i in range(n) if any(pool.preds[j, i] == k for j in range(K))]
+            held = [i for i in range(n) if i in predicted or pool.labels[i] == k]
+            assert c.rows_predicted == len(predicted) and c.rows == len(held)
+            assert c.labelled == sum(1 for v in pool.labels if v == k and v != UNREAD)
+            assert c.per_candidate == tuple(int((pool.preds[j] == k).sum()) for j in range(K))

@@ -184,7 +184,7 @@ st.markdown("**Candidates in tie-priority order** (earlier wins a tie): "
             + (" · one shared prediction (confidence-score choice)"
                if pool.shared_prediction else ""))
 
-for note in stray_class_notes(pool, fmt=plain):
+for note in stray_class_notes(pool, fmt=plain, counts=stats.class_counts):  # cached
     st.warning(note)
 
 st.subheader("Classes")

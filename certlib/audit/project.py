@@ -414,7 +414,7 @@ def _validate(batch: _Batch, project: AuditProject, kind: str | None,
         if is_empty_cell(v):
             raise InvalidValueError(f"{_where(src, id_col, i)} is empty; every item needs an id")
         t = str(class_value(v)).strip()
-        if t in seen:
+        if t in seen and ids_required:  # `certlib audit` reads no ids: only named
             raise InvalidValueError(f"{_where(src, id_col, i)} repeats the id {t!r} of data "
                                     f"row {seen[t] + 1}; item ids must be unique")
         seen[t] = i
@@ -823,6 +823,9 @@ class AuditStore:
         colleague's label (a walk-through: bob's ``U`` undid alice's label, then he
         labelled the item himself)."""
         who = str(who).strip()
+        if not who:
+            raise StoreError("annotator must be a non-empty name: only the annotator who gave "
+                             "a label may undo it")
         with self._write() as con:
             pid = self._get(con, project_id).id
             events = self._events(con, pid)
