@@ -50,6 +50,20 @@ def _next_row_id(page, previous=None) -> int:
     raise AssertionError(f"the next row stayed {previous}")
 
 
+def _record_rows_at_keydown(page) -> None:
+    """From now on the page records, at each key press, the row it shows; `_rows_seen`
+    reads them."""
+    page.evaluate("""() => { window.__seen = [];
+        document.addEventListener('keydown', () => {
+            const h = [...document.querySelectorAll('h3')].find(
+                e => e.innerText.startsWith('Next row: row_id'));
+            window.__seen.push(h ? h.innerText : ''); }, true); }""")
+
+
+def _rows_seen(page) -> list:
+    return [int(h.rsplit(" ", 1)[1]) for h in page.evaluate("window.__seen")]
+
+
 def _shot(page, tmp_path, name):
     out = Path(SCREENSHOT_DIR or tmp_path) / name
     out.parent.mkdir(parents=True, exist_ok=True)
@@ -189,11 +203,7 @@ def test_a_quick_double_press_labels_only_rows_shown(server, browser, gap_ms):
     button keys of before."""
     page = _start_project(browser, server, "ana", 800)
     first = _next_row_id(page)
-    page.evaluate("""() => { window.__seen = [];
-        document.addEventListener('keydown', () => {
-            const h = [...document.querySelectorAll('h3')].find(
-                e => e.innerText.startsWith('Next row: row_id'));
-            window.__seen.push(h ? h.innerText : ''); }, true); }""")
+    _record_rows_at_keydown(page)
     page.evaluate("document.activeElement && document.activeElement.blur()")
     page.keyboard.press("0")
     page.wait_for_timeout(gap_ms)
@@ -202,7 +212,7 @@ def test_a_quick_double_press_labels_only_rows_shown(server, browser, gap_ms):
     _next_row_id(page, first)
     page.wait_for_timeout(1500)  # a second save, if any, has landed by now
     idle(page)
-    seen = [int(h.rsplit(" ", 1)[1]) for h in page.evaluate("window.__seen")]
+    seen = _rows_seen(page)
     assert seen[0] == first, seen
     from certlib.store import LabelStore
 
@@ -237,11 +247,7 @@ def test_a_press_across_a_restart_while_someone_else_labelled_is_said(server, br
     pool = certlib.load_pool(ROOT / "sample_data" / "demo_unlabelled.csv")
     page = _start_project(browser, server, "ana", 1300)
     first = _next_row_id(page)
-    page.evaluate("""() => { window.__seen = [];
-        document.addEventListener('keydown', () => {
-            const h = [...document.querySelectorAll('h3')].find(
-                e => e.innerText.startsWith('Next row: row_id'));
-            window.__seen.push(h ? h.innerText : ''); }, true); }""")
+    _record_rows_at_keydown(page)
     server.stop()
     page.wait_for_function("() => document.querySelector('[data-testid=stApp]')"
                            "?.dataset.testConnectionState !== 'CONNECTED'", timeout=60_000)
@@ -255,7 +261,7 @@ def test_a_press_across_a_restart_while_someone_else_labelled_is_said(server, br
     page.wait_for_function(
         "() => document.body.innerText.includes('did not reach the page') || "
         "document.body.innerText.includes('2 of 171')", timeout=60_000)
-    seen = [int(h.rsplit(" ", 1)[1]) for h in page.evaluate("window.__seen")]
+    seen = _rows_seen(page)
     saved = [(lab.row_id, lab.annotator) for lab in store.labels(project.id)]
     if page.get_by_text("did not reach the page").count():
         assert seen == [first] and saved == [(first, "bob")], (seen, saved)
