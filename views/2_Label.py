@@ -439,7 +439,9 @@ with st.expander(f"Label log ({len(prog.events)} events, nothing is ever deleted
         log = pd.DataFrame([e.to_dict() for e in reversed(prog.events)])
         if blind:  # blind review: rows waiting for this annotator's review
             hide = log["row_id"].isin(list(blind)) & log["kind"].ne("skip")
-            log["label"] = log["label"].astype(object).where(~hide, "(hidden)")
+            # as text: "(hidden)" among numbers made Arrow log a traceback on the server
+            log["label"] = log["label"].map(
+                lambda v: "" if v is None else str(v)).where(~hide, "(hidden)")
             st.caption(f"Labels of the {len(blind):,} row(s) waiting for your review are "
                        "hidden here until you answer.")
         st.dataframe(log, hide_index=True, width="stretch")
