@@ -138,7 +138,8 @@ def _figure7(mm, counts, cols) -> go.Figure:
                       margin=dict(l=10, r=10, t=40, b=60),  # the mode bar above the titles
                       legend=dict(orientation="h", yref="container", y=0, yanchor="bottom",
                                   x=0.5, xanchor="center"))
-    fig.update_yaxes(range=[0, len(mm.maps)], nticks=3)
+    top = len(mm.maps)  # the axis ends at the number of pools, and says it
+    fig.update_yaxes(range=[0, top], tickvals=sorted({0, top // 2, top}))
     fig.update_xaxes(type="category", title_text="budget (% of n)", row=rows, col=1)
     fig.update_annotations(font_size=12)
     return fig
