@@ -235,6 +235,10 @@ def test_a_bad_cell_is_named_as_the_audit_page_names_it(tmp_path, capsys):
     tail = "column `pred_incumbent`, data row 2 (item_id 11) is 'abc', text, but"
     assert rc == 2 and tail in err and tail in str(page.value)
     assert err.startswith("certlib: error: stream file s.csv: column")
+    # a row_id column names the item as row_id (the message said item_id: a re-check)
+    p.write_text("row_id,pred_incumbent,pred_candidate,label\n10,0,1,0\n11,abc,1,\n")
+    rc, _, err = run(capsys, ["audit", str(p), "--epsilon", "0.1"])
+    assert rc == 2 and "data row 2 (row_id 11) is 'abc'" in err, err
     # without an id column the stream is still read (ids are the page's, for batches)
     p.write_text("pred_incumbent,pred_candidate\n0,1\n1,1\n")
     assert run(capsys, ["audit", str(p), "--epsilon", "0.1"])[0] == 0

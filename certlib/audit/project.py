@@ -351,12 +351,13 @@ def _read_bytes(data: bytes, name: str) -> _Batch:
     return _Batch({c: df[c].to_list() for c in df.columns}, df.height, name)
 
 
-def _where(source: str, col: str, row: int, ids=None) -> str:
+def _where(source: str, col: str, row: int, ids=None, id_col: str = "item_id") -> str:
     """Where a batch's bad cell is: ``row`` is its position, shown as the data row
-    counted from 1 (as pool file messages count them), with the item id when known."""
+    counted from 1 (as pool file messages count them), with the item id when known,
+    under its column's name (``id_col``: a file's ``row_id`` is not called item_id)."""
     at = f"column `{col}`, data row {row + 1}"
     if ids is not None and row < len(ids) and not is_none_or_nan(ids[row]):
-        at += f" (item_id {ids[row]!s})"
+        at += f" ({id_col} {ids[row]!s})"
     return f"batch {source}: {at}"
 
 
@@ -426,11 +427,11 @@ def _validate(batch: _Batch, project: AuditProject, kind: str | None,
         for i, v in enumerate(cols[c]):
             v = python_scalar(v)
             if is_empty_cell(v):
-                raise InvalidValueError(f"{_where(src, c, i, ids)} is empty; every item "
+                raise InvalidValueError(f"{_where(src, c, i, ids, id_col)} is empty; every item "
                                         "needs both predictions")
             if _kind_of(v) is None:
-                raise InvalidValueError(f"{_where(src, c, i, ids)} is {v!r}; expected a class "
-                                        "value (every item needs both predictions)")
+                raise InvalidValueError(f"{_where(src, c, i, ids, id_col)} is {v!r}; expected "
+                                        "a class value (every item needs both predictions)")
             out.append(class_value(v))
         col_kind = "str" if any(isinstance(v, str) for v in out) else "num"
         if expected is None:
@@ -443,12 +444,12 @@ def _validate(batch: _Batch, project: AuditProject, kind: str | None,
                 first = REQUIRED[0]
                 i = first_text(preds[first])
                 raise InvalidValueError(
-                    f"{_where(src, first, i, ids)} is {preds[first][i]!r}, text, but `{c}` "
+                    f"{_where(src, first, i, ids, id_col)} is {preds[first][i]!r}, text, but `{c}` "
                     "holds numbers; both predictions must be numbers, or both text")
             i = first_text(out) if col_kind == "str" else 0
             where = "the project's earlier batches hold " if kind else "`pred_incumbent` holds "
             raise InvalidValueError(
-                f"{_where(src, c, i, ids)} is {out[i]!r}; {where}"
+                f"{_where(src, c, i, ids, id_col)} is {out[i]!r}; {where}"
                 + ("numbers, so every prediction must be a number" if expected == "num"
                    else "text, so every prediction must be text"))
         preds[c] = out
@@ -465,7 +466,7 @@ def _validate(batch: _Batch, project: AuditProject, kind: str | None,
                 # the cell that is not
                 v = class_value_from_text(v)
             if _kind_of(v) != kind_now:
-                raise LabelError(f"{_where(src, 'label', i, ids)} is {v!r}; expected "
+                raise LabelError(f"{_where(src, 'label', i, ids, id_col)} is {v!r}; expected "
                                  + ("a number like the predictions" if kind_now == "num"
                                     else "text like the predictions")
                                  + " (or empty for unlabelled)")
@@ -475,7 +476,7 @@ def _validate(batch: _Batch, project: AuditProject, kind: str | None,
         i = stray_fraction(preds["pred_incumbent"], preds["pred_candidate"],
                            [float(v) if h else np.nan for v, h in zip(labels, have)], have)
         if i is not None and not earlier_fraction():
-            raise LabelError(f"{_where(src, 'label', i, ids)} is {labels[i]!r}; every "
+            raise LabelError(f"{_where(src, 'label', i, ids, id_col)} is {labels[i]!r}; every "
                              "prediction is a whole number (a class), so a label must be one "
                              "too (or empty for unlabelled)")
     judge = None
@@ -491,7 +492,7 @@ def _validate(batch: _Batch, project: AuditProject, kind: str | None,
             ok = isinstance(v, (int, float)) and not isinstance(v, bool) \
                 and math.isfinite(float(v)) and 0.0 <= float(v) <= 1.0
             if not ok:
-                raise InvalidValueError(f"{_where(src, project.judge_column, i, ids)} is "
+                raise InvalidValueError(f"{_where(src, project.judge_column, i, ids, id_col)} is "
                                         f"{v!r}; expected a judge score in [0, 1]")
             judge.append(float(v))
     slices = None
@@ -500,7 +501,7 @@ def _validate(batch: _Batch, project: AuditProject, kind: str | None,
         for i, v in enumerate(cols[project.slice_column]):
             v = python_scalar(v)
             if is_empty_cell(v):
-                raise InvalidValueError(f"{_where(src, project.slice_column, i, ids)} is "
+                raise InvalidValueError(f"{_where(src, project.slice_column, i, ids, id_col)} is "
                                         "empty; every item needs a slice")
             slices.append(str(class_value(v)))
     used = {id_col, *REQUIRED, "label", project.judge_column, project.slice_column}
