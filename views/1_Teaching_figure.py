@@ -52,8 +52,10 @@ for rule, path in f.paths.items():
         fig.add_scatter(x=[path.stop], y=[y[path.stop]], mode="markers+text",
                         marker=dict(size=11, color=colors[rule]), text=[str(path.stop)],
                         # shared and centered often stop a few labels apart (124, 134):
-                        # one number above, one below, so they never run together
-                        textposition="bottom right" if rule == "centered" else "top left",
+                        # one number above, one below, so they never run together; all
+                        # to the left of their stop (at 800 px centered's 158, to its
+                        # right, touched separate's 171)
+                        textposition="bottom left" if rule == "centered" else "top left",
                         showlegend=False)
 shared = f.paths["shared"]
 fig.add_scatter(x=list(range(len(shared.upper))), y=shared.upper_objective, mode="lines",
