@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 
 from ..cli_output import emit, interval
-from ..errors import CertlibError, InvalidValueError, LabelError, ParameterError
+from ..errors import InvalidValueError, LabelError, ParameterError
 
 __all__ = ["register"]
 
@@ -93,12 +93,7 @@ def _check_as_the_page(path, judge, slices) -> None:
     where the page said "`pred_incumbent`, data row 7")."""
     from .project import check_batch
 
-    try:
-        check_batch(path, judge_column=judge, slice_column=slices, ids_required=False)
-    except CertlibError as exc:  # the page's sentence, about the file this command read
-        msg = str(exc)
-        raise type(exc)("stream file " + msg[len("batch "):] if msg.startswith("batch ")
-                        else msg) from None
+    check_batch(path, judge_column=judge, slice_column=slices, stream=True)
 
 
 def _run_audit(args) -> int:

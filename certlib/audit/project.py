@@ -351,14 +351,15 @@ def _read_bytes(data: bytes, name: str) -> _Batch:
     return _Batch({c: df[c].to_list() for c in df.columns}, df.height, name)
 
 
-def _where(source: str, col: str, row: int, ids=None, id_col: str = "item_id") -> str:
-    """Where a batch's bad cell is: ``row`` is its position, shown as the data row
-    counted from 1 (as pool file messages count them), with the item id when known,
-    under its column's name (``id_col``: a file's ``row_id`` is not called item_id)."""
+def _where(src: str, col: str, row: int, ids=None, id_col: str = "item_id") -> str:
+    """Where a batch's bad cell is (``src``: "batch NAME", or "stream file NAME" for
+    `certlib audit`): ``row`` is its position, shown as the data row counted from 1 (as
+    pool file messages count them), with the item id when known, under its column's name
+    (``id_col``: a file's ``row_id`` is not called item_id)."""
     at = f"column `{col}`, data row {row + 1}"
     if ids is not None and row < len(ids) and not is_none_or_nan(ids[row]):
         at += f" ({id_col} {ids[row]!s})"
-    return f"batch {source}: {at}"
+    return f"{src}: {at}"
 
 
 def _kind_of(v):
@@ -383,39 +384,37 @@ class _Rows:
 
 
 def _validate(batch: _Batch, project: AuditProject, kind: str | None,
-              earlier_fraction=lambda: False, ids_required: bool = True) -> _Rows:
+              earlier_fraction=lambda: False, stream: bool = False) -> _Rows:
     """The whole batch checked: the first problem raises, naming the column and row.
     ``earlier_fraction()``: whether the project already holds a prediction with a
     fractional part (then a fractional label may be a class; asked only when needed).
-    ``ids_required=False``: a stream without an id column passes (`certlib audit`)."""
-    cols, src = batch.columns, batch.source
+    ``stream``: the file of `certlib audit`, which keeps no project: messages call it a
+    stream file, and an id column is optional there and only names the items."""
+    cols = batch.columns
+    src = f"{'stream file' if stream else 'batch'} {batch.source}"
     if batch.n == 0:
-        raise InvalidValueError(f"batch {src} has no rows; expected at least one item")
+        raise InvalidValueError(f"{src} has no rows; expected at least one item")
     id_col = next((c for c in ID_COLUMNS if c in cols), None)
-    if id_col is None and not ids_required:
-        return _validate(_Batch({**cols, ID_COLUMNS[0]: [None] * batch.n}, batch.n, src),
-                         project, kind, earlier_fraction, ids_required=False)
-    if id_col is None:
-        raise ColumnError(f"batch {src} lacks the column `item_id` (or `row_id`): every item "
+    if id_col is None and not stream:
+        raise ColumnError(f"{src} lacks the column `item_id` (or `row_id`): every item "
                           "needs an id, so that a batch appended twice is refused")
     for c in REQUIRED:
         if c not in cols:
-            raise ColumnError(f"batch {src} lacks the column `{c}` (expected "
+            raise ColumnError(f"{src} lacks the column `{c}` (expected "
                               f"{', '.join(REQUIRED)}, an item id, optional `label`)")
     for c, what in ((project.judge_column, "judge"), (project.slice_column, "slice")):
         if c is not None and c not in cols:
-            raise ColumnError(f"batch {src} lacks the column `{c}`, the {what} column of "
+            raise ColumnError(f"{src} lacks the column `{c}`, the {what} column of "
                               f"audit project {project.id}")
-    raw_ids = cols[id_col]
     ids, seen = [], {}
-    for i, v in enumerate(raw_ids):
-        if v is None and not ids_required:  # no id column: the data row names the item
+    for i, v in enumerate(cols[id_col] if id_col else [None] * batch.n):
+        if id_col is None:  # a stream without ids: the data row names the item
             ids.append(None)
             continue
         if is_empty_cell(v):
             raise InvalidValueError(f"{_where(src, id_col, i)} is empty; every item needs an id")
         t = str(class_value(v)).strip()
-        if t in seen and ids_required:  # `certlib audit` reads no ids: only named
+        if t in seen and not stream:
             raise InvalidValueError(f"{_where(src, id_col, i)} repeats the id {t!r} of data "
                                     f"row {seen[t] + 1}; item ids must be unique")
         seen[t] = i
@@ -516,14 +515,14 @@ def _validate(batch: _Batch, project: AuditProject, kind: str | None,
 
 
 def check_batch(batch, judge_column: str | None = None, slice_column: str | None = None,
-                name: str | None = None, ids_required: bool = True) -> int:
+                name: str | None = None, stream: bool = False) -> int:
     """Validate a batch for a project with these columns before creating it (a page
     refuses a bad first batch without leaving an empty project); returns its item count.
-    ``ids_required=False``: a stream without an item id column passes (`certlib audit`)."""
+    ``stream``: the file of `certlib audit` (`_validate`)."""
     b = batch if isinstance(batch, _Batch) else read_batch(batch, name)
     probe = AuditProject(0, "", AuditConfig.make(epsilon=1.0), judge_column, slice_column,
                          None, None, None, None, "", "")
-    return len(_validate(b, probe, None, ids_required=ids_required).ids)
+    return len(_validate(b, probe, None, stream=stream).ids)
 
 
 def _json_scalar(v):
