@@ -41,6 +41,13 @@ INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1  # integers beyond these are kept as 
 _INT_TEXT = re.compile(r"[+-]?[0-9]+")
 
 
+def _int64_or_text(n: int, text: str | None = None):
+    """An integer as a class value: itself within 64 bits, beyond them ``text`` (the
+    cell as written; default its digits), as the file reader keeps it: polars holds no
+    wider integer."""
+    return n if INT64_MIN <= n <= INT64_MAX else (str(n) if text is None else text)
+
+
 def python_scalar(v):
     """A numpy scalar as the Python scalar it holds; anything else unchanged."""
     return v.item() if isinstance(v, np.generic) else v
@@ -67,9 +74,7 @@ def class_value(v):
         return int(v)
     if isinstance(v, float) and v.is_integer():
         v = int(v)
-    if isinstance(v, int) and not INT64_MIN <= v <= INT64_MAX:
-        return str(v)  # beyond 64 bits: its digits, as the file reader keeps it
-    return v
+    return _int64_or_text(v) if isinstance(v, int) else v
 
 
 def class_value_from_text(v):
@@ -86,8 +91,7 @@ def class_value_from_text(v):
         if "_" in t:  # float() reads "1_0" as 10; a file's "1_0" is text
             return v
         if _INT_TEXT.fullmatch(t):  # exactly, not through a float (2**60 + 1 stays so)
-            n = int(t)
-            return n if INT64_MIN <= n <= INT64_MAX else v
+            return _int64_or_text(int(t), v)
         try:
             f = float(t)
         except ValueError:
@@ -117,7 +121,7 @@ def file_class_key(v):
     '1_0'
     """
     if isinstance(v, (bool, np.bool_, int, np.integer)):
-        return int(v) if INT64_MIN <= int(v) <= INT64_MAX else str(int(v))  # else text
+        return _int64_or_text(int(v))
     if isinstance(v, (float, np.floating)):
         f = float(v)
         return int(f) if is_exact_int(f) else repr(f)
@@ -125,8 +129,7 @@ def file_class_key(v):
     if "_" in s:  # float() reads "1_0" as 10
         return s
     if _INT_TEXT.fullmatch(s):  # exactly, as `class_value_from_text`
-        n = int(s)
-        return n if INT64_MIN <= n <= INT64_MAX else s
+        return _int64_or_text(int(s), s)
     try:
         f = float(s)
     except ValueError:
