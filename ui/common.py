@@ -554,22 +554,19 @@ def acted() -> None:
     st.session_state["_acted"] = True
 
 
-def lost_press(*keys: str, prefixes: tuple = ()) -> bool:
-    """Whether one of the buttons ``keys`` was pressed in this run but its callback did
-    not run (call after drawing them, on every run).  A session Streamlit starts anew --
-    after a server restart the browser reconnects to a fresh one -- knows no callback
-    until its first run has drawn the buttons, so the first press after a restart was
-    dropped without a word (the label was never saved; measured in a browser probe).
-    ``prefixes`` also finds a press on a view this session never drew (`_undrawn_presses`)."""
-    did = st.session_state.pop("_acted", False)
-    if did:
+def lost_press(*prefixes: str) -> bool:
+    """Whether a button whose key starts with one of ``prefixes`` (``cls_0@``, ``review_``
+    ...) was pressed in this run but its callback did not run (call after drawing them,
+    on every run).  A session Streamlit starts anew -- after a server restart the browser
+    reconnects to a fresh one -- knows no callback until its first run has drawn the
+    buttons, so the first press after a restart was dropped without a word (the label was
+    never saved; measured in a browser probe); a press on a view this session never drew
+    is found too (`_undrawn_presses`)."""
+    if st.session_state.pop("_acted", False):
         return False
-    if prefixes:  # buttons keyed by row or view (review_0, keep_152, cls_1@17 ...)
-        keys += tuple(k for k in st.session_state
-                      if isinstance(k, str) and k.startswith(tuple(prefixes)))
-        if any(k.startswith(tuple(prefixes)) for k in _undrawn_presses()):
-            return True
-    return any(st.session_state.get(k) is True for k in keys)
+    drawn = (k for k in st.session_state if isinstance(k, str) and k.startswith(prefixes))
+    return (any(st.session_state.get(k) is True for k in drawn)
+            or any(k.startswith(prefixes) for k in _undrawn_presses()))
 
 
 def _undrawn_presses() -> set[str]:

@@ -148,7 +148,7 @@ if pid is None:
                      f"{'none' if b is None else f'{b:,}'}; {k:,} label{'' if k == 1 else 's'}"
                      + (f" ({seeded:,} from the pool file)" if seeded else ""))
         row.button("Open", key=f"open_project_{p.id}", on_click=_open_project, args=(p.id,))
-    if lost_press(prefixes=("open_project_",)):
+    if lost_press("open_project_"):
         st.warning(LOST_PRESS)
     st.stop()
 
@@ -384,8 +384,8 @@ if newest is not None and who and not not_mine and newest.annotator != FILE_ANNO
     # made a following undo take back an earlier label than the annotator thought
     near.caption(f"Undo takes back your newest label: row_id {plain(newest.row_id)} = "
                  f"{plain(display.label(newest.label))} (event {newest.seq}).")
-if lost_press(prefixes=tuple(f"{b}@" for b in VIEW_BUTTONS + ("extend_budget", "queue_review"))
-              + ("review_", "correct_", "keep_")):
+if lost_press(*(f"{b}@" for b in VIEW_BUTTONS + ("extend_budget", "queue_review")),
+              "review_", "correct_", "keep_"):
     # by prefix: the press came from the view its browser showed, which is older than
     # this run's when someone else labelled while the server restarted
     near.warning(LOST_PRESS)

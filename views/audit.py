@@ -352,7 +352,7 @@ if newest is not None:
                f"{plain(str(newest.label))} ({plain(newest.annotator)}, event {newest.seq})"
                + (f"; only {plain(newest.annotator)} can undo it." if not_mine else "."))
 view_buttons = tuple(f"audit_cls_{i}" for i in range(len(classes))) + ("audit_undo",)
-if lost_press(prefixes=tuple(f"{b}@" for b in view_buttons)):  # any view's (Label page)
+if lost_press(*(f"{b}@" for b in view_buttons)):  # any view's, as on the Label page
     st.warning(LOST_PRESS)
 
 # the progress after the queue: above it, the metrics (wrapped to two lines at 800 px)
