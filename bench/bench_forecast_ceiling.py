@@ -24,6 +24,9 @@ draw shifts (a, b, c) by N(0, (0.6, 0.15, 0.6)) / sqrt(1 + labels read / 50).
   label-free or label-read estimate of these three numbers can do better than the
   pool's own best fit, so its errors are (about) what this family of models cannot
   avoid: the order in which the true labels fall is not in the row's features.
+* ``oracle, no jitter``: the same coefficients without the per-draw shift; its *own
+  expected |err|* (the mean distance of its draws from their median, printed for every
+  model) is what the median would miss by if the labels really were drawn from it.
 
 ``--pseudo G`` (several, comma-separated) runs instead the library's label model with its
 expert weights multiplied by exp(G (L_e - max L)), L_e the log-likelihood under expert e's
@@ -175,9 +178,15 @@ def main(argv=None):
         s = fit_share_sampler(seen)
         return replace(s, coef=fit_share_sampler(full, ridge=1e-6).coef)
 
+    def oracle_fixed(seen, full):
+        s = oracle(seen, full)
+        return replace(s, jitter=np.zeros_like(s.jitter))
+
     makers = [("library label model", None),
               ("share", lambda seen, full: fit_share_sampler(seen)),
-              ("share, oracle coefficients (hindsight)", oracle)]
+              ("share, oracle coefficients (hindsight)", oracle),
+              ("share, oracle coefficients, no jitter (its own expected |err| is the "
+               "noise floor)", oracle_fixed)]
     if a.pseudo:
         makers = [("library label model", None)] + [
             (f"expert weights from the majority vote, G = {g}", pseudo_weighted(float(g)))

@@ -110,7 +110,11 @@ def evaluate(pool, kw, draws=200, make=None):
         s = make(p, pool)
         f = certlib.forecast(p, policy=POLICY, draws=draws, seed=0, sampler=s)
         q = f.quantiles
-        out[tag] = (q[0.1] <= real <= q[0.9], (q[0.5] - real) / n)
+        # the forecast's own expected absolute error: the mean distance of its draws
+        # from its median (what its median would miss by if the labels really were
+        # drawn from the model)
+        spread = float(np.abs(np.asarray(f.labels_read) - q[0.5]).mean()) / n
+        out[tag] = (q[0.1] <= real <= q[0.9], (q[0.5] - real) / n, spread)
     return out
 
 
@@ -119,8 +123,10 @@ def summary(rows, tag):
     cov = np.mean([g[0] for g in got])
     err = np.array([g[1] for g in got])
     mae, med = 100 * np.abs(err).mean(), 100 * np.median(np.abs(err))
+    own = 100 * np.mean([g[2] for g in got])
     return (f"{tag:<8} pools {len(got):3d}  coverage {100 * cov:5.1f}%  MAE {mae:5.2f}% n"
-            f"  median |err| {med:5.2f}% n  mean signed {100 * err.mean():+6.2f}% n")
+            f"  median |err| {med:5.2f}% n  mean signed {100 * err.mean():+6.2f}% n"
+            f"  own expected |err| {own:5.2f}% n")
 
 
 def main(argv=None):
