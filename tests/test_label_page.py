@@ -268,6 +268,58 @@ def test_a_double_press_labels_the_row_shown_once(store_path, pools):
     assert "1 of 171" in [m.value for m in at.metric]
 
 
+def test_an_answer_sooner_than_min_seen_is_refused(store_path, pools, monkeypatch):
+    """An answer (a class, Skip) pressed sooner than ``CERTLIB_MIN_SEEN`` seconds after
+    its row was drawn saves nothing and says so (a walk-through: quick double presses
+    80-400 ms apart saved the second on the next row, 6 of 12 wrong); the same press
+    once the row has been shown long enough saves.  It fails without the guard."""
+    pool, truth = pools
+    monkeypatch.setenv("CERTLIB_MIN_SEEN", "3600")  # no press is slow enough
+    at = _start()
+    first = _next_row_id(at)
+    for button in (f"cls_{_truth_of(truth, first)}", "skip"):
+        view_button(at, button).click().run()
+        assert not at.exception, at.exception
+        (project,) = LabelStore(store_path).projects()
+        assert [e.kind for e in LabelStore(store_path).events(project.id)] == []
+        assert any("too soon to be an answer" in e.value and f"row_id {first} had" in e.value
+                   and "nothing was saved" in e.value for e in at.error), at.error
+        assert _next_row_id(at) == first
+    monkeypatch.setenv("CERTLIB_MIN_SEEN", "0")
+    view_button(at, f"cls_{_truth_of(truth, first)}").click().run()
+    assert not at.error, [e.value for e in at.error]
+    assert [lab.row_id for lab in LabelStore(store_path).labels(project.id)] == [first]
+    # Undo is not an answer to a row: never held back
+    monkeypatch.setenv("CERTLIB_MIN_SEEN", "3600")
+    view_button(at, "undo").click().run()
+    assert LabelStore(store_path).labels(project.id) == ()
+
+
+def test_a_stale_press_beside_a_saving_one_says_nothing(store_path, pools):
+    """One run holding the press of the previous view (re-sent by the browser) and a
+    press of the view shown: the second is saved, so the first's "saved nothing" is
+    not said (a walk-through read it beside two saved labels)."""
+    pool, truth = pools
+    at = _start()
+    first = _next_row_id(at)
+    b = view_button(at, f"cls_{_truth_of(truth, first)}")
+    b.click()
+    ws = at._tree.get_widget_states()
+    old = [w for w in ws.widgets if w.id == b.id]  # the first view's press
+    at._run(ws)
+    second = _next_row_id(at)
+    assert second != first
+    b2 = view_button(at, f"cls_{_truth_of(truth, second)}")
+    b2.click()
+    ws2 = at._tree.get_widget_states()
+    ws2.widgets.extend(old)
+    at._run(ws2)
+    assert not at.exception, at.exception
+    (project,) = LabelStore(store_path).projects()
+    assert [lab.row_id for lab in LabelStore(store_path).labels(project.id)] == [first, second]
+    assert not any("saved nothing" in e.value for e in at.error), [e.value for e in at.error]
+
+
 def test_label_buttons_need_an_annotator(store_path):
     at = _start(annotator="")
     assert any("Enter your name" in w.value for w in at.warning)

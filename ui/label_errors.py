@@ -6,6 +6,9 @@ the answer, the rows to re-check and the second-annotator review.  Only calls th
 
 from __future__ import annotations
 
+import os
+import time
+
 import pandas as pd
 import streamlit as st
 
@@ -17,7 +20,8 @@ from certlib.reviews import open_for
 from certlib.store import StaleStateError
 from ui.common import acted, plain, pool_folder, shortcut_kwargs, split_extra, view_key
 
-__all__ = ["fragility_section", "margin_panel"]
+__all__ = ["answer_act", "begin_run", "fragility_section", "label_act", "margin_panel",
+           "mark_drawn", "mark_shown"]
 
 ERRORS = (0, 1, 2)
 
@@ -76,18 +80,97 @@ def store_act(flash: str, what: str):
     events.  The Label page's is `label_act`; the Audit page makes its own."""
     def act(fn, *args, **kwargs):
         acted()
+        run = st.session_state.get("_run_no")  # the same for every callback of one run
         try:
             fn(*args, **kwargs)
         except StaleStateError:
+            if run is not None and st.session_state.get("_saved_run") == run:
+                return  # a press of this run saved: "saved nothing" would read as a lie
+            st.session_state["_stale_run"] = run
             st.session_state[flash] = stale_message(
                 getattr(fn, "__self__", None), args[0], args[-1], kwargs.get("expect_seq"),
                 what=what)
         except CertlibError as exc:  # a sentence on the page: capitalised
             st.session_state[flash] = str(exc)[:1].upper() + str(exc)[1:]
+        else:
+            st.session_state["_saved_run"] = run
+            if run is not None and st.session_state.get("_stale_run") == run:
+                st.session_state.pop(flash, None)  # the same: a stale press of this run
     return act
 
 
+def begin_run() -> None:
+    """Call once per run of a page using `store_act`, after its callbacks: numbers the
+    runs, so that a stale press's "saved nothing" is not said beside a press of the same
+    run that did save (a walk-through saw both labels saved under that message)."""
+    st.session_state["_run_no"] = st.session_state.get("_run_no", 0) + 1
+
+
 label_act = store_act("label_flash", "row")
+
+MIN_SEEN_S = 0.5
+"""A press answering a row is refused (`answer_act`) when it reached the server while the
+page was still drawing that row, or sooner than this many seconds after the run that drew
+it ended.  A walk-through's quick double presses 80-400 ms apart saved the second on the
+next row in 12 of 16 tries, 6 of them wrong.  `bench/bench_double_press.py` in Chromium,
+6 tries each: double presses 100-500 ms apart now save the second in 0 of 30 (700 ms
+apart: 6 of 6); an answer 400 ms after the next row's heading appeared is taken in 3 of 6,
+from 550 ms in 6 of 6.  The server sees a press 0.2-0.3 s after the browser has shown the
+row.  ``CERTLIB_MIN_SEEN`` (seconds, 0 = off) changes it."""
+
+_CRASHED_S = 5.0  # a run that never finished drawing (an error): stop holding presses back
+
+
+def min_seen() -> float:
+    """`MIN_SEEN_S`, or ``CERTLIB_MIN_SEEN`` when it is a number >= 0."""
+    try:
+        v = float(os.environ.get("CERTLIB_MIN_SEEN", MIN_SEEN_S))
+    except ValueError:
+        return MIN_SEEN_S
+    return v if v >= 0 else MIN_SEEN_S
+
+
+def mark_shown(view) -> None:
+    """The page is drawing ``view`` (project id, newest event) with its answer buttons."""
+    shown = st.session_state.get("_shown_at")
+    if not shown or shown[0] != view:
+        st.session_state["_shown_at"] = (view, time.monotonic(), None)
+
+
+def mark_drawn(view) -> None:
+    """Call at the end of the page: the run that drew ``view`` has finished (the first
+    such run's end is kept)."""
+    shown = st.session_state.get("_shown_at")
+    if shown and shown[0] == view and shown[2] is None:
+        st.session_state["_shown_at"] = (view, shown[1], time.monotonic())
+
+
+def too_quick(view) -> bool:
+    """Whether a press on ``view`` came while the page was still drawing it, or sooner
+    than `min_seen` after; False for a view this session did not draw last (the store
+    judges that press) and when the guard is off."""
+    shown = st.session_state.get("_shown_at")
+    limit = min_seen()
+    if not shown or shown[0] != view or limit == 0:
+        return False
+    now = time.monotonic()
+    if shown[2] is None:
+        return now - shown[1] < _CRASHED_S
+    return now - shown[2] < limit
+
+
+def answer_act(fn, *args, view, row, **kwargs):
+    """`label_act` for a press that answers the row shown (a class, Skip): refused, and
+    said, when it came too soon after the page drew the row (`too_quick`) -- a key pressed
+    twice, whose second press lands on a row nobody has read."""
+    if not too_quick(view):
+        label_act(fn, *args, **kwargs)
+        return
+    acted()
+    st.session_state["label_flash"] = (
+        f"That press came before row_id {row} had been on the page for {min_seen():g} s, too "
+        "soon to be an answer to it (a key pressed twice?), so nothing was saved. Check the "
+        "row and press again.")
 
 
 def stale_message(store, project_id, who: str, seen_seq, what: str = "row") -> str:

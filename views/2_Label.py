@@ -29,7 +29,8 @@ from ui.common import (LOST_PRESS, acted, annotator_input, brought_in, budget_in
                        plot_text, policy_input, pool_folder, pool_key, seed_input, set_url_kept,
                        shortcut_kwargs, skip_shortcut, split_extra, sticky, tolerance_input,
                        undo_shortcut, url_kept, view_key)
-from ui.label_errors import label_act, margin_panel
+from ui.label_errors import (answer_act, begin_run, label_act, margin_panel, mark_drawn,
+                              mark_shown)
 
 st.title("Label the pool, one row at a time")
 st.caption("The policy chooses each row; the exact stopping test (paper Theorem 1) says when "
@@ -224,6 +225,7 @@ if prog.budget is not None:  # a budget can be raised or removed, never lowered
               help="Recorded as an event: the project keeps its labels and goes on.")
 if "label_flash" in st.session_state:
     st.error(plain(st.session_state.pop("label_flash")))
+begin_run()  # after this run's callbacks (`store_act`)
 # the row to label and its buttons come first, the progress after them: on an 800 px
 # window the wrapped title and metrics pushed the buttons below the fold (a walk-through)
 row_area = st.container()
@@ -335,17 +337,18 @@ if not g.final:
                                 for k, c in zip(keys, pool.classes) if k)
                     + (f", `{skey}` = skip" if skey else "") + f", `{undo_shortcut(keys)}` = undo)")
         actions = st.container(horizontal=True)  # wraps on a narrow window
+        mark_shown((pid, prog.last_seq))  # an answer before the page is drawn is refused
+        answer = {"pool": pool, "expect_seq": prog.last_seq, "view": (pid, prog.last_seq),
+                  "row": rid}
         for i, (cls, key) in enumerate(zip(pool.classes, keys)):
             shown = display.name(cls)
             actions.button(plain(shown) if shown else f"class {plain(cls)}", key=view(f"cls_{i}"),
                            type="primary", disabled=not who,
-                           on_click=label_act, args=(store.append_label, pid, rid, cls, who),
-                           kwargs={"pool": pool, "expect_seq": prog.last_seq},
-                           **shortcut_kwargs(key))
+                           on_click=answer_act, args=(store.append_label, pid, rid, cls, who),
+                           kwargs=answer, **shortcut_kwargs(key))
         back = rid in prog.skipped  # only skipped rows are left: the policy returns to them
-        actions.button("Skip", key=view("skip"), disabled=not who or back, on_click=label_act,
-                       args=(store.skip_row, pid, rid, who),
-                       kwargs={"pool": pool, "expect_seq": prog.last_seq},
+        actions.button("Skip", key=view("skip"), disabled=not who or back, on_click=answer_act,
+                       args=(store.skip_row, pid, rid, who), kwargs=answer,
                        help="Pass over this row for now: the policy moves on to its next choice. "
                             "Recorded in the log; changes no bound.", **shortcut_kwargs(skey))
         undo_col = actions  # the undo button joins the row of actions
@@ -445,3 +448,5 @@ with st.expander(f"Label log ({len(prog.events)} events, nothing is ever deleted
             st.caption(f"Labels of the {len(blind):,} row(s) waiting for your review are "
                        "hidden here until you answer.")
         st.dataframe(log, hide_index=True, width="stretch")
+
+mark_drawn((pid, prog.last_seq))  # last: answers are taken from now on (`too_quick`)

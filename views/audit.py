@@ -25,7 +25,7 @@ from certlib.store import UnknownProjectError
 from ui.common import (LOST_PRESS, ROOT, annotator_input, brought_in, class_shortcuts, held_back,
                        keep_annotator, lost_press, number_box, outward_end, outward_interval, plain,
                        set_url_kept, shortcut_kwargs, sticky, undo_shortcut, url_kept, view_key)
-from ui.label_errors import store_act
+from ui.label_errors import begin_run, store_act
 
 SAMPLE = ROOT / "sample_data" / "audit_stream.csv"
 SAMPLE_TAG = "sample_data/audit_stream.csv"
@@ -259,6 +259,7 @@ with sb.expander("Append a batch", expanded=from_sample):
 
 if "audit_flash" in st.session_state:
     st.error(plain(st.session_state.pop("audit_flash")))
+begin_run()  # after this run's callbacks (`store_act`)
 
 # ------------------------------------------------------------------ verdict
 routing = (f"judge {plain(project.judge_column)}, pi_min {cfg.routing.pi_min:g}"
