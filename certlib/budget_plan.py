@@ -13,6 +13,9 @@ every cell is one of
   themselves, so the test certifies whatever the labels are (a walk-through found the
   budget-n cell amber, "the labels decide", forecast 100%).  The separate and centered
   rules can end "all labels read" uncertified, so there the cell stays unresolved.
+  Nor when the labels the pool already holds certify at that tolerance (they count as
+  read, as in the forecast): every budget from their number on is certified, exactly
+  (a walk-through found such cells amber with a forecast of 100%).
 
 **One replay per tolerance.**  ``replay(pool, budget=B).certified`` equals
 ``replay(pool).labels_read <= B`` for every built-in policy: a policy's choice of
@@ -32,6 +35,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
+
+import numpy as np
 
 from .errors import CertlibError, ParameterError
 
@@ -98,6 +103,8 @@ class BudgetMap:
     certified: tuple | None  # whether each replay certified (False only for loose rules)
     cells: tuple  # cells[t][b] in CELLS
     selected: tuple | None = None  # the candidate each replay selected
+    known: int = 0  # labels the pool already holds (they count as read)
+    certified_now: tuple | None = None  # per tolerance: the known labels already certify
 
     @property
     def labelled(self) -> bool:
@@ -108,7 +115,8 @@ class BudgetMap:
         if budget < self.prelabel[tolerance_index]:
             return "ruled_out"
         if self.labels_read is None:
-            return "certified" if self.certain_at(budget) else "unresolved"
+            return ("certified" if self.certain_at(budget)
+                    or self.known_certifies(tolerance_index, budget) else "unresolved")
         if self.certified[tolerance_index] and self.labels_read[tolerance_index] <= budget:
             return "certified"
         return "unresolved"
@@ -118,10 +126,17 @@ class BudgetMap:
         exact (shared) rule (module docstring)."""
         return budget >= self.n and self.rule == "shared"
 
+    def known_certifies(self, tolerance_index: int, budget: int) -> bool:
+        """Whether the labels already in the pool certify at that tolerance (exact) and
+        ``budget`` covers them."""
+        return (self.certified_now is not None and bool(self.certified_now[tolerance_index])
+                and budget >= self.known)
+
     def smallest_tolerance(self, budget: int) -> Fraction | None:
         """Figure 8: the smallest grid tolerance whose stopping count fits in ``budget``
-        labels; None when none does, or the pool has unlabelled rows and the budget is
-        below n (`certain_at`)."""
+        labels; None when none does, or the pool has unlabelled rows and the budget
+        neither reads every row (`certain_at`) nor covers known labels that already
+        certify (`known_certifies`)."""
         for i, t in enumerate(self.tolerances):
             if self.cell(i, budget) == "certified":
                 return t
@@ -151,6 +166,8 @@ class BudgetMap:
             "labels_read": None if self.labels_read is None else list(self.labels_read),
             "certified": None if self.certified is None else list(self.certified),
             "selected": None if self.selected is None else list(self.selected),
+            "known": self.known,
+            "certified_now": None if self.certified_now is None else list(self.certified_now),
             "cells": [list(r) for r in self.cells],
             "smallest_tolerance": {
                 str(b): _float_or_none(self.smallest_tolerance(b)) for b in self.budgets},
@@ -193,12 +210,21 @@ def budget_map(pool, tolerances=DEFAULT_TOLERANCES, budgets=None, policy="static
         if progress is not None:
             progress((i + 1) / len(tols))
     labelled = pool.fully_labelled
+    now = None
+    if not labelled:  # do the labels already known certify? (exact, one bound for all)
+        from .bounds import batch_lower, certified_mask, thresholds
+        from .pool import UNREAD
+
+        L = batch_lower(pool, np.flatnonzero(pool.labels != UNREAD), rule=rule)
+        now = tuple(bool(certified_mask(L, thresholds(pool.K, pool.scale, rule, t)).any())
+                    for t in tols)
     m = BudgetMap(
         n=pool.n, policy=pol_name, rule=rule, seed=int(seed), tolerances=tols, budgets=bud,
         prelabel=tuple(pre),
         labels_read=tuple(r.labels_read for r in runs) if labelled else None,
         certified=tuple(r.certified for r in runs) if labelled else None,
         cells=(), selected=tuple(r.selected for r in runs) if labelled else None,
+        known=int(pool.n_labelled), certified_now=now,
     )
     cells = tuple(tuple(m.cell(i, b) for b in bud) for i in range(len(tols)))
     object.__setattr__(m, "cells", cells)

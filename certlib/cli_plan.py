@@ -25,7 +25,8 @@ def register(sub) -> None:
     p = sub.add_parser("plan", help="budget-tolerance map, smallest tolerance per budget "
                        "and a label forecast",
                        description="Prelabel bound per tolerance, the budget-tolerance map "
-                       "(x = ruled out, C = certified by the policy's replay, or every row read, "
+                       "(x = ruled out, C = certified by the policy's replay, every row read, or "
+                       "by the labels already known, "
                        ". = unresolved), "
                        "the smallest tolerance each budget certifies (paper Figure 8) and, "
                        "with --forecast, a forecast of the labels the policy will read.")
@@ -103,7 +104,9 @@ def _table(name, pool, m, fcs) -> str:
     lines += ["", "smallest tolerance certified within each budget (Figure 8):"]
     for b in m.budgets:
         st = m.smallest_tolerance(b)
-        if st is not None:
+        if st is not None and m.known_certifies(list(m.tolerances).index(st), b):
+            txt = f"{float(st):g} (the {m.known:,} labels already known certify it)"
+        elif st is not None:
             txt = f"{float(st):g}"
         elif m.labelled:
             txt = "none on the grid"

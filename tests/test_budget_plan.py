@@ -82,13 +82,20 @@ def test_unlabelled_rows_leave_every_open_cell_unresolved():
     for i in range(len(m.tolerances)):
         for b, cell in zip(m.budgets, m.cells[i]):
             # every label read certifies whatever they are (exact rule): only budget n
+            # (the 170 labels known certify too, but no grid budget lies in 170..170)
             assert cell == ("ruled_out" if b < m.prelabel[i] else
                             "certified" if b >= pool.n else "unresolved")
-    assert m.smallest_tolerance(pool.n) == 0 and m.smallest_tolerance(pool.n - 1) is None
+    assert m.smallest_tolerance(pool.n) == 0 and m.smallest_tolerance(pool.n - 2) is None
+    # the 170 known labels certify (tau = 0): a budget of 170 covers them
+    assert m.known == 170 and m.certified_now[0] and m.smallest_tolerance(170) == 0
+    assert m.cell(0, 170) == "certified" and m.cell(0, 169) == "unresolved"
     assert m.smallest_open_tolerance(pool.n) == 0
     # the separate and centered rules can end uncertified with every label read
+    few = pool.labels.copy()
+    few[:150] = -1  # 21 labels known: they certify nothing
     for rule in ("separate", "centered"):
-        loose = certlib.budget_map(pool.with_labels(lab), rule=rule)
+        loose = certlib.budget_map(pool.with_labels(few), rule=rule)
+        assert not any(loose.certified_now)
         assert loose.cells[0][-1] == "unresolved" and loose.smallest_tolerance(pool.n) is None
 
 
@@ -110,6 +117,48 @@ def test_budget_n_certifies_every_completion_of_a_small_unlabelled_pool():
                 for t in (0, 0.01):
                     rep = certlib.replay(pool, policy=policy, tolerance=t)
                     assert rep.certified and rep.labels_read <= n
+
+
+def test_known_labels_that_certify_make_their_budgets_certified():
+    """A pool whose labels already known certify at a tolerance: every budget from their
+    number on is certified (they count as read; a walk-through found these cells amber
+    with a forecast of 100%).  Checked against `Session.from_pool_labels` (online
+    updates, not the map's batch bound) and by brute force: under every completion of
+    the unread labels the candidate certified by the known labels is within the
+    tolerance of the full-pool best.  Below their number, or when they do not certify,
+    open cells stay unresolved."""
+    rng = np.random.default_rng(23)
+    certified_seen = 0
+    for _ in range(80):
+        n, K = int(rng.integers(2, 8)), int(rng.integers(2, 4))
+        preds = rng.integers(0, 2, (K, n))
+        confs = rng.integers(0, 3, (K, n)).astype(float)
+        truth = rng.integers(0, 2, n)
+        hide = rng.random(n) < 0.35
+        if not hide.any():
+            hide[int(rng.integers(n))] = True
+        pool = Pool.from_arrays(preds, confs, labels=np.where(hide, -1, truth), classes=(0, 1))
+        tols = (0, 0.01, 0.05)
+        m = certlib.budget_map(pool, tolerances=tols, budgets=tuple(range(n + 1)))
+        assert m.known == n - int(hide.sum())
+        for i, t in enumerate(tols):
+            s = certlib.Session.from_pool_labels(pool, tolerance=t)
+            assert m.certified_now[i] == s.certified
+            for b in range(n + 1):
+                want = ("ruled_out" if b < m.prelabel[i] else
+                        "certified" if b >= n or (s.certified and b >= m.known) else
+                        "unresolved")
+                assert m.cell(i, b) == want == m.cells[i][b]
+            if not s.certified:
+                continue
+            certified_seen += 1
+            sel = list(pool.names).index(s.selected)
+            for bits in itertools.product((0, 1), repeat=int(hide.sum())):
+                full = pool.labels.copy()
+                full[hide] = bits
+                obj = pool.with_labels(full).objective_values()
+                assert obj[sel] - min(obj) <= m.tolerances[i]
+    assert certified_seen >= 10  # the case is exercised
 
 
 def _hand(labels_read, prelabel, certified=None):

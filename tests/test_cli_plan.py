@@ -63,3 +63,23 @@ def test_bad_input_is_one_line():
     for args in (["--tolerances", "0,abc"], ["--budgets", "500"], ["--forecast", "-1"]):
         rc, out, err = _run(p, *args)
         assert rc == 2 and err.startswith("certlib: error:") and err.count("\n") == 1
+
+
+def test_known_labels_that_certify_are_said(tmp_path):
+    """One of 171 labels hidden: the 170 known certify, so a budget of 170 is certified
+    and Figure 8 says why (a walk-through: "unknown (unlabelled rows)")."""
+    import pandas as pd
+
+    df = pd.read_csv(ROOT / "sample_data/demo_binary.csv")
+    df.loc[5, "label"] = None
+    path = tmp_path / "near_full.csv"
+    df.to_csv(path, index=False)
+    rc, out, _ = _run(str(path), "--tolerances", "0,0.01", "--budgets", "100,169,170")
+    assert rc == 0
+    assert "budget    170: 0 (the 170 labels already known certify it)" in out
+    assert "budget    169: unknown (unlabelled rows)" in out
+    grid = [ln for ln in out.splitlines() if ln.strip().startswith(("0 ", "0.01 "))]
+    assert grid[-2].split()[1:] == [".", ".", "C"]
+    rc, out, _ = _run(str(path), "--tolerances", "0,0.01", "--budgets", "100,170", "--json")
+    d = json.loads(out)
+    assert d["map"]["known"] == 170 and d["map"]["certified_now"] == [True, True]

@@ -149,3 +149,31 @@ def test_the_histogram_starts_at_the_tolerance_chosen_elsewhere():
         # the greyed Run button says why, in sight
         assert "Already run with these settings" in at.button(key="plan_run").help
         assert any("The forecast below is for these settings" in c.value for c in at.caption)
+
+
+def test_known_labels_that_certify_are_said_on_the_page(tmp_path, monkeypatch):
+    """An upload with one of 171 labels hidden: the 170 known certify, so a budget of 170
+    is certified (green, exact) and section 3 says the known labels certify it, as
+    `certlib plan` does (a walk-through: amber cells with a forecast of 100%)."""
+    import pandas as pd
+
+    from certlib.saved_pools import SavedPools
+
+    monkeypatch.setenv("CERTLIB_DATA", str(tmp_path / "data"))
+    df = pd.read_csv(ROOT / "sample_data/demo_binary.csv")
+    df.loc[5, "label"] = None
+    path = tmp_path / "near_full.csv"
+    df.to_csv(path, index=False)
+    saved = SavedPools().add("near_full.csv", path.read_bytes())
+    cli = _cli(str(path), "--budgets", "170")["map"]
+    assert cli["smallest_tolerance"]["170"] == 0.0 and cli["known"] == 170
+    at = AppTest.from_file(PAGE, default_timeout=180)
+    at.query_params["pool"] = f"upload:{saved.digest}"
+    at.run()
+    assert not at.exception, at.exception
+    (box,) = [b for b in at.number_input if str(b.key).startswith("plan_budget_")]
+    box.set_value(170).run()
+    assert not at.exception, at.exception
+    assert any("budget of 170 labels the smallest tolerance certified is tau = 0" in s.value
+               and "170 labels already known certify it" in s.value for s in at.success), \
+        [s.value for s in at.success] + [i.value for i in at.info]

@@ -79,6 +79,10 @@ def _heatmap(m, fcs, budgets_txt, known: int = 0) -> go.Figure:
             if cell == "ruled_out":
                 h = (f"tolerance {_tol_label(t)}, budget {b:,}: ruled out. No policy can "
                      f"certify with fewer than {m.prelabel[i]:,} labels, whatever the labels.")
+            elif cell == "certified" and not m.labelled and m.known_certifies(i, b):
+                h = (f"tolerance {_tol_label(t)}, budget {b:,}: certified. The {m.known:,} "
+                     "labels already known certify at this tolerance (exact), and they "
+                     "count as read.")
             elif cell == "certified" and not m.labelled:
                 h = (f"tolerance {_tol_label(t)}, budget {b:,}: certified. With every label "
                      "read the exact test certifies, whatever the labels.")
@@ -220,8 +224,11 @@ if need_forecast and fcs is None:
                "forecast (section 4) has run.")
 st.plotly_chart(_heatmap(m, fcs if need_forecast else None,
                          [f"{b:,}" for b in m.budgets], pool.n_labelled), width="stretch")
-st.caption("Red: ruled out (below the prelabel bound; exact). Green: the policy certifies "
-           "within the budget (exact replay). Amber: unresolved"
+st.caption("Red: ruled out (below the prelabel bound; exact). Green: "
+           + ("the policy certifies within the budget (exact replay)" if m.labelled else
+              "certified whatever the unread labels are (exact): the budget reads every row, "
+              "or covers labels already known that certify")
+           + ". Amber: unresolved"
            + (" (numbers: forecast probability of certifying within the budget, in %)."
               if need_forecast else
               ": not ruled out, but the policy's replay needs more labels than the budget."
@@ -231,7 +238,12 @@ st.header("3. The smallest tolerance for your budget")
 budget = budget_input(st, f"Budget (labels, at most n = {pool.n:,})", pool.n, default_budget(pool),
                       key=f"plan_budget_{key[:16]}", shared=f"budget_{key[:16]}")
 best = m.smallest_tolerance(budget)
-if best is not None and not m.labelled:
+if best is not None and not m.labelled and m.known_certifies(list(m.tolerances).index(best),
+                                                           budget):
+    st.success(f"With a budget of {budget:,} labels the smallest tolerance certified is tau = "
+               f"{float(best):g}: the {m.known:,} labels already known certify it (exact), "
+               "whatever the unread labels are.")
+elif best is not None and not m.labelled:
     st.success(f"With a budget of {budget:,} labels, every row is read: the exact test "
                f"certifies at tau = {float(best):g}, whatever the labels.")
 elif best is not None:
