@@ -30,6 +30,7 @@ _EXPORTS = {
     "Pool": "pool",
     "Session": "session",
     "certify": "certificate",
+    "certify_partial": "certificate",
     "full_pool_fragility": "label_errors",
     "label_error_margin": "label_errors",
     "load_pool": "io",

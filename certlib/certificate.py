@@ -219,7 +219,7 @@ def certify(pool, tolerance=0.0, *, work_limit: int = DEFAULT_WORK_LIMIT,
         i = int(np.flatnonzero(pool.labels == UNREAD)[0])
         raise LabelError(
             f"certify needs every label; row {pool.row_ids[i]!r} (position {i}) has none "
-            "(use certify_partial for a partial run)")
+            "(for a partial run: certlib.certify_partial, or certlib certificate --partial)")
     risks = pool.risks()
     th = thresholds(pool.K, pool.scale, "shared", tau)
     T = th.tol_units

@@ -119,6 +119,8 @@ def _cmd_certificate(args) -> int:
     from .certificate import certify
 
     pool = _load(args)
+    if args.partial:
+        return _partial_certificate(args, pool)
     c = certify(pool, tolerance=args.tolerance, work_limit=args.work_limit,
                 time_limit=args.time_limit)
     d = c.to_dict()
@@ -147,6 +149,38 @@ def _cmd_certificate(args) -> int:
         ("With these labels known, the witness rows alone fix the selected candidate for "
          "every completion; no smaller set than the lower bound can."),
     ]
+    emit(args, d, "\n".join(lines))
+    return 0
+
+
+def _partial_certificate(args, pool) -> int:
+    """``certificate --partial``: the rows holding a label count as read (a labelling
+    run's labels merged into the pool file); the minimum certificate among them is
+    enclosed, as the Label page's hindsight does."""
+    from .certificate import certify_partial
+
+    c = certify_partial(pool, tolerance=args.tolerance, work_limit=args.work_limit,
+                        time_limit=args.time_limit)
+    d = {"partial": True, **c.to_dict()}
+    if not c.certified:
+        size = (f"no certificate yet: the {c.labels_read:,} labels read certify no candidate; "
+                f"every completion needs at least {c.lower:,} labels")
+    elif c.exact:
+        size = f"{c.lower:,} of the {c.labels_read:,} labels read would have sufficed (exact)"
+    else:
+        size = (f"{c.lower:,} to {c.upper:,} of the {c.labels_read:,} labels read would have "
+                "sufficed (enclosure)")
+    wit = ", ".join(str(x) for x in c.witness[:12]) + (" ..." if len(c.witness) > 12 else "")
+    lines = [
+        f"pool                 {args.pool}: n = {pool.n} rows, K = {pool.K} candidates, "
+        f"{c.labels_read} labels read (the rows holding a label)",
+        f"selected             {c.selected if c.certified else 'none certified'}",
+        f"hindsight            {size}",
+    ]
+    if c.certified:
+        lines += [f"witness ({len(c.witness)} rows)  {wit}", "",
+                  "The witness rows alone, with their labels, fix the selected candidate for "
+                  "every completion of the unread labels."]
     emit(args, d, "\n".join(lines))
     return 0
 
@@ -231,6 +265,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--time-limit", type=float, default=DEFAULT_TIME_LIMIT,
                    help="seconds, a safety net that stops the search on pathological pools "
                    f"(default {DEFAULT_TIME_LIMIT:g})")
+    p.add_argument("--partial", action="store_true",
+                   help="the pool holds the labels of a partial run (some rows unlabelled): "
+                   "enclose how many of them would have sufficed (the hindsight of the "
+                   "Label page)")
     p.set_defaults(func=_cmd_certificate)
 
     p = sub.add_parser("verify-record",
