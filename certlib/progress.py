@@ -75,9 +75,10 @@ def guarantee(session: Session) -> Guarantee:
 def labels_read_text(t: int, from_file: int = 0) -> str:
     """"You read t labels", or with labels taken from the pool file "The project read t
     labels (f of them from the pool file)": how hindsight sentences begin."""
+    word = "label" if t == 1 else "labels"
     if from_file:
-        return f"The project read {t:,} labels ({from_file:,} of them from the pool file)"
-    return f"You read {t:,} labels"
+        return f"The project read {t:,} {word} ({from_file:,} of them from the pool file)"
+    return f"You read {t:,} {word}"
 
 
 def sufficed_text(part) -> str:

@@ -133,3 +133,23 @@ def test_a_finished_project_shows_its_partial_certificate(private_store, demo):
     assert not again.exception, again.exception
     assert again.selectbox(key="cert_source").value == project
     assert text == " ".join(s.value for s in again.success)
+
+
+def test_an_unlabelled_pool_opens_on_its_newest_project(private_store):
+    """The pool file has no certificate of its own when rows lack labels: the page opens
+    on the newest labelling project on it, not on the "rows have no label" warning (a
+    walk-through); a labelled pool still opens on its file."""
+    pool = certlib.load_pool(ROOT / "sample_data" / "demo_unlabelled.csv")
+    store = LabelStore(private_store)
+    store.open_project(pool, "demo", "static-range", 0.0, None, 0)
+    newest = store.open_project(pool, "demo", "adaptive-pair-sum", 0.0, None, 0)
+    at = AppTest.from_file(PAGE, default_timeout=120)
+    at.query_params["pool"] = "sample:unlabelled"
+    at.run()
+    assert not at.exception, at.exception
+    assert at.selectbox(key="cert_source").value == f"project {newest}: adaptive-pair-sum"
+    assert not any("rows have no label" in w.value for w in at.warning)
+    labelled = AppTest.from_file(PAGE, default_timeout=120)
+    labelled.query_params["pool"] = "sample:demo"
+    labelled.run()
+    assert labelled.selectbox(key="cert_source").value == "the pool file"

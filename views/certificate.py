@@ -65,8 +65,13 @@ sources = {"the pool file": None}
 for p in projects:
     sources[f"project {p.id}: {p.policy}"] = p
 c1, c2 = st.columns(2)
+# a pool file with unlabelled rows has no certificate of its own: open on its newest
+# labelling project (a walk-through met the "rows have no label" warning first)
+first = ("the pool file" if pool.fully_labelled or not projects
+         else next(k for k, v in reversed(sources.items()) if v is not None
+                   and v.id == max(q.id for q in projects)))
 source = c1.selectbox("Labels from", list(sources),
-                      **url_widget("cert_source", "the pool file", options=list(sources)),
+                      **url_widget("cert_source", first, options=list(sources)),
                       help="The pool file's label column, or a labelling project in the store "
                            "on this pool (page Label; the project's number and policy).")
 write_url_state("cert_source")  # a reload keeps the project
@@ -98,7 +103,8 @@ if project is not None:
                                               "limit." if part.time_limited else ""))
         _witness_download(part.witness, f"project_{project.id}_witness.csv", "part_witness")
     else:
-        st.info(f"{read} and they do not certify the choice yet "
+        st.info(f"{read} and {'it does' if part.labels_read == 1 else 'they do'} not "
+                "certify the choice yet "
                 f"(the prelabel bound was {project.prelabel_bound:,}). Whatever the unread "
                 f"labels are, a certificate needs at least {part.lower:,} rows. Continue on "
                 "the Label page" + (" (its budget is used up: extend it there first)."

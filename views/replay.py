@@ -15,7 +15,7 @@ import streamlit as st
 
 from certlib.bound_traces import replay_trace
 from certlib.errors import CertlibError
-from ui.common import (RULE, choose_pool, plain, plot_text, policy_input, pool_key,
+from ui.common import (RULE, choose_pool, page_link, plain, plot_text, policy_input, pool_key,
                        seed_input, sticky, tolerance_input)
 
 TICK_SECONDS = 0.5
@@ -33,6 +33,12 @@ if not pool.fully_labelled:
     st.warning(f"The replay needs every label: {missing:,} of {pool.n:,} rows of this pool have "
                "no label. Choose a fully labelled pool in the sidebar, or label this one on the "
                "Label page.")
+    st.caption("A labelling project stops once the choice is certified, so it leaves rows "
+               "unlabelled and cannot be replayed. What it read, and how many of those labels "
+               "would have sufficed (its hindsight), is on the Certificate page under "
+               "*Labels from*.")
+    page_link("views/certificate.py", icon=":material/workspace_premium:",
+              label="Certificate: the hindsight of a labelling project")
     st.stop()
 
 # ------------------------------------------------------------------ settings
