@@ -161,15 +161,16 @@ def _partial_certificate(args, pool) -> int:
 
     c = certify_partial(pool, tolerance=args.tolerance, work_limit=args.work_limit,
                         time_limit=args.time_limit)
+    from .progress import sufficed_text
+
     d = {"partial": True, **c.to_dict()}
     if not c.certified:
         size = (f"no certificate yet: the {c.labels_read:,} labels read certify no candidate; "
-                f"every completion needs at least {c.lower:,} labels")
-    elif c.exact:
-        size = f"{c.lower:,} of the {c.labels_read:,} labels read would have sufficed (exact)"
-    else:
-        size = (f"{c.lower:,} to {c.upper:,} of the {c.labels_read:,} labels read would have "
-                "sufficed (enclosure)")
+                f"any certificate needs at least {c.lower:,} labels")
+    else:  # the Label and Certificate pages' words
+        size = f"of the {c.labels_read:,} labels read, " + sufficed_text(c)
+    if c.time_limited:
+        size += f"; the search stopped at the {args.time_limit:g} s time limit"
     wit = ", ".join(str(x) for x in c.witness[:12]) + (" ..." if len(c.witness) > 12 else "")
     lines = [
         f"pool                 {args.pool}: n = {pool.n} rows, K = {pool.K} candidates, "

@@ -105,7 +105,8 @@ def _table(name, pool, m, fcs) -> str:
     for b in m.budgets:
         st = m.smallest_tolerance(b)
         if st is not None and m.known_certifies(list(m.tolerances).index(st), b):
-            txt = f"{float(st):g} (the {m.known:,} labels already known certify it)"
+            txt = f"{float(st):g} (" + (f"the {m.known:,} labels already known certify it)"
+                                        if m.known else "certified with no label read)")
         elif st is not None:
             txt = f"{float(st):g}"
         elif m.labelled:

@@ -399,3 +399,27 @@ def test_nobody_undoes_a_colleagues_label(store_path):
     view_button(at, "audit_undo").click().run()
     assert [(e.kind, e.annotator) for e in AuditStore(store_path).events(1)] == [
         ("label", "alice"), ("undo", "alice")]
+
+
+def test_an_answer_sooner_than_min_seen_is_refused(store_path, monkeypatch):
+    """As on the Label page: a class or Undo press sooner than ``CERTLIB_MIN_SEEN`` s
+    after the page drew the item saves nothing and says so (a key pressed twice lands
+    on the next item, unread); the same press later is taken."""
+    at = _start()
+    item = _next_item(at)
+    truth = SAMPLE["label"].to_list()
+    store = AuditStore(store_path)
+    (project,) = store.projects()
+    monkeypatch.setenv("CERTLIB_MIN_SEEN", "3600")
+    view_button(at, f"audit_cls_{truth[item]}").click().run()
+    assert not at.exception, at.exception
+    assert store.status(project.id).newest_label is None
+    assert any(f"before item_id {item} had been on the page" in e.value
+               and "nothing was saved" in e.value for e in at.error), at.error
+    monkeypatch.setenv("CERTLIB_MIN_SEEN", "0")
+    view_button(at, f"audit_cls_{truth[item]}").click().run()
+    assert str(store.status(project.id).newest_label.item_id) == str(item)
+    monkeypatch.setenv("CERTLIB_MIN_SEEN", "3600")
+    view_button(at, "audit_undo").click().run()
+    assert str(store.status(project.id).newest_label.item_id) == str(item)  # not undone
+    assert any("the result of your last press" in e.value for e in at.error), at.error

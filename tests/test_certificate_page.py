@@ -153,3 +153,8 @@ def test_an_unlabelled_pool_opens_on_its_newest_project(private_store):
     labelled.query_params["pool"] = "sample:demo"
     labelled.run()
     assert labelled.selectbox(key="cert_source").value == "the pool file"
+    # the same session switched to the unlabelled pool: its newest project, not the file
+    labelled.selectbox(key="pool_choice").set_value(UNLABELLED).run()
+    assert not labelled.exception, labelled.exception
+    assert labelled.selectbox(key="cert_source").value == f"project {newest}: adaptive-pair-sum"
+    assert not any("rows have no label" in w.value for w in labelled.warning)

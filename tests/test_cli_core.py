@@ -123,7 +123,7 @@ def test_certificate_partial_equals_the_library(capsys, tmp_path):
         want.lower, want.upper, want.selected, rep.labels_read)
     code, out, err = run(capsys, ["certificate", str(path), "--partial"])
     assert code == 0 and err == ""
-    assert f"of the {rep.labels_read:,} labels read would have sufficed" in out
+    assert f"of the {rep.labels_read:,} labels read, {want.upper:,} of them would have " in out
     code, out, err = run(capsys, ["certificate", str(path)])
     assert_one_line_error(code, out, err, "certify needs every label", "--partial")
 

@@ -83,3 +83,7 @@ def test_known_labels_that_certify_are_said(tmp_path):
     rc, out, _ = _run(str(path), "--tolerances", "0,0.01", "--budgets", "100,170", "--json")
     d = json.loads(out)
     assert d["map"]["known"] == 170 and d["map"]["certified_now"] == [True, True]
+    # a pool certified with no label read says so, not "the 0 labels already known"
+    rc, out, _ = _run(str(ROOT / "sample_data/digits_images.csv"), "--tolerances", "0.01",
+                      "--budgets", "0")
+    assert rc == 0 and "budget 0: 0.01 (certified with no label read)" in " ".join(out.split())

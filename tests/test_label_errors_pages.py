@@ -107,6 +107,21 @@ def test_label_page_margin_review_and_correction(private_store, pools):
     assert any("Your previous press was saved" in e.value for e in at.error), at.error
     assert any(f"Row_id {first.row_id}: labelled {first.label} by ana, reviewed {wrong} by bob"
                in w.value for w in at.warning)
+    # a review answer sooner than CERTLIB_MIN_SEEN s after its row was drawn: refused, as
+    # on the class buttons (a double press would review the next row unread)
+    import os
+
+    before = os.environ.get("CERTLIB_MIN_SEEN")
+    os.environ["CERTLIB_MIN_SEEN"] = "3600"
+    try:
+        second = review_items(store.events(pid))[1]
+        view_button(at, f"review_{pool.class_code(second.label)}").click().run()
+        assert not at.exception, at.exception
+        assert [e.row_id for e in store.events(pid) if e.kind == "review"] == [first.row_id]
+        assert any(f"before row_id {second.row_id} had been on the page" in e.value
+                   for e in at.error), at.error
+    finally:
+        os.environ["CERTLIB_MIN_SEEN"] = before if before is not None else "0"
     # bob can neither adopt his own review nor undo ana's label; the rows still waiting
     # for him keep their labels hidden in the log; reviewed rows are not offered again
     assert view_button(at, f"correct_{first.row_id}").disabled

@@ -269,8 +269,8 @@ def test_a_double_press_labels_the_row_shown_once(store_path, pools):
 
 
 def test_an_answer_sooner_than_min_seen_is_refused(store_path, pools, monkeypatch):
-    """An answer (a class, Skip) pressed sooner than ``CERTLIB_MIN_SEEN`` seconds after
-    its row was drawn saves nothing and says so (a walk-through: quick double presses
+    """An answer (a class, Skip, Undo) pressed sooner than ``CERTLIB_MIN_SEEN`` seconds
+    after its row was drawn saves nothing and says so (a walk-through: quick double presses
     80-400 ms apart saved the second on the next row, 6 of 12 wrong); the same press
     once the row has been shown long enough saves.  It fails without the guard."""
     pool, truth = pools
@@ -289,10 +289,20 @@ def test_an_answer_sooner_than_min_seen_is_refused(store_path, pools, monkeypatc
     view_button(at, f"cls_{_truth_of(truth, first)}").click().run()
     assert not at.error, [e.value for e in at.error]
     assert [lab.row_id for lab in LabelStore(store_path).labels(project.id)] == [first]
-    # Undo is not an answer to a row: never held back
+    # Undo pressed twice would take back two labels: held back alike
     monkeypatch.setenv("CERTLIB_MIN_SEEN", "3600")
     view_button(at, "undo").click().run()
+    assert [lab.row_id for lab in LabelStore(store_path).labels(project.id)] == [first]
+    assert any("the result of your last press" in e.value and "nothing was saved" in e.value
+               for e in at.error), at.error
+    monkeypatch.setenv("CERTLIB_MIN_SEEN", "0")
+    view_button(at, "undo").click().run()
     assert LabelStore(store_path).labels(project.id) == ()
+    # a limit that is not a number from 0 to 5 s is ignored (inf would refuse every press)
+    monkeypatch.setenv("CERTLIB_MIN_SEEN", "inf")
+    from ui.label_errors import MIN_SEEN_S, min_seen
+
+    assert min_seen() == MIN_SEEN_S
 
 
 def test_a_stale_press_beside_a_saving_one_says_nothing(store_path, pools):

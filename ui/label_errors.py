@@ -20,8 +20,8 @@ from certlib.reviews import open_for
 from certlib.store import StaleStateError
 from ui.common import acted, plain, pool_folder, shortcut_kwargs, split_extra, view_key
 
-__all__ = ["answer_act", "begin_run", "fragility_section", "label_act", "margin_panel",
-           "mark_drawn", "mark_shown"]
+__all__ = ["answer_act", "begin_run", "fragility_section", "guarded", "label_act",
+           "margin_panel", "mark_drawn", "mark_shown"]
 
 ERRORS = (0, 1, 2)
 
@@ -80,29 +80,33 @@ def store_act(flash: str, what: str):
     events.  The Label page's is `label_act`; the Audit page makes its own."""
     def act(fn, *args, **kwargs):
         acted()
-        run = st.session_state.get("_run_no")  # the same for every callback of one run
+        # one run's callbacks share the run number: a stale repeat of an action that
+        # saved in the same run (the browser re-sends the older view's press) is not
+        # said to have "saved nothing" beside the saved one
+        same = (st.session_state.get("_run_no"), getattr(fn, "__name__", ""))
         try:
             fn(*args, **kwargs)
         except StaleStateError:
-            if run is not None and st.session_state.get("_saved_run") == run:
-                return  # a press of this run saved: "saved nothing" would read as a lie
-            st.session_state["_stale_run"] = run
+            if same[0] is not None and st.session_state.get("_saved_run") == same:
+                return
+            st.session_state["_stale_run"] = same
             st.session_state[flash] = stale_message(
                 getattr(fn, "__self__", None), args[0], args[-1], kwargs.get("expect_seq"),
                 what=what)
         except CertlibError as exc:  # a sentence on the page: capitalised
             st.session_state[flash] = str(exc)[:1].upper() + str(exc)[1:]
         else:
-            st.session_state["_saved_run"] = run
-            if run is not None and st.session_state.get("_stale_run") == run:
-                st.session_state.pop(flash, None)  # the same: a stale press of this run
+            st.session_state["_saved_run"] = same
+            if same[0] is not None and st.session_state.get("_stale_run") == same:
+                st.session_state.pop(flash, None)
     return act
 
 
 def begin_run() -> None:
-    """Call once per run of a page using `store_act`, after its callbacks: numbers the
-    runs, so that a stale press's "saved nothing" is not said beside a press of the same
-    run that did save (a walk-through saw both labels saved under that message)."""
+    """Call first in every run of a page using `store_act` (its callbacks have run by
+    then): numbers the runs, so that a stale press's "saved nothing" is not said beside
+    the same action of the same run that did save (a walk-through saw both labels saved
+    under that message)."""
     st.session_state["_run_no"] = st.session_state.get("_run_no", 0) + 1
 
 
@@ -127,7 +131,7 @@ def min_seen() -> float:
         v = float(os.environ.get("CERTLIB_MIN_SEEN", MIN_SEEN_S))
     except ValueError:
         return MIN_SEEN_S
-    return v if v >= 0 else MIN_SEEN_S
+    return v if 0 <= v <= _CRASHED_S else MIN_SEEN_S  # inf would refuse every press
 
 
 def mark_shown(view) -> None:
@@ -159,18 +163,26 @@ def too_quick(view) -> bool:
     return now - shown[2] < limit
 
 
-def answer_act(fn, *args, view, row, **kwargs):
-    """`label_act` for a press that answers the row shown (a class, Skip): refused, and
-    said, when it came too soon after the page drew the row (`too_quick`) -- a key pressed
-    twice, whose second press lands on a row nobody has read."""
-    if not too_quick(view):
-        label_act(fn, *args, **kwargs)
-        return
-    acted()
-    st.session_state["label_flash"] = (
-        f"That press came before row_id {row} had been on the page for {min_seen():g} s, too "
-        "soon to be an answer to it (a key pressed twice?), so nothing was saved. Check the "
-        "row and press again.")
+def guarded(act, flash: str, what: str):
+    """The callback for a press that answers the thing shown (a class, Skip, a review,
+    Undo): ``act`` (a `store_act`), unless it came too soon after the page drew that
+    view (`too_quick`) -- a key pressed twice, whose second press lands on a view nobody
+    has read.  Then nothing is saved and ``st.session_state[flash]`` says so.  Keyword
+    arguments ``view`` (as given to `mark_shown`) and ``shown`` (what the view showed,
+    for the message) are taken here; the rest go to the store call."""
+    def answer(fn, *args, view, shown, **kwargs):
+        if not too_quick(view):
+            act(fn, *args, **kwargs)
+            return
+        acted()
+        st.session_state[flash] = (
+            f"That press came before {shown} had been on the page for {min_seen():g} s, too "
+            "soon to be an answer to it (a key pressed twice?), so nothing was saved. Check "
+            f"the {what} and press again.")
+    return answer
+
+
+answer_act = guarded(label_act, "label_flash", "row")
 
 
 def stale_message(store, project_id, who: str, seen_seq, what: str = "row") -> str:
@@ -274,10 +286,13 @@ def margin_panel(prog, store, pool, who: str, display_name=str, keys=None) -> No
             cols = st.container(horizontal=True)
             for c_i, cls in enumerate(pool.classes):
                 shown = display_name(cls)
+                mark_shown((pid, prog.last_seq))  # an answer before it is read: refused
                 cols.button(plain(shown) if shown else f"class {plain(cls)}",
-                            key=view_key(f"review_{c_i}", prog.last_seq), on_click=label_act,
+                            key=view_key(f"review_{c_i}", prog.last_seq), on_click=answer_act,
                             args=(store.append_review, pid, item.row_id, cls, who),
-                            kwargs={"pool": pool, "expect_seq": prog.last_seq},
+                            kwargs={"pool": pool, "expect_seq": prog.last_seq,
+                                    "view": (pid, prog.last_seq),
+                                    "shown": f"row_id {item.row_id}"},
                             **shortcut_kwargs(keys[c_i] if keys else None))
         elif who:
             st.caption("No row waits for your review (a row is reviewed by someone other than "

@@ -32,6 +32,7 @@ from ui.common import (LOST_PRESS, acted, annotator_input, brought_in, budget_in
 from ui.label_errors import (answer_act, begin_run, label_act, margin_panel, mark_drawn,
                               mark_shown)
 
+begin_run()  # first: this run's callbacks (`store_act`) have run by now
 st.title("Label the pool, one row at a time")
 st.caption("The policy chooses each row; the exact stopping test (paper Theorem 1) says when "
            "the choice of model is fixed for every completion of the unread labels. Every "
@@ -225,7 +226,6 @@ if prog.budget is not None:  # a budget can be raised or removed, never lowered
               help="Recorded as an event: the project keeps its labels and goes on.")
 if "label_flash" in st.session_state:
     st.error(plain(st.session_state.pop("label_flash")))
-begin_run()  # after this run's callbacks (`store_act`)
 # the row to label and its buttons come first, the progress after them: on an 800 px
 # window the wrapped title and metrics pushed the buttons below the fold (a walk-through)
 row_area = st.container()
@@ -339,7 +339,7 @@ if not g.final:
         actions = st.container(horizontal=True)  # wraps on a narrow window
         mark_shown((pid, prog.last_seq))  # an answer before the page is drawn is refused
         answer = {"pool": pool, "expect_seq": prog.last_seq, "view": (pid, prog.last_seq),
-                  "row": rid}
+                  "shown": f"row_id {rid}"}
         for i, (cls, key) in enumerate(zip(pool.classes, keys)):
             shown = display.name(cls)
             actions.button(plain(shown) if shown else f"class {plain(cls)}", key=view(f"cls_{i}"),
@@ -371,8 +371,9 @@ not_mine = bool(who) and newest is not None and not same_annotator(newest.annota
 # a colleague's newest label leaves the button live: its key press then says why nothing
 # was undone (the store refuses), where a disabled button only said so in a tooltip
 undo_col.button("Undo last label", key=view("undo"), disabled=not who or newest is None,
-                on_click=label_act, args=(store.undo_last, pid, who),
-                kwargs={"expect_seq": prog.last_seq},
+                on_click=answer_act, args=(store.undo_last, pid, who),
+                kwargs={"expect_seq": prog.last_seq, "view": (pid, prog.last_seq),
+                        "shown": "the result of your last press"},
                 help=("Enter your name in the sidebar to undo your newest label." if not who
                       else f"The newest label (row_id {plain(newest.row_id)}) comes from the "
                       "pool file; nobody can undo it." if newest is not None

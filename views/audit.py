@@ -25,13 +25,14 @@ from certlib.store import UnknownProjectError
 from ui.common import (LOST_PRESS, ROOT, annotator_input, brought_in, class_shortcuts, held_back,
                        keep_annotator, lost_press, number_box, outward_end, outward_interval, plain,
                        set_url_kept, shortcut_kwargs, sticky, undo_shortcut, url_kept, view_key)
-from ui.label_errors import begin_run, store_act
+from ui.label_errors import begin_run, guarded, mark_drawn, mark_shown, store_act
 
 SAMPLE = ROOT / "sample_data" / "audit_stream.csv"
 SAMPLE_TAG = "sample_data/audit_stream.csv"
 HIDDEN = "labels hidden"
 NONE = "(none)"
 
+begin_run()  # first: this run's callbacks (`store_act`) have run by now
 st.title("Audit a model update")
 st.caption("Replace the deployed model (incumbent) by a candidate only with a certificate: "
            "Tier 0 certifies from disagreements alone, Tier 1 pays for labels on some "
@@ -231,6 +232,7 @@ for value, k, first_item in status.unpredicted:
 # a button's store call; a refusal (another annotator was first, a stale view) becomes
 # the message of the next run
 _act = store_act("audit_flash", "item")
+_answer = guarded(_act, "audit_flash", "item")  # refused sooner than 0.5 s after the view
 
 
 # ------------------------------------------------------------------ append a batch
@@ -259,7 +261,6 @@ with sb.expander("Append a batch", expanded=from_sample):
 
 if "audit_flash" in st.session_state:
     st.error(plain(st.session_state.pop("audit_flash")))
-begin_run()  # after this run's callbacks (`store_act`)
 
 # ------------------------------------------------------------------ verdict
 routing = (f"judge {plain(project.judge_column)}, pi_min {cfg.routing.pi_min:g}"
@@ -330,11 +331,14 @@ if status.queue:
                 + ", ".join(f"`{k}` = {plain(c)}" for k, c in zip(keys, classes) if k)
                 + f", `{undo_shortcut(keys)}` = undo)")
     actions = st.container(horizontal=True)
+    mark_shown(("audit", pid, status.last_seq))
     for i, (cls, key) in enumerate(zip(classes, keys)):  # keyed by the view (`view_key`)
         actions.button(f"class {plain(cls)}", key=view_key(f"audit_cls_{i}", status.last_seq),
-                       type="primary", disabled=not who, on_click=_act,
+                       type="primary", disabled=not who, on_click=_answer,
                        args=(store.label, pid, q.item_id, cls, who),
-                       kwargs={"expect_seq": status.last_seq}, **shortcut_kwargs(key))
+                       kwargs={"expect_seq": status.last_seq,
+                               "view": ("audit", pid, status.last_seq),
+                               "shown": f"item_id {q.item_id}"}, **shortcut_kwargs(key))
 else:
     actions = st.container(horizontal=True)
     st.caption("Nothing to label: " + ("the audit has its verdict." if r.verdict != "continue"
@@ -346,8 +350,10 @@ actions.button("Undo last label", key=view_key("audit_undo", status.last_seq),
                help=(f"The newest label (item_id {plain(str(newest.item_id))}) is "
                      f"{plain(newest.annotator)}'s; only they can undo it." if not_mine and who
                      else None),
-               on_click=_act, args=(store.undo, pid, who),
-               kwargs={"expect_seq": status.last_seq}, **shortcut_kwargs(undo_shortcut(keys)))
+               on_click=_answer, args=(store.undo, pid, who),
+               kwargs={"expect_seq": status.last_seq, "view": ("audit", pid, status.last_seq),
+                       "shown": "the result of your last press"},
+               **shortcut_kwargs(undo_shortcut(keys)))
 if newest is not None:
     st.caption(f"Undo takes back the newest label: item_id {plain(str(newest.item_id))} = "
                f"{plain(str(newest.label))} ({plain(newest.annotator)}, event {newest.seq})"
@@ -578,3 +584,5 @@ with st.expander(f"Event log ({len(status.events)} events, nothing is ever delet
     if status.events:
         st.dataframe(pd.DataFrame([e.to_dict() for e in reversed(status.events)]).astype(
             {"label": str}), hide_index=True, width="stretch")
+
+mark_drawn(("audit", pid, status.last_seq))  # last: answers are taken from now on

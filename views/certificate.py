@@ -61,17 +61,15 @@ def _witness_download(witness, name: str, key: str) -> None:
 
 # ------------------------------------------------------------------ settings
 store, projects = _projects()
-sources = {"the pool file": None}
-for p in projects:
+# a pool file with unlabelled rows has no certificate of its own: with projects on it,
+# only they are offered, the newest first chosen (a walk-through met the "rows have no
+# label" warning first, also after switching pools in one session)
+sources = {} if projects and not pool.fully_labelled else {"the pool file": None}
+for p in sorted(projects, key=lambda q: q.id, reverse=not pool.fully_labelled):
     sources[f"project {p.id}: {p.policy}"] = p
 c1, c2 = st.columns(2)
-# a pool file with unlabelled rows has no certificate of its own: open on its newest
-# labelling project (a walk-through met the "rows have no label" warning first)
-first = ("the pool file" if pool.fully_labelled or not projects
-         else next(k for k, v in reversed(sources.items()) if v is not None
-                   and v.id == max(q.id for q in projects)))
 source = c1.selectbox("Labels from", list(sources),
-                      **url_widget("cert_source", first, options=list(sources)),
+                      **url_widget("cert_source", next(iter(sources)), options=list(sources)),
                       help="The pool file's label column, or a labelling project in the store "
                            "on this pool (page Label; the project's number and policy).")
 write_url_state("cert_source")  # a reload keeps the project

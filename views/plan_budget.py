@@ -80,9 +80,11 @@ def _heatmap(m, fcs, budgets_txt, known: int = 0) -> go.Figure:
                 h = (f"tolerance {_tol_label(t)}, budget {b:,}: ruled out. No policy can "
                      f"certify with fewer than {m.prelabel[i]:,} labels, whatever the labels.")
             elif cell == "certified" and not m.labelled and m.known_certifies(i, b):
-                h = (f"tolerance {_tol_label(t)}, budget {b:,}: certified. The {m.known:,} "
-                     "labels already known certify at this tolerance (exact), and they "
-                     "count as read.")
+                h = (f"tolerance {_tol_label(t)}, budget {b:,}: certified. "
+                     + (f"The {m.known:,} labels already known certify at this tolerance "
+                        "(exact), and they count as read." if m.known else
+                        "The choice is certified at this tolerance with no label read "
+                        "(exact)."))
             elif cell == "certified" and not m.labelled:
                 h = (f"tolerance {_tol_label(t)}, budget {b:,}: certified. With every label "
                      "read the exact test certifies, whatever the labels.")
@@ -241,8 +243,9 @@ best = m.smallest_tolerance(budget)
 if best is not None and not m.labelled and m.known_certifies(list(m.tolerances).index(best),
                                                            budget):
     st.success(f"With a budget of {budget:,} labels the smallest tolerance certified is tau = "
-               f"{float(best):g}: the {m.known:,} labels already known certify it (exact), "
-               "whatever the unread labels are.")
+               f"{float(best):g}: " + (f"the {m.known:,} labels already known certify it"
+                                       if m.known else "it is certified with no label read")
+               + " (exact), whatever the unread labels are.")
 elif best is not None and not m.labelled:
     st.success(f"With a budget of {budget:,} labels, every row is read: the exact test "
                f"certifies at tau = {float(best):g}, whatever the labels.")
