@@ -129,3 +129,34 @@ def test_budget_boxes_start_above_the_labels_already_known(tmp_path, monkeypatch
         assert box.value == 120 + (171 - 120) // 2
         assert not any("below the 120 labels already known" in m.value
                        for m in [*at.success, *at.caption, *at.markdown])
+
+
+def test_plan_page_names_the_projects_on_an_unlabelled_pool(tmp_path, monkeypatch):
+    """The Plan page on a pool with a certified labelling project says so, with the way
+    to its hindsight (a walk-through: it said only "From the 0 labels already known");
+    the Label page's list of projects gives each one's status."""
+    from certlib.store import LabelStore
+
+    monkeypatch.setenv("CERTLIB_STORE", str(tmp_path / "labels.db"))
+    pool = certlib.load_pool(ROOT / "sample_data" / "demo_unlabelled.csv")
+    truth = certlib.load_pool(ROOT / "sample_data" / "demo_binary.csv")
+    store = LabelStore()
+    pid = store.open_project(pool, "Breast cancer, unlabelled (annotator)")
+    while not (p := store.progress(pid, pool)).session.done:
+        r = p.next_row
+        store.append_label(pid, pool.row_ids[r], truth.classes[int(truth.labels[r])], "ana",
+                           pool=pool)
+    t = p.session.t
+    at = _run("app.py")
+    at.selectbox(key="pool_choice").set_value("Breast cancer, unlabelled (annotator)").run()
+    assert not at.exception, at.exception
+    text = " ".join(m.value for m in at.markdown)
+    assert "Labelling projects on this pool" in text
+    policy = store.projects(pool)[0].policy
+    assert f"project {pid} ({policy}, tau = 0): {t:,} labels read, certified" in text
+    label = AppTest.from_file(str(ROOT / "views" / "2_Label.py"), default_timeout=120)
+    label.query_params["pool"] = "sample:unlabelled"
+    label.run()
+    assert not label.exception, label.exception
+    assert any(f"**Project {pid}**" in m.value and "**certified**" in m.value
+               for m in label.markdown), [m.value for m in label.markdown]

@@ -140,15 +140,20 @@ if pid is None:
         keep_annotator("annotator")
 
     listing = st.container(height=420) if len(mine) > 6 else st.container()  # scrolls
-    for p in reversed(mine):  # the newest first
+    for i, p in enumerate(reversed(mine)):  # the newest first
         ev = store.events(p.id)
         seeded = len(file_seed(ev))
         b, k = budget_in_force(p.budget, ev), len(labels_in_force(ev))
+        try:  # its status, as its page would say it (the 20 newest: a replay each)
+            state = store.progress(p.id, pool).session.status if i < 20 else None
+        except CertlibError:
+            state = None
         row = listing.container(horizontal=True, vertical_alignment="center")
         row.markdown(f"**Project {p.id}** on {plain(p.pool_name)}: {plain(p.policy)}, rule "
                      f"{p.rule}, tolerance {float(p.tolerance):g}, seed {p.seed}, budget "
                      f"{'none' if b is None else f'{b:,}'}; {k:,} label{'' if k == 1 else 's'}"
-                     + (f" ({seeded:,} from the pool file)" if seeded else ""))
+                     + (f" ({seeded:,} from the pool file)" if seeded else "")
+                     + (f"; **{state}**" if state else ""))
         row.button("Open", key=f"open_project_{p.id}", on_click=_open_project, args=(p.id,))
     if lost_press("open_project_"):
         st.warning(LOST_PRESS)

@@ -49,6 +49,29 @@ with st.expander("Labels each candidate needs at least before it can be certifie
 page_link("views/plan_budget.py", icon=":material/grid_on:",
           label="Budget map and forecast: every tolerance and budget")
 
+def _projects_note(pool) -> None:
+    """The labelling projects on this pool and their status, with the way to their
+    hindsight (a walk-through: the page said "0 labels known" beside a certified one)."""
+    from certlib.store import LabelStore
+
+    try:
+        store = LabelStore()
+        mine = store.projects(pool)
+        shown = [(p, store.progress(p.id, pool).session) for p in reversed(mine[-5:])]
+    except CertlibError:
+        return
+    if not shown:
+        return
+    st.markdown(f"**Labelling projects on this pool** ({len(mine):,}; page Label): "
+                + "; ".join(f"project {p.id} ({plain(p.policy)}, tau = {float(p.tolerance):g}): "
+                            f"{s.t:,} label{'' if s.t == 1 else 's'} read, {s.status}"
+                            for p, s in shown)
+                + ("; ..." if len(mine) > 5 else "") + ". Their hindsight (how many of those "
+                "labels would have sufficed) is on the Certificate page.")
+    page_link("views/certificate.py", icon=":material/workspace_premium:",
+              label="Certificate: the hindsight of a labelling project")
+
+
 if not pool.fully_labelled:
     sess = certlib.Session.from_pool_labels(pool, tolerance=tol)
     st.info(f"{pool.n - pool.n_labelled:,} of {pool.n:,} rows have no label yet, so a replay "
@@ -58,6 +81,7 @@ if not pool.fully_labelled:
                    if sess.done and sess.certified else
                    f"nothing is certified yet; best guess {plain(sess.best_guess)}, worst-case "
                    f"AUGRC gap {float(sess.excess):.4g}."))
+    _projects_note(pool)
     page_link("views/2_Label.py", icon=":material/edit_note:",
               label="Label this pool: a new project starts from the tolerance chosen here")
     st.stop()
