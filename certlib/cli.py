@@ -124,7 +124,7 @@ def _cmd_certificate(args) -> int:
     c = certify(pool, tolerance=args.tolerance, work_limit=args.work_limit,
                 time_limit=args.time_limit)
     d = c.to_dict()
-    wit = ", ".join(str(x) for x in c.witness[:12]) + (" ..." if len(c.witness) > 12 else "")
+    wit = _witness_text(c.witness)
     lp = "n/a" if c.lp_value is None else f"{c.lp_value:.4f}"
     share = f"{percent(c.lower / pool.n)}" + ("" if c.exact else f" to {percent(c.upper / pool.n)}")
     if c.exact:
@@ -153,16 +153,20 @@ def _cmd_certificate(args) -> int:
     return 0
 
 
+def _witness_text(witness) -> str:
+    """The first 12 witness row ids, comma-separated (the certificate tables)."""
+    return ", ".join(str(x) for x in witness[:12]) + (" ..." if len(witness) > 12 else "")
+
+
 def _partial_certificate(args, pool) -> int:
     """``certificate --partial``: the rows holding a label count as read (a labelling
     run's labels merged into the pool file); the minimum certificate among them is
     enclosed, as the Label page's hindsight does."""
     from .certificate import certify_partial
+    from .progress import sufficed_text
 
     c = certify_partial(pool, tolerance=args.tolerance, work_limit=args.work_limit,
                         time_limit=args.time_limit)
-    from .progress import sufficed_text
-
     d = {"partial": True, **c.to_dict()}
     if not c.certified:
         size = (f"no certificate yet: the {c.labels_read:,} labels read certify no candidate; "
@@ -171,7 +175,6 @@ def _partial_certificate(args, pool) -> int:
         size = f"of the {c.labels_read:,} labels read, " + sufficed_text(c)
     if c.time_limited:
         size += f"; the search stopped at the {args.time_limit:g} s time limit"
-    wit = ", ".join(str(x) for x in c.witness[:12]) + (" ..." if len(c.witness) > 12 else "")
     lines = [
         f"pool                 {args.pool}: n = {pool.n} rows, K = {pool.K} candidates, "
         f"{c.labels_read} labels read (the rows holding a label)",
@@ -179,7 +182,7 @@ def _partial_certificate(args, pool) -> int:
         f"hindsight            {size}",
     ]
     if c.certified:
-        lines += [f"witness ({len(c.witness)} rows)  {wit}", "",
+        lines += [f"witness ({len(c.witness)} rows)  {_witness_text(c.witness)}", "",
                   "The witness rows alone, with their labels, fix the selected candidate for "
                   "every completion of the unread labels."]
     emit(args, d, "\n".join(lines))

@@ -722,6 +722,27 @@ def page_button(page: str, label: str, key: str, settings: dict, icon: str | Non
             pass
 
 
+@st.cache_data(show_spinner=False, max_entries=256)
+def _project_state(store_path: str, project_id: int, last_seq: int, _pool, key: str):
+    from certlib.store import LabelStore
+
+    s = LabelStore(store_path).progress(project_id, _pool).session
+    return s.t, s.status
+
+
+def project_state(store, project_id: int, pool, events=None) -> tuple[int, str] | None:
+    """(labels read, status) of a labelling project on ``pool``, as its Label page would
+    say them; None when it cannot be replayed.  A replay per project, kept per project
+    and newest event (``events``: its log, when the caller has it), so the pages listing
+    projects (Plan and certify, Label) do not replay them at every run."""
+    try:
+        ev = store.events(project_id) if events is None else events
+        return _project_state(str(store.path), int(project_id), ev[-1].seq if ev else 0,
+                              pool, pool_key(pool))
+    except CertlibError:
+        return None
+
+
 def pool_key(pool) -> str:
     """Cache key of a pool: its label-free hash plus its labels."""
     import hashlib

@@ -284,9 +284,9 @@ def margin_panel(prog, store, pool, who: str, display_name=str, keys=None) -> No
             for name, path in images.items():
                 st.image(str(path), width=240, caption=plain(name))
             cols = st.container(horizontal=True)
+            mark_shown((pid, prog.last_seq))  # an answer before it is read: refused
             for c_i, cls in enumerate(pool.classes):
                 shown = display_name(cls)
-                mark_shown((pid, prog.last_seq))  # an answer before it is read: refused
                 cols.button(plain(shown) if shown else f"class {plain(cls)}",
                             key=view_key(f"review_{c_i}", prog.last_seq), on_click=answer_act,
                             args=(store.append_review, pid, item.row_id, cls, who),

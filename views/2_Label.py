@@ -26,9 +26,9 @@ from certlib.store import (FILE_ANNOTATOR, LabelStore, PoolMismatchError,
 from ui.common import (LOST_PRESS, acted, annotator_input, brought_in, budget_input,
                        cached_prelabel, choose_pool, class_settings, class_shortcuts, held_back,
                        keep_annotator, lost_press, mismatch_message, number_box, page_button, plain,
-                       plot_text, policy_input, pool_folder, pool_key, seed_input, set_url_kept,
-                       shortcut_kwargs, skip_shortcut, split_extra, sticky, tolerance_input,
-                       undo_shortcut, url_kept, view_key)
+                       plot_text, policy_input, pool_folder, pool_key, project_state, seed_input,
+                       set_url_kept, shortcut_kwargs, skip_shortcut, split_extra, sticky,
+                       tolerance_input, undo_shortcut, url_kept, view_key)
 from ui.label_errors import (answer_act, begin_run, label_act, margin_panel, mark_drawn,
                               mark_shown)
 
@@ -144,10 +144,8 @@ if pid is None:
         ev = store.events(p.id)
         seeded = len(file_seed(ev))
         b, k = budget_in_force(p.budget, ev), len(labels_in_force(ev))
-        try:  # its status, as its page would say it (the 20 newest: a replay each)
-            state = store.progress(p.id, pool).session.status if i < 20 else None
-        except CertlibError:
-            state = None
+        # its status as its page says it (the 20 newest: a replay each, kept)
+        state = (project_state(store, p.id, pool, ev) or (None, None))[1] if i < 20 else None
         row = listing.container(horizontal=True, vertical_alignment="center")
         row.markdown(f"**Project {p.id}** on {plain(p.pool_name)}: {plain(p.policy)}, rule "
                      f"{p.rule}, tolerance {float(p.tolerance):g}, seed {p.seed}, budget "

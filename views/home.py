@@ -10,7 +10,7 @@ import certlib
 from certlib.errors import CertlibError
 from ui.common import (RULE, RULES, budget_input, cached_certify, cached_replay, choose_pool,
                        default_budget, page_link, plain, policy_input, pool_key, pool_summary,
-                       seed_input, sticky, tolerance_input)
+                       project_state, seed_input, sticky, tolerance_input)
 from ui.label_errors import fragility_section
 
 st.title("certlib: how many labels does model choice need?")
@@ -57,15 +57,16 @@ def _projects_note(pool) -> None:
     try:
         store = LabelStore()
         mine = store.projects(pool)
-        shown = [(p, store.progress(p.id, pool).session) for p in reversed(mine[-5:])]
     except CertlibError:
         return
+    shown = [(p, st_) for p in reversed(mine[-5:])
+             if (st_ := project_state(store, p.id, pool)) is not None]
     if not shown:
         return
     st.markdown(f"**Labelling projects on this pool** ({len(mine):,}; page Label): "
                 + "; ".join(f"project {p.id} ({plain(p.policy)}, tau = {float(p.tolerance):g}): "
-                            f"{s.t:,} label{'' if s.t == 1 else 's'} read, {s.status}"
-                            for p, s in shown)
+                            f"{t:,} label{'' if t == 1 else 's'} read, {state}"
+                            for p, (t, state) in shown)
                 + ("; ..." if len(mine) > 5 else "") + ". Their hindsight (how many of those "
                 "labels would have sufficed) is on the Certificate page.")
     page_link("views/certificate.py", icon=":material/workspace_premium:",
