@@ -13,7 +13,9 @@ one of three layouts and hands plain NumPy arrays to `Pool.from_arrays`:
 3. **Probabilities** -- ``prob_<class>`` columns.  The shared prediction is
    the argmax (ties go to the leftmost column) and the built-in scores are, in
    this priority order, ``msp`` (max probability), ``neg_entropy``
-   (sum p log p with 0 log 0 = 0) and ``margin`` (top-two gap).  The class set
+   (sum p log p with 0 log 0 = 0) and ``margin`` (top-two gap), computed from
+   basic float operations only, the same bits on every machine
+   (`certlib.derived_scores`).  The class set
    is declared by the column suffixes.  Any ``conf_<name>`` columns in the same
    file are further candidates on the argmax prediction, after the built-ins.
 
@@ -55,8 +57,9 @@ import numpy as np
 import polars as pl
 
 from ._values import EXACT_INT_LIMIT, file_class_key, first_true, python_scalar
+from .derived_scores import SCORE_RULE, builtin_scores, row_sums
 from .errors import ColumnError, InvalidValueError, LabelError, ParameterError, PoolFileError
-from .pool import Pool, pool_hash
+from .pool import DerivedFrom, Pool, pool_hash
 
 # pool_hash is re-exported from certlib.pool: certlib.io was its home before it moved there
 __all__ = [
@@ -543,7 +546,7 @@ def _prob_scores(P: np.ndarray, cols: list[str], rows: _Rows):
             f"column {cols[c]!r} holds {float(P[i, c])} at {rows(i)}; probabilities must be in "
             "[0, 1]"
         )
-    total = P.sum(axis=1)
+    total = row_sums(P)
     off = np.abs(total - 1.0) > PROB_SUM_TOLERANCE
     if off.any():
         i = first_true(off)
@@ -552,15 +555,8 @@ def _prob_scores(P: np.ndarray, cols: list[str], rows: _Rows):
             f"(within {PROB_SUM_TOLERANCE})"
         )
     arg = np.argmax(P, axis=1)  # first maximum = leftmost column
-    # scores from the sorted row, so that two rows holding the same
-    # probabilities in another order get bit-identical scores (exact ties)
-    S = np.sort(P, axis=1)
-    msp = S[:, -1]
-    plogp = np.zeros_like(S)
-    np.log(S, out=plogp, where=S > 0)
-    neg_entropy = (S * plogp).sum(axis=1)
-    margin = S[:, -1] - S[:, -2]
-    return arg, [msp, neg_entropy, margin]
+    # the same bits on every machine: no SIMD logarithm, no reduction (derived_scores)
+    return arg, builtin_scores(P)
 
 
 # ----------------------------------------------------------------- loading
@@ -632,6 +628,8 @@ def load_pool(path, *, classes: Sequence | None = None, objective: str = "augrc"
         pred_vals = np.asarray(suffix_vals, dtype=np.int64 if int_mode else object)[arg]
         confs = np.vstack(scores + [confs_by_col[c[2]] for c in cands[3:]])
         preds = pred_vals
+        P.flags.writeable = False
+        derived = DerivedFrom(P, tuple(prob_cols), BUILTIN_SCORES, SCORE_RULE)
     else:
         pred_cols = ["pred"] if mode == "shared" else [c[1] for c in cands]
         pred_s = [_canon_series(df[c], c) for c in pred_cols]
@@ -654,6 +652,7 @@ def load_pool(path, *, classes: Sequence | None = None, objective: str = "augrc"
         if not int_mode:
             preds = preds.astype(object)
         confs = np.vstack([confs_by_col[c[2]] for c in cands])
+        derived = None
 
     if label_s is not None and class_list is not None:
         _check_in(label_s, class_list, "label", rows, LabelError, "label")
@@ -675,4 +674,4 @@ def load_pool(path, *, classes: Sequence | None = None, objective: str = "augrc"
     # in a file only an empty cell is unread; -1 stays a class wherever it occurs
     return Pool.from_arrays(preds, confs, labels=labels, names=names, classes=class_list,
                             row_ids=row_ids, objective=objective, extra=extra,
-                            minus_one_unread=not minus_one)
+                            minus_one_unread=not minus_one, derived=derived)

@@ -28,7 +28,7 @@ from ._values import class_value, class_value_from_text, is_empty_cell, python_s
 from .errors import ColumnError, InvalidValueError, LabelError, ParameterError
 from .weights import get_objective
 
-__all__ = ["MAX_ROWS", "UNREAD", "Pool", "pool_hash"]
+__all__ = ["MAX_ROWS", "UNREAD", "DerivedFrom", "Pool", "pool_hash"]
 
 UNREAD = -1
 # Scaled risks are sums of n weights of at most 2n, so they stay below 2 n^2;
@@ -102,6 +102,19 @@ def _unique_values(flat: np.ndarray):
 
 
 @dataclass(frozen=True, eq=False)
+class DerivedFrom:
+    """What a pool's derived candidates were computed from (SPEC section 2): the
+    probabilities as read from the file, n x C in file column order (read-only), their
+    column names, the names of the candidates derived from them (the pool's first
+    candidates) and the rule that derives them (`certlib.derived_scores.SCORE_RULE`)."""
+
+    probabilities: np.ndarray
+    columns: tuple[str, ...]
+    candidates: tuple[str, ...]
+    rule: str
+
+
+@dataclass(frozen=True, eq=False)
 class Pool:
     """K frozen candidates on n rows.  Build with `Pool.from_arrays` or `certlib.load_pool`."""
 
@@ -115,6 +128,9 @@ class Pool:
     objective: str = "augrc"
     shared_prediction: bool = False
     extra: Mapping[str, tuple] = field(default_factory=dict)
+    #: for a pool read from ``prob_`` columns: the probabilities its built-in candidates
+    #: were derived from (`DerivedFrom`); the pool hash covers these, not the scores
+    derived: DerivedFrom | None = None
 
     # ------------------------------------------------------------------ sizes
     @property
@@ -226,6 +242,19 @@ class Pool:
         arrays it covers are read-only."""
         return _content_hash(self)
 
+    @cached_property
+    def legacy_hashes(self) -> tuple[str, ...]:
+        """Hashes this pool had before pool-hash format 2 (`matches_hash`), for the stores
+        and records made then; empty unless its scores are derived from probabilities."""
+        return _legacy_hashes(self)
+
+    def matches_hash(self, digest: str) -> bool:
+        """Whether ``digest`` names this pool: its `pool_hash`, or for a ``prob_`` pool
+        the format-1 hash an earlier build gave it (over scores derived with numpy's
+        ``log``, machine-dependent in the last bit: recomputed here with numpy's ``log``
+        and with the C library's)."""
+        return digest == self.content_hash or digest in self.legacy_hashes
+
     def with_labels(self, labels: np.ndarray) -> Pool:
         """A copy of this pool with other label codes (same predictions, weights)."""
         labels = np.asarray(labels, dtype=np.int64)
@@ -237,7 +266,7 @@ class Pool:
             raise LabelError(f"label code {int(labels[i])} at row position {i} is not a class code")
         return Pool(self.names, self.classes, self.preds, self.confs, self.weights,
                     _readonly(labels), self.row_ids, self.objective, self.shared_prediction,
-                    self.extra)
+                    self.extra, self.derived)
 
     # --------------------------------------------------------- construction
     @classmethod
@@ -252,6 +281,7 @@ class Pool:
         objective: str = "augrc",
         extra: Mapping[str, Sequence] | None = None,
         minus_one_unread: bool = True,
+        derived: DerivedFrom | None = None,
     ) -> Pool:
         """Validate arrays into a Pool.
 
@@ -264,6 +294,9 @@ class Pool:
         names: candidate names in tie-priority order (default c0, c1, ...).
         classes: the class set; default is the union of predictions and labels
             (padded to {0, 1} when that union is a single 0/1 value).
+        derived: what the first candidates' confidences were computed from
+            (`certlib.load_pool` sets it for a ``prob_`` file); the pool hash then
+            covers it in their place.
         """
         get_objective(objective)
         confs_a = np.asarray(confs, dtype=object if np.asarray(confs).dtype == object else None)
@@ -419,8 +452,13 @@ class Pool:
             if len(col) != n:
                 raise ParameterError(f"extra column {key!r} has length {len(col)}; expected {n}")
             ex[str(key)] = col
+        if derived is not None:
+            if derived.probabilities.shape[0] != n or len(derived.candidates) > K \
+                    or tuple(names[:len(derived.candidates)]) != derived.candidates:
+                raise ParameterError("derived must describe the first candidates of this pool")
         return cls(names, class_t, _readonly(pred_codes), _readonly(confs_f),
-                   _readonly(weights), _readonly(label_codes), rid, objective, shared, ex)
+                   _readonly(weights), _readonly(label_codes), rid, objective, shared, ex,
+                   derived)
 
 
 # ------------------------------------------------------------------ hashing
@@ -429,7 +467,7 @@ def pool_hash(pool: Pool) -> str:
     return pool.content_hash
 
 
-def _content_hash(pool: Pool) -> str:
+def _content_hash(pool: Pool, confs: np.ndarray | None = None) -> str:
     """SHA-256 hex digest of the label-free content of a pool (SPEC section 12).
 
     Covers the objective, candidate names (their order is the tie priority),
@@ -437,6 +475,12 @@ def _content_hash(pool: Pool) -> str:
     everything fixed before the first label is read.  Labels and the display
     columns in ``extra`` are not hashed, so the digest taken before labelling
     still identifies the pool afterwards.
+
+    Format 2, for a pool whose first candidates are derived from probabilities
+    (`DerivedFrom`): the probabilities as read and the rule's name are hashed in
+    place of the derived confidences, so the identity of the pool never rests on
+    floats computed on this machine.  Every other pool keeps format 1.  ``confs``
+    (format 1 only) replaces the pool's confidences: `_legacy_hashes`.
     """
     h = hashlib.sha256()
 
@@ -444,16 +488,46 @@ def _content_hash(pool: Pool) -> str:
         # length-prefixed parts: no two different pools give the same byte stream
         h.update(tag.encode() + len(payload).to_bytes(8, "little") + payload)
 
+    derived = pool.derived if confs is None else None
     meta = {
-        "format": "certlib-pool-hash-1",
+        "format": "certlib-pool-hash-1" if derived is None else "certlib-pool-hash-2",
         "objective": pool.objective,
         "names": list(pool.names),
         "classes": list(pool.classes),
         "K": pool.K,
         "n": pool.n,
     }
+    if derived is not None:
+        meta["derived"] = {"rule": derived.rule, "columns": list(derived.columns),
+                           "candidates": list(derived.candidates)}
     part("meta", json.dumps(meta, sort_keys=True, default=str).encode())
     part("row_ids", json.dumps(list(pool.row_ids), default=str).encode())
     part("preds", np.ascontiguousarray(pool.preds, dtype="<i8").tobytes())
-    part("confs", np.ascontiguousarray(pool.confs, dtype="<f8").tobytes())
+    if derived is None:
+        part("confs", np.ascontiguousarray(pool.confs if confs is None else confs,
+                                           dtype="<f8").tobytes())
+    else:
+        part("probabilities",
+             np.ascontiguousarray(derived.probabilities, dtype="<f8").tobytes())
+        part("confs", np.ascontiguousarray(pool.confs[len(derived.candidates):],
+                                           dtype="<f8").tobytes())
     return h.hexdigest()
+
+
+def _legacy_hashes(pool: Pool) -> tuple[str, ...]:
+    """The format-1 hashes of a ``prob_`` pool as builds before format 2 computed them:
+    over scores derived with numpy's ``log`` (its SIMD code on this CPU) and with the C
+    library's ``log`` (numpy's path on a CPU without AVX-512), distinct."""
+    derived = pool.derived
+    if derived is None:
+        return ()
+    from .derived_scores import legacy_scores
+
+    out = []
+    for log in ("numpy", "libm"):
+        confs = pool.confs.copy()
+        confs[:len(derived.candidates)] = legacy_scores(derived.probabilities, log)
+        digest = _content_hash(pool, confs)
+        if digest not in out:
+            out.append(digest)
+    return tuple(out)

@@ -219,6 +219,7 @@ class LabelStore:
         self.path = Path(path) if path is not None else default_store_path()
         _sqlite.open_schema(self.path, _SCHEMA, "schema_version", SCHEMA_VERSION, StoreError,
                             "label store", migrate=_migrate, migratable=(1, 2, 3, 4))
+        self._recognised: set = set()  # pool hashes whose old-format projects are rewritten
 
     # ----------------------------------------------------------- plumbing
     def _connect(self):
@@ -251,10 +252,32 @@ class LabelStore:
                 f"project_id {project_id!r} is not in the label store {str(self.path)!r}")
         return self._project_row(row)
 
+    def _recognise(self, pool) -> None:
+        """Rewrite to the pool's hash every project that names this ``prob_`` pool by the
+        format-1 hash of an earlier build (`certlib.pool.Pool.matches_hash`), once per
+        store and pool.  The projects table is not part of the append-only log: a
+        project's hash only says which pool it is on, and after this every lookup by
+        `pool_hash` finds it and its records carry the hash that verifies on any
+        machine.  Cheap when there is nothing to do: the old hashes are computed only
+        when a project of the same size and candidates names another hash."""
+        h = pool_hash(pool)
+        if pool.derived is None or h in self._recognised:
+            return
+        with self._connect() as con:
+            others = {r[0] for r in con.execute(
+                "SELECT DISTINCT pool_hash FROM projects WHERE n = ? AND candidates = ? "
+                "AND pool_hash != ?", (pool.n, json.dumps(list(pool.names)), h))}
+        old = sorted(others & set(pool.legacy_hashes)) if others else []
+        if old:
+            with self._write() as con:
+                con.executemany("UPDATE projects SET pool_hash = ? WHERE pool_hash = ?",
+                                [(h, o) for o in old])
+        self._recognised.add(h)
+
     @staticmethod
     def _check_pool(project: Project, pool) -> None:
         h = pool_hash(pool)
-        if h != project.pool_hash:
+        if not pool.matches_hash(project.pool_hash):
             raise PoolMismatchError(
                 f"pool hash {h} does not match project {project.id} "
                 f"({project.pool_name!r}), which was started on pool hash {project.pool_hash}; "
@@ -323,6 +346,7 @@ class LabelStore:
         labels the file holds now (`create_project`); without it, for one that started
         from none.  (The pool hash leaves labels out, so a file whose labels changed
         still opens its old projects by id, never by this match.)"""
+        self._recognise(pool)
         with self._connect() as con:
             return self._find(con, pool, policy, tolerance, budget, seed, rule, from_file)
 
@@ -364,6 +388,8 @@ class LabelStore:
 
     def projects(self, pool=None) -> tuple:
         """Every project (or those on ``pool``), oldest first."""
+        if pool is not None:
+            self._recognise(pool)
         with self._connect() as con:
             if pool is None:
                 rows = con.execute("SELECT * FROM projects ORDER BY id").fetchall()
@@ -648,6 +674,7 @@ class LabelStore:
         are read in one transaction, and ``pool`` must be the pool it was started on
         (PoolMismatchError).  ``since``, an earlier Progress of this project, is extended
         when the log grew by anything but an undo."""
+        self._recognise(pool)
         with self._connect() as con:
             project = self._get(con, project_id)
             events = self._events_of(con, project_id)

@@ -451,8 +451,6 @@ def mismatch_message(store, project_id, exc) -> str:
     """Why a labelling project does not open on the active pool, in words an annotator can
     act on (the store's message speaks of pool hashes).  The usual cause on one file: a
     class set declared on the Pool page after the project started."""
-    from certlib.pool import pool_hash
-
     try:
         project = store.project(int(project_id))
     except (CertlibError, TypeError, ValueError):
@@ -465,7 +463,7 @@ def mismatch_message(store, project_id, exc) -> str:
             bare = load_ref(ref, None)[0]
         except CertlibError:
             bare = None
-        if bare is not None and pool_hash(bare) == project.pool_hash:
+        if bare is not None and bare.matches_hash(project.pool_hash):
             return (f"{name} was started on this pool before its class set was declared as "
                     f"{', '.join(plain(c) for c in declared)} on the Pool page. Clear the "
                     "declared class set there to resume it; its labels are kept.")

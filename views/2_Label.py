@@ -18,7 +18,6 @@ import streamlit as st
 from certlib.errors import CertlibError
 from certlib.record import labels_csv, make_record
 from certlib.events import budget_in_force, file_seed, labels_in_force, same_annotator
-from certlib.pool import pool_hash
 from certlib.pool_stats import stray_class_notes
 from certlib.reviews import open_for
 from certlib.store import (FILE_ANNOTATOR, LabelStore, PoolMismatchError,
@@ -59,7 +58,7 @@ if restored:  # open before a visit to another page: closed if the pool changed 
         kept_project = store.project(int(pid))
     except (CertlibError, ValueError):  # no longer in the store: forgotten
         kept_project = None
-    if kept_project is None or kept_project.pool_hash != pool_hash(pool):
+    if kept_project is None or not pool.matches_hash(kept_project.pool_hash):
         set_url_kept("project", None)
         set_url_kept("ref", None)
         if kept_project is not None:
