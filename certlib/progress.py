@@ -18,7 +18,11 @@ from .errors import ParameterError
 from .events import FILE_ANNOTATOR, Project, labels_in_force, skipped_rows
 from .session import Session
 
-__all__ = ["Guarantee", "Hindsight", "Progress", "guarantee", "labels_read_text"]
+__all__ = ["SKIP", "Guarantee", "Hindsight", "Lookahead", "Progress", "guarantee",
+           "labels_read_text"]
+
+#: the answer "pass over this row for now" among a `Lookahead`'s answers
+SKIP = "skip"
 
 
 @dataclass(frozen=True)
@@ -123,6 +127,19 @@ class Hindsight:
 
 
 @dataclass(frozen=True)
+class Lookahead:
+    """What the project shows after one answer to its next row, computed before the answer
+    is given (a `Session` is a pure transition): the row the policy would ask next (a
+    position, None when the session would be done) and the status then.  A labelling
+    page sends these with the row, so a key press draws the next row at once."""
+
+    answer: object  # a class value of the pool, or SKIP
+    next_row: int | None
+    status: str
+    final: bool  # the session would be done (certified, budget exhausted, every row read)
+
+
+@dataclass(frozen=True)
 class Progress:
     """A project replayed: its settings, the log, the session and the bounds path."""
 
@@ -199,6 +216,27 @@ class Progress:
         rows are left, or None when the session is done."""
         pos = self.session.pool.position
         return self.session.next_row(skip=[pos(r) for r in self.skipped])
+
+    def lookahead(self) -> tuple[Lookahead, ...]:
+        """One `Lookahead` per answer to `next_row`: each class in the pool's order, then
+        SKIP (None when only skipped rows are left: a skipped row cannot be skipped again);
+        empty when the session is done.  The next row after a label passes over the rows
+        still skipped, as `next_row` does; after SKIP, over this row too."""
+        r = self.next_row
+        if r is None:
+            return ()
+        s = self.session
+        pos = s.pool.position
+        skipped = [pos(x) for x in self.skipped]
+        out = []
+        for c in s.pool.classes:
+            after = s.observe(r, c)
+            nxt = after.next_row(skip=[x for x in skipped if x != r])
+            out.append(Lookahead(c, nxt, after.status, guarantee(after).final))
+        if r not in skipped:
+            nxt = s.next_row(skip=skipped + [r])
+            out.append(Lookahead(SKIP, nxt, s.status, False))
+        return tuple(out)
 
     @property
     def labels_left_at_least(self) -> int:

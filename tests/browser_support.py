@@ -107,3 +107,43 @@ def idle(page, timeout=60_000):
 def wait_text(page, text, timeout=60_000):
     """Wait until ``text`` is shown somewhere on the page."""
     page.get_by_text(text, exact=False).first.wait_for(timeout=timeout)
+
+
+PANEL_JS = """() => [...document.querySelectorAll('[data-testid="stBidiComponentIsolated"]')]
+  .map(h => h.shadowRoot).find(r => r && r.querySelector('.cl-row'))"""
+PANEL_ROW_JS = f"""() => {{
+  const root = ({PANEL_JS})();
+  const row = root && root.querySelector('.cl-row');
+  return row ? row.getAttribute('data-row-id') || '' : '';
+}}"""
+
+
+def panel_row(page, previous=None, timeout=60_000, settle_ms=300) -> str:
+    """The row id the labelling panel shows (`ui/label_panel.js`, ``data-row-id``), as
+    text; with ``previous``, once it differs from it.  Waits ``settle_ms`` more, so that a
+    key pressed next is past the panel's double-press guard (250 ms)."""
+    page.wait_for_function(f"(prev) => {{ const r = ({PANEL_ROW_JS})(); "
+                           "return r !== '' && r !== prev; }",
+                           arg=None if previous is None else str(previous), timeout=timeout)
+    page.wait_for_timeout(settle_ms)
+    return page.evaluate(PANEL_ROW_JS)
+
+
+def record_rows_at_keydown(page) -> None:
+    """From now on the page records, at each key press and before the panel sees it (a
+    listener on the window, capturing), the row the panel shows; `rows_seen` reads them."""
+    page.evaluate(f"""() => {{ window.__seen = [];
+        window.addEventListener('keydown', () => window.__seen.push(({PANEL_ROW_JS})()),
+                                true); }}""")
+
+
+def rows_seen(page) -> list:
+    return list(page.evaluate("window.__seen"))
+
+
+def panel_message(page) -> str:
+    """What the panel says (a refusal, a moved project), '' when nothing."""
+    return page.evaluate(f"""() => {{
+      const root = ({PANEL_JS})();
+      const m = root && root.querySelector('.cl-msg');
+      return m ? m.textContent : ''; }}""")

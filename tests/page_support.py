@@ -31,3 +31,72 @@ def press_twice(at, button):
     run(ws)
     run(ws)
     return at
+
+
+def _panel_elements(at) -> list:
+    return [e for e in at.get("bidi_component")
+            if e.proto.component_name.endswith("label_panel")]
+
+
+def panel_data(at) -> dict | None:
+    """The data the Label page sent its labelling panel (`ui.label_panel.panel_data`) in
+    the last run, or None when no panel is drawn."""
+    import json
+
+    found = _panel_elements(at)
+    return json.loads(found[0].proto.json) if found else None
+
+
+def panel_row(at):
+    """The row id (as text) the panel shows, or None when it shows no row."""
+    data = panel_data(at)
+    return None if data is None or data["row"] is None else data["row"]["key"]
+
+
+_PRESSES = iter(range(1, 10**9))
+
+
+def panel_press(at, answer: str, *, client: str = "apptest", seq=None, row=None,
+                also=()):
+    """Send the panel's trigger as the browser does after a key press: the answer
+    (``c<i>``, ``skip`` or ``undo``) to the row and view the panel shows (or ``seq`` /
+    ``row``), after the unacknowledged presses ``also``; then run the page.  Builds the
+    component's trigger widget state by hand (Streamlit 1.67's CCv2 internals: one
+    json_trigger_value widget per component, a list of {event, value}); skips if they
+    are gone.  Returns the press sent."""
+    import json
+
+    import pytest
+
+    data = panel_data(at)
+    assert data is not None, "no labelling panel on the page"
+    kind = {"undo": "undo", "skip": "skip"}.get(answer, "label")
+    press = {"id": f"{client}:{next(_PRESSES)}", "kind": kind,
+             "seq": data["seq"] if seq is None else seq}
+    if kind != "undo":
+        press.update(answer=answer, row=data["row"]["key"] if row is None else row)
+    try:
+        from streamlit.components.v2.bidi_component.main import _make_trigger_id
+        from streamlit.proto.WidgetStates_pb2 import WidgetState
+
+        (el,) = _panel_elements(at)
+        ws = at._tree.get_widget_states()
+        keep = [w for w in ws.widgets if w.WhichOneof("value") != "trigger_value"]
+        del ws.widgets[:]
+        ws.widgets.extend(keep)
+        trig = WidgetState(id=_make_trigger_id(el.proto.id, "events"))
+        trig.json_trigger_value = json.dumps(
+            [{"event": "presses", "value": {"client": client,
+                                            "presses": [*also, press]}}])
+        ws.widgets.append(trig)
+        run = at._run
+    except (AttributeError, ImportError, ValueError) as exc:  # pragma: no cover
+        pytest.skip(f"AppTest or CCv2 internals changed: {exc}")
+    run(ws)
+    return press
+
+
+def panel_result(at, press) -> dict | None:
+    """The server's acknowledgement of ``press`` in the panel's data ({ok, text})."""
+    data = panel_data(at)
+    return None if data is None else data["results"].get(press["id"])

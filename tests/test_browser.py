@@ -131,7 +131,7 @@ def test_upload_survives_reload_new_tab_and_restart_as_plain_text(browser, tmp_p
         name.press("Enter")
         page.get_by_role("button", name="Start / resume labelling").click()
         page.get_by_text("0 of 30").first.wait_for(timeout=60_000)
-        page.get_by_text("Next row: row_id").first.wait_for(timeout=60_000)
+        page.get_by_text("row_id ").first.wait_for(timeout=60_000)  # the labelling panel
         page.get_by_text("my_models.csv").first.wait_for(timeout=60_000)
         _no_outside_links(page)
         assert "Traceback" not in page.inner_text("body")

@@ -19,7 +19,7 @@ from functools import partial
 
 import pytest
 
-from browser_support import ROOT, Server, idle, launch, require_chromium, wait_text
+from browser_support import ROOT, Server, idle, launch, panel_row, require_chromium, wait_text
 
 sync_api = require_chromium()
 pytestmark = pytest.mark.slow
@@ -77,18 +77,8 @@ def _wait_count(page, n, t, timeout=WAIT):
 
 
 def _next_row_id(page, previous=None) -> int:
-    """The row the page asks for next; with ``previous``, wait until it has changed
-    (the progress line is drawn before the next row, so a read can be stale)."""
-    _idle(page)
-    head = page.get_by_text("Next row: row_id").first
-    head.wait_for(timeout=WAIT)
-    rid = int(head.inner_text(timeout=WAIT).rsplit(" ", 1)[1])
-    for _ in range(900):  # up to 90 s
-        if rid != previous:
-            return rid
-        page.wait_for_timeout(100)
-        rid = int(head.inner_text(timeout=WAIT).rsplit(" ", 1)[1])
-    raise AssertionError(f"the next row stayed {previous}")
+    """The row the labelling panel shows; with ``previous``, once it has changed."""
+    return int(panel_row(page, previous, timeout=WAIT))
 
 
 def _certified(page) -> bool:

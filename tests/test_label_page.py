@@ -16,7 +16,7 @@ AppTest = st_testing.AppTest
 
 import certlib  # noqa: E402
 from certlib.store import LabelStore, verify_record  # noqa: E402
-from page_support import press_twice, view_button  # noqa: E402
+from page_support import panel_data, panel_press, panel_result, panel_row, press_twice, view_button  # noqa: E402,F401
 
 ROOT = Path(__file__).resolve().parents[1]
 PAGE = str(ROOT / "views" / "2_Label.py")
@@ -48,8 +48,8 @@ def _start(annotator="ana", **settings) -> AppTest:
 
 
 def _next_row_id(at):
-    head = [h.value for h in at.subheader if h.value.startswith("Next row: row_id ")]
-    return int(head[0].rsplit(" ", 1)[1]) if head else None
+    row = panel_row(at)
+    return None if row is None else int(row)
 
 
 def _truth_of(truth, row_id):
@@ -70,7 +70,7 @@ def test_label_until_certified(store_path, pools):
     rep = certlib.replay(truth, policy="adaptive-pair-sum")
     clicks = 0
     while (rid := _next_row_id(at)) is not None:
-        view_button(at, f"cls_{_truth_of(truth, rid)}").click().run()
+        panel_press(at, f"c{_truth_of(truth, rid)}")
         assert not at.exception, at.exception
         assert not at.error, [e.value for e in at.error]
         clicks += 1
@@ -98,16 +98,16 @@ def test_undo_reload_and_stale_click(store_path, pools):
     pool, truth = pools
     at = _start(label_budget=20)
     first = _next_row_id(at)
-    view_button(at, f"cls_{_truth_of(truth, first)}").click().run()
+    panel_press(at, f"c{_truth_of(truth, first)}")
     second = _next_row_id(at)
-    view_button(at, "cls_0").click().run()
+    panel_press(at, "c0")
     # the label Undo takes back is named before the press (as on the Audit page)
-    assert any(f"Undo takes back your newest label: row_id {second} = 0 (event 2)" in c.value
-               for c in at.caption), [c.value for c in at.caption]
-    view_button(at, "undo").click().run()
+    assert f"Undo takes back your newest label: row_id {second} = 0 (event 2)" in \
+        panel_data(at)["undo"]["note"]
+    panel_press(at, "undo")
     assert not at.exception
-    assert any(f"Undo takes back your newest label: row_id {first} = " in c.value
-               for c in at.caption)
+    assert f"Undo takes back your newest label: row_id {first} = " in \
+        panel_data(at)["undo"]["note"]
     assert _next_row_id(at) == second
     assert "1 of 171" in [m.value for m in at.metric]
 
@@ -122,10 +122,11 @@ def test_undo_reload_and_stale_click(store_path, pools):
     assert _next_row_id(again) == second
 
     # bob labels the row; ana's view is now stale and her click is refused, not lost
-    view_button(again, f"cls_{_truth_of(truth, second)}").click().run()
-    view_button(at, "cls_1").click().run()
-    assert any("Someone else (bob) changed this project since the page was drawn" in e.value
-               and "nothing was saved" in e.value for e in at.error)
+    panel_press(again, f"c{_truth_of(truth, second)}")
+    late = panel_press(at, "c1")
+    text = panel_result(at, late)["text"]
+    assert "Someone else (bob) changed this project since the page was drawn" in text
+    assert "nothing was saved" in text
     store = LabelStore(store_path)
     (project,) = store.projects()
     assert [e.kind for e in store.events(project.id)] == ["label", "label", "undo", "label"]
@@ -158,7 +159,7 @@ def test_budget_exhausted_is_reported(store_path, pools):
     pool, truth = pools
     at = _start(label_budget=3)
     for _ in range(3):
-        view_button(at, f"cls_{_truth_of(truth, _next_row_id(at))}").click().run()
+        panel_press(at, f"c{_truth_of(truth, _next_row_id(at))}")
     assert _next_row_id(at) is None
     assert any("Budget exhausted after 3 labels" in w.value for w in at.warning)
     assert at.get("download_button")
@@ -170,7 +171,7 @@ def test_extend_an_exhausted_budget_and_certify(store_path, pools):
     assert rep.labels_read > 60
     at = _start(label_budget=60)
     while (rid := _next_row_id(at)) is not None:
-        view_button(at, f"cls_{_truth_of(truth, rid)}").click().run()
+        panel_press(at, f"c{_truth_of(truth, rid)}")
     assert any("Budget exhausted after 60 labels" in w.value and "Extend budget" in w.value
                for w in at.warning), [w.value for w in at.warning]
     at.number_input(key="extend_budget_to_61").set_value(200)
@@ -184,7 +185,7 @@ def test_extend_an_exhausted_budget_and_certify(store_path, pools):
     assert any("budget 200 labels (extended from 60)" in m.value for m in at.sidebar.markdown)
     clicks = 60
     while (rid := _next_row_id(at)) is not None:  # the same project goes on
-        view_button(at, f"cls_{_truth_of(truth, rid)}").click().run()
+        panel_press(at, f"c{_truth_of(truth, rid)}")
         assert not at.exception and not at.error, [e.value for e in at.error]
         clicks += 1
         assert clicks <= pool.n
@@ -205,7 +206,7 @@ def test_remove_the_budget(store_path, pools):
     pool, truth = pools
     at = _start(label_budget=3)
     for _ in range(3):
-        view_button(at, f"cls_{_truth_of(truth, _next_row_id(at))}").click().run()
+        panel_press(at, f"c{_truth_of(truth, _next_row_id(at))}")
     assert _next_row_id(at) is None
     at.checkbox(key="remove_budget").check().run()
     view_button(at, "extend_budget").click().run()
@@ -237,7 +238,7 @@ def test_a_budget_outside_the_pool_is_shown_not_started_and_a_low_extension_refu
     (project,) = LabelStore(store_path).projects()
     assert project.budget == 3
     for _ in range(3):
-        view_button(at, f"cls_{_truth_of(truth, _next_row_id(at))}").click().run()
+        panel_press(at, f"c{_truth_of(truth, _next_row_id(at))}")
     at.number_input(key="extend_budget_to_4").set_value(2)
     view_button(at, "extend_budget").click().run()  # typed and pressed in one go
     assert any("Nothing was extended: a budget can only grow, to 4 labels or more (the box "
@@ -253,81 +254,85 @@ def test_a_budget_outside_the_pool_is_shown_not_started_and_a_low_extension_refu
     assert LabelStore(store_path).events(project.id)[-1].label == 4
 
 
-def test_a_double_press_labels_the_row_shown_once(store_path, pools):
-    """The browser re-sends the view it showed for a quick second press: the class
-    button of that view is refused as stale (with fixed keys the newest run's callback
-    labelled the next, unseen row: a walk-through)."""
+def test_a_stale_resend_is_refused_and_said(store_path, pools):
+    """A press on a view older than the store's (a second tab, or the browser one answer
+    behind) saves nothing, and the panel is told that the annotator's own previous press
+    made it stale (the browser's own guard refuses a quick double press before it is
+    sent: tests/test_browser_label.py)."""
     pool, truth = pools
     at = _start(label_budget=20)
     first = _next_row_id(at)
-    press_twice(at, view_button(at, f"cls_{_truth_of(truth, first)}"))
+    panel_press(at, f"c{_truth_of(truth, first)}")
+    late = panel_press(at, f"c{1 - _truth_of(truth, first)}", seq=0, row=str(first))
     assert not at.exception, at.exception
     (project,) = LabelStore(store_path).projects()
     assert [lab.row_id for lab in LabelStore(store_path).labels(project.id)] == [first]
-    assert any("Your previous press was saved" in e.value for e in at.error), at.error
+    res = panel_result(at, late)
+    assert not res["ok"] and "Your previous press was saved" in res["text"], res
     assert "1 of 171" in [m.value for m in at.metric]
 
 
-def test_an_answer_sooner_than_min_seen_is_refused(store_path, pools, monkeypatch):
-    """An answer (a class, Skip, Undo) pressed sooner than ``CERTLIB_MIN_SEEN`` seconds
-    after its row was drawn saves nothing and says so (a walk-through: quick double presses
-    80-400 ms apart saved the second on the next row, 6 of 12 wrong); the same press
-    once the row has been shown long enough saves.  It fails without the guard."""
+def test_answers_resent_with_the_outbox_are_taken_once(store_path, pools):
+    """The browser sends every unacknowledged answer with each trigger (Streamlit may drop
+    a trigger that arrives while the script runs): an answer already taken is not taken
+    again, and the next one is; after a server restart (a fresh session, no memory of
+    the presses) an answer already in the store is acknowledged as saved, not refused
+    and not saved twice."""
     pool, truth = pools
-    monkeypatch.setenv("CERTLIB_MIN_SEEN", "3600")  # no press is slow enough
     at = _start()
     first = _next_row_id(at)
-    for button in (f"cls_{_truth_of(truth, first)}", "skip"):
-        view_button(at, button).click().run()
-        assert not at.exception, at.exception
-        (project,) = LabelStore(store_path).projects()
-        assert [e.kind for e in LabelStore(store_path).events(project.id)] == []
-        assert any("too soon to be an answer" in e.value and f"row_id {first} had" in e.value
-                   and "nothing was saved" in e.value for e in at.error), at.error
-        assert _next_row_id(at) == first
-    monkeypatch.setenv("CERTLIB_MIN_SEEN", "0")
-    view_button(at, f"cls_{_truth_of(truth, first)}").click().run()
-    assert not at.error, [e.value for e in at.error]
-    assert [lab.row_id for lab in LabelStore(store_path).labels(project.id)] == [first]
-    # Undo pressed twice would take back two labels: held back alike
-    monkeypatch.setenv("CERTLIB_MIN_SEEN", "3600")
-    view_button(at, "undo").click().run()
-    assert [lab.row_id for lab in LabelStore(store_path).labels(project.id)] == [first]
-    assert any("the result of your last press" in e.value and "nothing was saved" in e.value
-               for e in at.error), at.error
-    monkeypatch.setenv("CERTLIB_MIN_SEEN", "0")
-    view_button(at, "undo").click().run()
-    assert LabelStore(store_path).labels(project.id) == ()
-    # a limit that is not a number from 0 to 5 s is ignored (inf would refuse every press)
+    p1 = panel_press(at, f"c{_truth_of(truth, first)}")
+    second = _next_row_id(at)
+    p2 = panel_press(at, f"c{_truth_of(truth, second)}", also=[p1])
+    assert panel_result(at, p1)["ok"] and panel_result(at, p2)["ok"]
+    (project,) = LabelStore(store_path).projects()
+    assert [lab.row_id for lab in LabelStore(store_path).labels(project.id)] == [first, second]
+    fresh = AppTest.from_file(PAGE, default_timeout=60)
+    fresh.query_params["project"] = at.query_params["project"]
+    fresh.query_params["annotator"] = "ana"
+    fresh.run()
+    third = _next_row_id(fresh)
+    p3 = panel_press(fresh, f"c{_truth_of(truth, third)}", client="apptest",
+                     also=[p2 | {"id": "apptest:resent"}])
+    assert panel_result(fresh, {"id": "apptest:resent"})["ok"]
+    assert panel_result(fresh, p3)["ok"]
+    assert [lab.row_id for lab in LabelStore(store_path).labels(project.id)] == \
+        [first, second, third]
+    # an answer to a row that is not the one to label is refused, whatever its seq
+    bad = panel_press(fresh, "c0", row="999999")
+    assert not panel_result(fresh, bad)["ok"]
+    assert "not the row to label now" in panel_result(fresh, bad)["text"]
+
+
+def test_the_panel_sends_the_next_row_of_every_answer(store_path, pools):
+    """The speculative rows: for each class and Skip, the row `Session.observe(...)
+    .next_row()` gives, as the panel will draw it after that key."""
+    pool, truth = pools
+    at = _start()
+    data = panel_data(at)
+    store = LabelStore(store_path)
+    (project,) = store.projects()
+    prog = store.progress(project.id, pool)
+    r = prog.next_row
+    assert data["row"]["key"] == str(pool.row_ids[r]) and data["row"]["title"] == \
+        f"row_id {pool.row_ids[r]}"
+    for i, c in enumerate(pool.classes):
+        want = prog.session.observe(r, c).next_row()
+        assert data["next"][f"c{i}"]["row"]["key"] == str(pool.row_ids[want])
+    want = prog.session.next_row(skip=[r])
+    assert data["next"]["skip"]["row"]["key"] == str(pool.row_ids[want])
+    assert [a["key"] for a in data["answers"]] == ["0", "1", "S"]
+    assert data["undo"]["key"] == "U" and not data["undo"]["enabled"]
+    assert data["guard_ms"] == 250
+
+
+def test_min_seen_outside_0_to_5_s_is_ignored(monkeypatch):
+    """(The review answers keep the server-side hold; the row's answers are guarded in
+    the browser.)  A limit that is not a number from 0 to 5 s is ignored."""
     monkeypatch.setenv("CERTLIB_MIN_SEEN", "inf")
     from ui.label_errors import MIN_SEEN_S, min_seen
 
     assert min_seen() == MIN_SEEN_S
-
-
-def test_a_stale_press_beside_a_saving_one_says_nothing(store_path, pools):
-    """One run holding the press of the previous view (re-sent by the browser) and a
-    press of the view shown: the second is saved, so the first's "saved nothing" is
-    not said (a walk-through read it beside two saved labels)."""
-    pool, truth = pools
-    at = _start()
-    first = _next_row_id(at)
-    b = view_button(at, f"cls_{_truth_of(truth, first)}")
-    b.click()
-    ws = at._tree.get_widget_states()
-    old = [w for w in ws.widgets if w.id == b.id]  # the first view's press
-    at._run(ws)
-    second = _next_row_id(at)
-    assert second != first
-    b2 = view_button(at, f"cls_{_truth_of(truth, second)}")
-    b2.click()
-    ws2 = at._tree.get_widget_states()
-    ws2.widgets.extend(old)
-    at._run(ws2)
-    assert not at.exception, at.exception
-    (project,) = LabelStore(store_path).projects()
-    assert [lab.row_id for lab in LabelStore(store_path).labels(project.id)] == [first, second]
-    assert not any("saved nothing" in e.value for e in at.error), [e.value for e in at.error]
 
 
 def test_label_buttons_need_an_annotator(store_path):
@@ -398,12 +403,12 @@ def test_skip_moves_on_and_revisit_brings_the_row_back(store_path, pools):
     pool, truth = pools
     at = _start()
     first = _next_row_id(at)
-    view_button(at, "skip").click().run()
+    panel_press(at, "skip")
     assert not at.exception and not at.error, [e.value for e in at.error]
     second = _next_row_id(at)
     assert second not in (None, first)
     assert any("1 skipped row(s)" in c.value for c in at.caption)
-    view_button(at, f"cls_{_truth_of(truth, second)}").click().run()
+    panel_press(at, f"c{_truth_of(truth, second)}")
     store = LabelStore(store_path)
     (project,) = store.projects()
     assert [e.kind for e in store.events(project.id)] == ["skip", "label"]
@@ -470,7 +475,7 @@ def test_a_partly_labelled_file_starts_from_its_labels(store_path, tmp_path, mon
     asked = []
     while (rid := _next_row_id(at)) is not None:
         asked.append(rid)
-        view_button(at, f"cls_{_truth_of(truth, rid)}").click().run()
+        panel_press(at, f"c{_truth_of(truth, rid)}")
         assert not at.exception and not at.error, [e.value for e in at.error]
     assert asked and all(pool.labels[pool.position(r)] < 0 for r in asked)
     store = LabelStore(store_path)
@@ -480,7 +485,7 @@ def test_a_partly_labelled_file_starts_from_its_labels(store_path, tmp_path, mon
     assert rec["labels_read"] == 60 + len(asked)
     assert verify_record(json.loads(json.dumps(rec)), pool).ok
     assert verify_record(json.loads(json.dumps(rec)), truth).ok
-    view_button(at, "undo").click().run()  # the newest label is ana's: it goes
+    panel_press(at, "undo")  # the newest label is ana's: it goes
     assert len(store.labels(project.id)) == 60 + len(asked) - 1
 
 
@@ -544,7 +549,7 @@ def _switch_away(at):
 def test_a_visit_elsewhere_keeps_the_open_project(store_path, pools):
     at = _start()
     pid = at.query_params["project"]
-    view_button(at, "cls_0").click().run()
+    panel_press(at, "c0")
     assert "1 of 171" in at.get("metric")[0].proto.body
     _switch_away(at)
     assert "project" not in at.query_params
@@ -584,9 +589,9 @@ def test_a_press_on_a_view_your_own_press_made_stale_is_not_blamed_on_someone_el
     other_tab.query_params["annotator"] = "Ana "  # the same annotator, typed otherwise
     other_tab.run()
     first = _next_row_id(other_tab)
-    view_button(other_tab, f"cls_{_truth_of(truth, first)}").click().run()
-    view_button(at, "cls_1").click().run()
-    shown = [e.value for e in at.error]
+    panel_press(other_tab, f"c{_truth_of(truth, first)}")
+    late = panel_press(at, f"c{1 - _truth_of(truth, first)}")
+    shown = [panel_result(at, late)["text"]]
     assert any("Your previous press was saved" in v and "saved nothing" in v for v in shown)
     assert not any("Someone else" in v for v in shown), shown
     (project,) = LabelStore(store_path).projects()

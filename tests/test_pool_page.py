@@ -15,7 +15,7 @@ AppTest = st_testing.AppTest
 import certlib  # noqa: E402
 from certlib.pool_stats import pool_stats  # noqa: E402
 from certlib.saved_pools import SavedPools  # noqa: E402
-from page_support import view_button  # noqa: E402
+from page_support import panel_data, view_button  # noqa: E402,F401
 
 ROOT = Path(__file__).resolve().parents[1]
 PAGE = str(ROOT / "views" / "pool.py")
@@ -146,12 +146,12 @@ def test_declared_names_reach_the_label_page(tmp_path, monkeypatch):
     label.text_input(key="annotator").set_value("ana")
     label.button(key="start").click().run()
     assert not label.exception, label.exception
-    assert [view_button(label, f"cls_{i}").label for i in range(2)] == ["malignant", "benign"]
-    assert [view_button(label, f"cls_{i}").proto.shortcut for i in range(2)] == ["0", "1"]
+    data = panel_data(label)  # the labelling panel's buttons, keys and candidates' table
+    assert [a["label"] for a in data["answers"][:2]] == ["malignant", "benign"]
+    assert [a["key"] for a in data["answers"][:2]] == ["0", "1"]
     # the keyboard hint and the candidates' predictions use the names too
     assert any("`0` = malignant, `1` = benign" in m.value for m in label.markdown)
-    preds = [d.value for d in label.dataframe if "prediction" in d.value.columns][0]
-    assert set(preds["prediction"]) <= {"malignant", "benign"}
+    assert {r[1] for r in data["row"]["table"]["rows"]} <= {"malignant", "benign"}
 
 
 def test_declared_set_turns_a_stray_class_into_one_error(tmp_path, monkeypatch):

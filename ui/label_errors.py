@@ -113,14 +113,13 @@ def begin_run() -> None:
 label_act = store_act("label_flash", "row")
 
 MIN_SEEN_S = 0.5
-"""A press answering a row is refused (`answer_act`) when it reached the server while the
-page was still drawing that row, or sooner than this many seconds after the run that drew
-it ended.  A walk-through's quick double presses 80-400 ms apart saved the second on the
-next row in 12 of 16 tries, 6 of them wrong.  `bench/bench_double_press.py` in Chromium,
-6 tries each: double presses 100-500 ms apart now save the second in 0 of 30 (700 ms
-apart: 6 of 6); an answer 400 ms after the next row's heading appeared is taken in 3 of 6,
-from 550 ms in 6 of 6.  The server sees a press 0.2-0.3 s after the browser has shown the
-row.  ``CERTLIB_MIN_SEEN`` (seconds, 0 = off) changes it."""
+"""A review answer on the Label page, or a class or Undo press on the Audit page, is refused
+(`answer_act`, `guarded`) when it reached the server while the page was still drawing its
+view, or sooner than this many seconds after the run that drew it ended: a quick double
+press would otherwise answer the next item unread.  Timed on the server's clock, so a
+browser that sends a press late defeats it (under load 4 of 16 double presses went
+through); the row answers of the Label page are guarded in the browser instead
+(`ui.label_panel.GUARD_MS`).  ``CERTLIB_MIN_SEEN`` (seconds, 0 = off) changes it."""
 
 _CRASHED_S = 5.0  # a run that never finished drawing (an error): stop holding presses back
 

@@ -17,19 +17,19 @@ import streamlit as st
 
 from certlib.errors import CertlibError
 from certlib.record import labels_csv, make_record
-from certlib.events import budget_in_force, file_seed, labels_in_force, same_annotator
+from certlib.events import budget_in_force, file_seed, labels_in_force
 from certlib.pool_stats import stray_class_notes
 from certlib.reviews import open_for
-from certlib.store import (FILE_ANNOTATOR, LabelStore, PoolMismatchError,
+from certlib.store import (LabelStore, PoolMismatchError,
                            UnknownProjectError, file_labels)
 from ui.common import (LOST_PRESS, acted, annotator_input, brought_in, budget_input,
                        cached_prelabel, choose_pool, class_settings, class_shortcuts, held_back,
                        keep_annotator, lost_press, mismatch_message, number_box, page_button, plain,
                        plot_text, policy_input, pool_folder, pool_key, project_state, seed_input,
-                       set_url_kept, shortcut_kwargs, skip_shortcut, split_extra, sticky,
+                       set_url_kept, skip_shortcut, sticky,
                        tolerance_input, undo_shortcut, url_kept, view_key)
-from ui.label_errors import (answer_act, begin_run, label_act, margin_panel, mark_drawn,
-                              mark_shown)
+from ui.label_errors import begin_run, label_act, margin_panel, mark_drawn
+from ui.label_panel import apply_presses, label_panel, panel_data, panel_wake
 
 begin_run()  # first: this run's callbacks (`store_act`) have run by now
 st.title("Label the pool, one row at a time")
@@ -228,16 +228,86 @@ if prog.budget is not None:  # a budget can be raised or removed, never lowered
               help="Recorded as an event: the project keeps its labels and goes on.")
 if "label_flash" in st.session_state:
     st.error(plain(st.session_state.pop("label_flash")))
-# the row to label and its buttons come first, the progress after them: on an 800 px
-# window the wrapped title and metrics pushed the buttons below the fold (a walk-through)
-row_area = st.container()
+keys = class_shortcuts(pool.classes)
+skey, ukey = skip_shortcut(keys), undo_shortcut(keys)
+display = class_settings()  # read once per run (a file read), used for every class shown
+panel_key = f"label_panel_{pid}"
 
-# ------------------------------------------------------------------ progress
-metrics = st.container(horizontal=True, gap="large")  # wraps on a narrow window
-metrics.metric("labels read", f"{s.t:,} of {pool.n:,}", width="content")
-metrics.metric("prelabel bound", f"{pr.prelabel_bound:,} labels", width="content")
-metrics.metric("budget", budget_text, width="content")
-metrics.metric("status", s.status, width="content")
+
+def _on_presses() -> None:
+    """The browser sent its unacknowledged answers (`ui.label_panel.apply_presses`)."""
+    sent = (st.session_state.get(panel_key) or {}).get("presses")
+    if not isinstance(sent, dict):
+        return
+    st.session_state["label_panel_client"] = str(sent.get("client") or "")
+    # echoed in the panel's data: data equal to the last sent is not sent again, and
+    # the browser must hear back even when nothing changed (a resend already taken)
+    st.session_state["label_panel_echo"] = sent.get("sent")
+    results = st.session_state.setdefault("label_panel_results", {})
+    try:
+        st.session_state["label_progress"] = apply_presses(
+            store, pid, pool, who, sent.get("presses"), results,
+            since=st.session_state.get("label_progress"))
+    except CertlibError as exc:  # the project or pool went away meanwhile
+        st.session_state["label_flash"] = plain(exc)
+
+
+def _on_refresh() -> None:
+    st.session_state["label_panel_refresh"] = True
+
+
+final_drawn = g.final
+
+
+@st.fragment
+def _panel() -> None:
+    """The row to label and the progress: an answer reruns only this (`st.fragment`);
+    the rest of the page follows once the panel is quiet (its ``refresh``) or when the
+    session ends."""
+    ss = st.session_state
+    try:
+        now = store.resume(pid, pool, since=ss.get("label_progress"))
+    except CertlibError as exc:
+        st.error(plain(exc))
+        return
+    ss["label_progress"] = now
+    if "label_flash" in ss:  # a refusal of this fragment's own buttons (Revisit)
+        st.error(plain(ss.pop("label_flash")))
+    if ss.pop("label_panel_refresh", False) or now.guarantee.final != final_drawn:
+        st.rerun()  # the chart, the log and the answer's section follow the store
+    if not who:
+        st.warning("Enter your name in the sidebar to label: it goes into the evidence record.")
+    if now.next_row is not None:
+        st.markdown("**Label this row** (keyboard: "
+                    + ", ".join(f"`{k}` = {plain(display.label(c))}"
+                                for k, c in zip(keys, pool.classes) if k)
+                    + (f", `{skey}` = skip" if skey else "") + f", `{ukey}` = undo)")
+    label_panel(panel_key, panel_data(now, pool, who, display, pool_folder(), keys, skey, ukey,
+                                      ss.get("label_panel_client"),
+                                      ss.get("label_panel_results", {}),
+                                      ss.get("label_panel_echo")),
+                on_presses=_on_presses, on_refresh=_on_refresh)
+    if now.skipped and now.next_row is not None:
+        n_skip = len(now.skipped)
+        back = pool.row_ids[now.next_row] in now.skipped
+        st.caption(f"{n_skip:,} skipped row(s) (row_id "
+                   + ", ".join(plain(r) for r in now.skipped[:10])
+                   + (", ..." if n_skip > 10 else "") + ")."
+                   + (" Only skipped rows are left, so this is one of them." if back else
+                      " They come back when you revisit them or when nothing else is left."))
+        st.button("Revisit skipped rows", key=view_key("unskip", now.last_seq),
+                  disabled=not who, on_click=label_act, args=(store.unskip_all, pid, who),
+                  kwargs={"expect_seq": now.last_seq})
+    metrics = st.container(horizontal=True, gap="large")  # wraps on a narrow window
+    metrics.metric("labels read", f"{now.session.t:,} of {pool.n:,}", width="content")
+    metrics.metric("prelabel bound", f"{pr.prelabel_bound:,} labels", width="content")
+    metrics.metric("budget", budget_text, width="content")
+    metrics.metric("status", now.session.status, width="content")
+
+
+_panel()
+panel_wake(sb)
+
 seeded, now, differ = _file_change(prog, pool, str(store.path), pid, pool_key(pool))
 if seeded:  # file labels are never undone nor corrected: all of them are in force
     st.caption(f"{seeded:,} of the labels read come from the pool file (the project "
@@ -295,106 +365,14 @@ else:
             + (f" At least {left:,} more labels are needed by any policy (prelabel bound)."
                if left else ""))
 
-keys = class_shortcuts(pool.classes)
-display = class_settings()  # read once per run (a file read), used for every class shown
 # issue 14: label errors; the review answers take the class keys when no row is up
 margin_panel(prog, store, pool, who, display.name, keys=keys if g.final else None)
 
-# ------------------------------------------------------------------ next row
-# the buttons that act on the row shown, keyed by the view (`view_key`)
-VIEW_BUTTONS = tuple(f"cls_{i}" for i in range(len(pool.classes))) + ("skip", "unskip", "undo")
-
-
-def view(base: str) -> str:
-    """A button acting on the project as this run shows it (`view_key`)."""
-    return view_key(base, prog.last_seq)
-
-
-if not g.final:
-    with row_area:
-        r = prog.next_row
-        rid = pool.row_ids[r]
-        st.subheader(f"Next row: row_id {plain(rid)}")
-        left_col, right_col = st.columns([2, 3])  # the candidates' table needs the room
-        nums, images, texts = split_extra(pool, r, pool_folder())
-        if nums:
-            left_col.dataframe(pd.DataFrame({"column": list(nums),
-                                             "value": [f"{v:,.6g}" for v in nums.values()]}),
-                               hide_index=True, width="stretch")
-        for name, text in texts.items():  # st.text: never read as Markdown or HTML
-            left_col.text(f"{name}: {text}")
-        for name, path in images.items():
-            left_col.text(f"{name}:")
-            left_col.image(str(path), width=320)
-        right_col.dataframe(pd.DataFrame({
-            "candidate": list(pool.names),
-            "prediction": [display.label(pool.classes[c]) for c in pool.preds[:, r]],
-            "confidence": [f"{v:.4g}" for v in pool.confs[:, r]],
-        }), hide_index=True, width="stretch")
-        if not who:
-            st.warning("Enter your name in the sidebar to label: it goes into the evidence record.")
-        skey = skip_shortcut(keys)
-        st.markdown("**Label this row** (keyboard: "
-                    + ", ".join(f"`{k}` = {plain(display.label(c))}"
-                                for k, c in zip(keys, pool.classes) if k)
-                    + (f", `{skey}` = skip" if skey else "") + f", `{undo_shortcut(keys)}` = undo)")
-        actions = st.container(horizontal=True)  # wraps on a narrow window
-        mark_shown((pid, prog.last_seq))  # an answer before the page is drawn is refused
-        answer = {"pool": pool, "expect_seq": prog.last_seq, "view": (pid, prog.last_seq),
-                  "shown": f"row_id {rid}"}
-        for i, (cls, key) in enumerate(zip(pool.classes, keys)):
-            shown = display.name(cls)
-            actions.button(plain(shown) if shown else f"class {plain(cls)}", key=view(f"cls_{i}"),
-                           type="primary", disabled=not who,
-                           on_click=answer_act, args=(store.append_label, pid, rid, cls, who),
-                           kwargs=answer, **shortcut_kwargs(key))
-        back = rid in prog.skipped  # only skipped rows are left: the policy returns to them
-        actions.button("Skip", key=view("skip"), disabled=not who or back, on_click=answer_act,
-                       args=(store.skip_row, pid, rid, who), kwargs=answer,
-                       help="Pass over this row for now: the policy moves on to its next choice. "
-                            "Recorded in the log; changes no bound.", **shortcut_kwargs(skey))
-        undo_col = actions  # the undo button joins the row of actions
-        if prog.skipped:
-            n_skip = len(prog.skipped)
-            st.caption(f"{n_skip:,} skipped row(s) (row_id "
-                       + ", ".join(plain(r) for r in prog.skipped[:10])
-                       + (", ..." if n_skip > 10 else "") + ")."
-                       + (" Only skipped rows are left, so this is one of them." if back else
-                          " They come back when you revisit them or when nothing else is left."))
-            st.button("Revisit skipped rows", key=view("unskip"), disabled=not who,
-                      on_click=label_act, args=(store.unskip_all, pid, who),
-                      kwargs={"expect_seq": prog.last_seq})
-else:
-    undo_col = st.container()
-newest = prog.labels[-1] if prog.labels else None
-# an annotator undoes their own newest label, never a colleague's (nor the label a
-# reviewer is reviewing): the store refuses, the button says why
-not_mine = bool(who) and newest is not None and not same_annotator(newest.annotator, who)
-# a colleague's newest label leaves the button live: its key press then says why nothing
-# was undone (the store refuses), where a disabled button only said so in a tooltip
-undo_col.button("Undo last label", key=view("undo"), disabled=not who or newest is None,
-                on_click=answer_act, args=(store.undo_last, pid, who),
-                kwargs={"expect_seq": prog.last_seq, "view": (pid, prog.last_seq),
-                        "shown": "the result of your last press"},
-                help=("Enter your name in the sidebar to undo your newest label." if not who
-                      else f"The newest label (row_id {plain(newest.row_id)}) comes from the "
-                      "pool file; nobody can undo it." if newest is not None
-                      and newest.annotator == FILE_ANNOTATOR
-                      else f"The newest label (row_id {plain(newest.row_id)}) is "
-                      f"{plain(newest.annotator)}'s; only they can undo it." if not_mine
-                      else "Cancels your newest label (an undo event; nothing is deleted)."),
-                **shortcut_kwargs(undo_shortcut(keys)))
-near = st if g.final else row_area  # beside the buttons
-if newest is not None and who and not not_mine and newest.annotator != FILE_ANNOTATOR:
-    # said before the press, as on the Audit page: a key press lost after a fresh load
-    # made a following undo take back an earlier label than the annotator thought
-    near.caption(f"Undo takes back your newest label: row_id {plain(newest.row_id)} = "
-                 f"{plain(display.label(newest.label))} (event {newest.seq}).")
-if lost_press(*(f"{b}@" for b in VIEW_BUTTONS + ("extend_budget", "queue_review")),
-              "review_", "correct_", "keep_"):
+if lost_press("extend_budget@", "queue_review@", "unskip@", "review_", "correct_",
+              "keep_"):
     # by prefix: the press came from the view its browser showed, which is older than
     # this run's when someone else labelled while the server restarted
-    near.warning(LOST_PRESS)
+    st.warning(LOST_PRESS)
 
 # ------------------------------------------------------------------ bounds
 best = s.best_guess

@@ -1,0 +1,269 @@
+"""The labelling panel in Chromium against `streamlit run app.py`: key press -> next row
+painted, a paced annotator, double presses and a server killed mid-burst.
+
+    python bench/bench_label_panel.py                       # n = 1,000, 100,000, 1,000,000
+    python bench/bench_label_panel.py --n 1000 --rows 60 --pairs 20 --no-kill
+
+For each n: a synthetic binary pool (seeded, K = 8, no labels) is saved as an upload in
+a temporary CERTLIB_DATA folder, the server starts on 127.0.0.1 with a temporary
+CERTLIB_STORE, and headless Chromium (Debian's) opens Label, starts a project and, with
+the machine idle and then with two CPU-burning processes beside the server (both cores):
+
+* *paced*: a press every 350 ms for ``--rows`` rows, the key drawn at random; the page
+  records at each keydown (a window listener, before the panel) the row shown, and the
+  time until the next row is painted (the first animation frame after the panel's row
+  changed, then a task: the frame has been drawn).  Counted: stored labels that differ
+  from the key pressed for the row shown (must be 0), and the latency's median and 95th
+  percentile;
+* *double*: ``--pairs`` double presses 30-200 ms apart (drawn at random), each after the
+  row has been on screen 400 ms.  Counted: labels stored for the second press (must be 0:
+  its row was painted under the 250 ms guard) and second presses the panel did not
+  refuse in words;
+* *kill* (idle only): a burst at 350 ms, the server killed with SIGKILL after 10 presses,
+  then restarted; counted: labels the panel showed as saved that are not in the store,
+  labels in the store that were not pressed (both must be 0), and whether the panel
+  resumes on the row the store says is next.
+
+Not a test: timings depend on the machine (README, "Labelling in the browser").
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
+
+from browser_support import ARGS, CHROMIUM, PANEL_JS, PANEL_ROW_JS, free_port  # noqa: E402
+
+K = 8
+GUARD_MS = 250
+
+RECORD_JS = f"""() => {{
+  window.__presses = []; window.__lat = [];
+  window.addEventListener('keydown', (e) => {{
+    const row = ({PANEL_ROW_JS})(), t0 = performance.now();
+    window.__presses.push({{row, key: e.key, t: t0}});
+    const root = ({PANEL_JS})();
+    const box = root.querySelector('.cl-row');
+    const obs = new MutationObserver(() => {{
+      if (box.getAttribute('data-row-id') === row) return;
+      obs.disconnect();
+      requestAnimationFrame(() => setTimeout(
+        () => window.__lat.push(performance.now() - t0), 0));
+    }});
+    obs.observe(box, {{attributes: true, attributeFilter: ['data-row-id']}});
+    setTimeout(() => obs.disconnect(), 2000);
+  }}, true);
+}}"""
+MSG_JS = (f"() => {{ const r = ({PANEL_JS})(); "
+          "return r ? r.querySelector('.cl-msg').textContent : ''; }}")
+SAVED_JS = f"() => Number(({PANEL_JS})().querySelector('.cl-status').dataset.saved || 0)"
+
+
+def pool_csv(path: Path, n: int, seed: int = 0) -> None:
+    """A binary pool of K candidates that agree on most rows (as frozen models do)."""
+    import polars as pl
+
+    rng = np.random.default_rng(seed)
+    truth = rng.integers(0, 2, n)
+    cols = {"row_id": np.arange(n), "label": [None] * n}
+    for k in range(K):
+        right = rng.random(n) < 0.85 + 0.01 * k
+        cols[f"pred_m{k}"] = np.where(right, truth, 1 - truth)
+        cols[f"conf_m{k}"] = np.round(rng.random(n), 4)
+    pl.DataFrame(cols, schema_overrides={"label": pl.Int64}).write_csv(path)
+
+
+def start_server(env: dict, port: int):
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"),
+         "--server.address", "127.0.0.1", "--server.port", str(port),
+         "--server.headless", "true", "--browser.gatherUsageStats", "false",
+         "--server.fileWatcherType", "none"],
+        cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    url = f"http://127.0.0.1:{port}"
+    for _ in range(240):
+        try:
+            urllib.request.urlopen(url + "/_stcore/health", timeout=1)
+            return proc, url
+        except OSError:
+            time.sleep(0.5)
+    proc.kill()
+    raise RuntimeError("streamlit did not start within 120 s")
+
+
+def burners(k: int) -> list:
+    return [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(k)]
+
+
+def q95(xs) -> float:
+    return statistics.quantiles(xs, n=20, method="inclusive")[18] if len(xs) > 1 else xs[0]
+
+
+def wait_row(page, previous=None, timeout=300_000) -> str:
+    page.wait_for_function(f"(prev) => {{ const r = ({PANEL_ROW_JS})(); "
+                           "return r !== '' && r !== prev; }", arg=previous, timeout=timeout)
+    return page.evaluate(PANEL_ROW_JS)
+
+
+def store_labels(store_path: Path) -> list:
+    from certlib.store import LabelStore
+
+    store = LabelStore(store_path)
+    (project,) = store.projects()
+    return [(str(e.row_id), str(e.label)) for e in store.labels(project.id)]
+
+
+def paced(page, store_path, rows: int, rng) -> dict:
+    before = len(store_labels(store_path))
+    page.evaluate(RECORD_JS)
+    wait_row(page)
+    page.wait_for_timeout(400)
+    for _ in range(rows):
+        page.keyboard.press(rng.choice("01"))
+        page.wait_for_timeout(350)
+    page.wait_for_timeout(3000)
+    presses = page.evaluate("window.__presses")
+    lat = page.evaluate("window.__lat")
+    stored = store_labels(store_path)[before:]
+    pressed = [(p["row"], p["key"]) for p in presses]
+    mismatches = sum(1 for s in stored if s not in pressed)
+    return {"presses": len(presses), "stored": len(stored), "mismatches": mismatches,
+            "missing": len(pressed) - len(stored),
+            "latency_median_ms": round(statistics.median(lat), 1) if lat else None,
+            "latency_p95_ms": round(q95(lat), 1) if lat else None,
+            "latencies": len(lat)}
+
+
+def doubles(page, store_path, pairs: int, rng) -> dict:
+    saved_second, unsaid, gaps = 0, 0, []
+    page.evaluate(RECORD_JS)
+    for _ in range(pairs):
+        row = page.evaluate(PANEL_ROW_JS) or wait_row(page)
+        page.wait_for_timeout(400)
+        gap = rng.randint(30, 200)
+        gaps.append(gap)
+        before = len(store_labels(store_path))
+        key = rng.choice("01")
+        page.keyboard.press(key)
+        page.wait_for_timeout(gap)
+        second_row = page.evaluate(PANEL_ROW_JS)
+        page.keyboard.press(key)
+        if "Too quick" not in page.evaluate(MSG_JS):
+            unsaid += 1
+        page.wait_for_timeout(700)
+        got = store_labels(store_path)[before:]
+        if any(r == second_row for r, _ in got) and second_row != row:
+            saved_second += 1
+    return {"pairs": pairs, "gaps_ms": [min(gaps), max(gaps)],
+            "second_press_saved": saved_second, "refusals_not_said": unsaid}
+
+
+def kill_burst(page, env, port, store_path, proc, rng, csv) -> tuple:
+    page.evaluate(RECORD_JS)
+    wait_row(page)
+    page.wait_for_timeout(400)
+    for i in range(20):
+        if i == 10:
+            os.kill(proc.pid, signal.SIGKILL)
+            proc.wait()
+        page.keyboard.press(rng.choice("01"))
+        page.wait_for_timeout(350)
+    shown_saved = page.evaluate(SAVED_JS)
+    in_store = store_labels(store_path)
+    proc, _ = start_server(env, port)
+    page.wait_for_timeout(8000)  # reconnects, resends what was pending
+    presses = [(p["row"], p["key"]) for p in page.evaluate("window.__presses")]
+    after = store_labels(store_path)
+    from certlib import load_pool
+    from certlib.store import LabelStore
+
+    store = LabelStore(store_path)
+    (project,) = store.projects()
+    pool = load_pool(csv)
+    nxt = store.progress(project.id, pool).next_row
+    resumed = page.evaluate(PANEL_ROW_JS)
+    out = {"shown_saved_at_kill": shown_saved, "in_store_at_kill": len(in_store),
+           "shown_saved_missing": max(0, shown_saved - len(in_store)),
+           "extra_in_store": sum(1 for s in after[-20:] if s not in presses),
+           "in_store_after_restart": len(after), "duplicates": len(after) - len(set(after)),
+           "panel_row_after_restart": resumed,
+           "store_next_row": None if nxt is None else str(pool.row_ids[nxt])}
+    return out, proc
+
+
+def run(n: int, args) -> dict:
+    from playwright.sync_api import sync_playwright
+
+    from certlib.saved_pools import SavedPools
+
+    rng = random.Random(n)
+    res = {"n": n, "K": K}
+    with tempfile.TemporaryDirectory() as tmp:
+        tmp = Path(tmp)
+        store_path = tmp / "labels.db"
+        env = dict(os.environ, CERTLIB_STORE=str(store_path), CERTLIB_DATA=str(tmp / "data"))
+        csv = tmp / f"synthetic_n{n}.csv"
+        pool_csv(csv, n)
+        saved = SavedPools(tmp / "data").add(csv.name, csv.read_bytes())
+        port = free_port()
+        proc, url = start_server(env, port)
+        try:
+            with sync_playwright() as p:
+                b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+                page = b.new_page(viewport={"width": 1400, "height": 1000})
+                t0 = time.perf_counter()
+                page.goto(f"{url}/Label?pool=upload:{saved.digest}&annotator=bench")
+                start = page.get_by_role("button", name="Start / resume labelling")
+                start.wait_for(timeout=600_000)
+                start.click()
+                wait_row(page, timeout=600_000)
+                res["open_s"] = round(time.perf_counter() - t0, 1)
+                res["idle"] = {"paced": paced(page, store_path, args.rows, rng),
+                               "double": doubles(page, store_path, args.pairs, rng)}
+                print(json.dumps({"n": n, "idle": res["idle"]}), flush=True)
+                hot = burners(2)
+                try:
+                    res["busy"] = {"paced": paced(page, store_path, args.rows, rng),
+                                   "double": doubles(page, store_path, args.pairs, rng)}
+                finally:
+                    for h in hot:
+                        h.kill()
+                print(json.dumps({"n": n, "busy": res["busy"]}), flush=True)
+                if args.kill:
+                    res["kill"], proc = kill_burst(page, env, port, store_path, proc, rng, csv)
+                    print(json.dumps({"n": n, "kill": res["kill"]}), flush=True)
+                b.close()
+        finally:
+            proc.kill()
+            proc.wait(timeout=30)
+    return res
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--n", type=int, nargs="*", default=[1_000, 100_000, 1_000_000])
+    ap.add_argument("--rows", type=int, default=300)
+    ap.add_argument("--pairs", type=int, default=100)
+    ap.add_argument("--no-kill", dest="kill", action="store_false")
+    args = ap.parse_args()
+    out = [run(n, args) for n in args.n]
+    print(json.dumps(out, indent=1))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,251 @@
+"""The labelling panel: the row to label, its class keys, Skip and Undo, run in the
+browser (a Streamlit custom component, `ui/label_panel.js` and `ui/label_panel.css`,
+shipped here: no build step, nothing fetched from outside).
+
+With the row the server sends, for every answer, the row the policy asks next
+(`certlib.progress.Progress.lookahead`), so a key press draws the next row in the browser
+at once; the answer comes back as a trigger carrying the row it answers and the view's
+sequence number, and `apply_presses` appends it to the store with ``expect_seq``.  The
+browser keeps its unacknowledged answers and sends all of them with every trigger
+(Streamlit may drop a trigger that arrives while the script runs), so the server takes
+each press once, by its id, and a press it already saved before a restart is known by
+the event it wrote.  The double-press guard runs in the browser, on its clock
+(`GUARD_MS`).
+"""
+
+from __future__ import annotations
+
+import base64
+import mimetypes
+from pathlib import Path
+
+import streamlit as st
+
+from certlib._values import python_scalar
+from certlib.errors import CertlibError
+from certlib.events import FILE_ANNOTATOR, same_annotator
+from certlib.progress import SKIP
+from certlib.store import StaleStateError
+
+__all__ = ["GUARD_MS", "MAX_IMAGE_BYTES", "apply_presses", "label_panel", "panel_data",
+           "panel_wake", "row_key"]
+
+GUARD_MS = 250
+"""A press counts only for a row painted on screen at least this long (the browser's
+clock, from the first animation frame after the row was drawn).  Double presses in
+Chromium came 30-200 ms apart; a person reading a row and answering it takes longer
+(bench/bench_label_panel.py)."""
+
+MAX_IMAGE_BYTES = 4 * 1024**2  # an image column's file beyond this is named, not sent
+_RESULTS_KEPT = 500  # the acknowledgements a session remembers (a browser resends few)
+
+_HERE = Path(__file__).resolve().parent
+_HTML = ('<div class="cl-panel"><div class="cl-row" data-row-id=""></div>'
+         '<div class="cl-buttons"></div><div class="cl-msg" aria-live="polite"></div>'
+         '<div class="cl-undo-note"></div><div class="cl-status" aria-live="polite"></div>'
+         '</div>')
+_component = st.components.v2.component(
+    "certlib.label_panel", html=_HTML, css=(_HERE / "label_panel.css").read_text(),
+    js=(_HERE / "label_panel.js").read_text())
+
+
+# a component outside the page's fragment: the panel calls it when its answers go
+# unanswered, since after a server restart the fresh session knows no fragment and only
+# a whole-page run draws the panel (and its fragment) anew
+_WAKE_JS = """
+export default function ({ setTriggerValue }) {
+  globalThis.__certlibPanelWake = () => setTriggerValue("wake", Date.now());
+}
+"""
+_wake = st.components.v2.component("certlib.label_panel_wake", html="<span></span>",
+                                   js=_WAKE_JS)
+
+
+def panel_wake(container) -> None:
+    """Mount the panel's wake-up (an empty element) in ``container``, outside any
+    fragment: its trigger reruns the whole page."""
+    with container:
+        _wake(key="label_panel_wake", data={}, on_wake_change=lambda: None, height=0)
+
+
+def row_key(pool, row: int) -> str:
+    """The row id as the panel carries it: text, so an id beyond 2**53 survives JSON."""
+    return str(python_scalar(pool.row_ids[row]))
+
+
+def _image(path: Path) -> str | None:
+    try:
+        data = path.read_bytes() if path.stat().st_size <= MAX_IMAGE_BYTES else None
+    except OSError:
+        return None
+    if data is None:
+        return None
+    mime = mimetypes.guess_type(path.name)[0] or "application/octet-stream"
+    return f"data:{mime};base64,{base64.b64encode(data).decode()}"
+
+
+def row_view(pool, row: int, display, folder, no_skip: bool = False) -> dict:
+    """What the panel draws for one row: its title, extra columns (numbers, texts,
+    images as data addresses) and the candidates' predictions and confidences."""
+    from ui.common import split_extra
+
+    nums, images, texts = split_extra(pool, row, folder)
+    fields = [[str(k), f"{v:,.6g}"] for k, v in nums.items()]
+    fields += [[str(k), str(v)] for k, v in texts.items()]
+    shown = []
+    for name, path in images.items():
+        src = _image(path)
+        if src is None:
+            fields.append([str(name), f"{path.name} (too large to show: over "
+                                      f"{MAX_IMAGE_BYTES // 1024**2} MB)"])
+        else:
+            shown.append([str(name), src])
+    table = {"head": ["candidate", "prediction", "confidence"],
+             "rows": [[str(c), str(display.label(pool.classes[p])), f"{v:.4g}"]
+                      for c, p, v in zip(pool.names, pool.preds[:, row].tolist(),
+                                         pool.confs[:, row].tolist())]}
+    return {"key": row_key(pool, row), "title": f"row_id {row_key(pool, row)}",
+            "fields": fields, "images": shown, "table": table, "no_skip": bool(no_skip)}
+
+
+def _answer_id(i: int) -> str:
+    return f"c{i}"
+
+
+def panel_data(prog, pool, who: str, display, folder, keys, skip_key, undo_key,
+               client: str | None, results: dict, echo=None) -> dict:
+    """The panel's data for the project as ``prog`` shows it: the row (None when the
+    session is done), the next row after each answer, the buttons and their keys, the
+    undo rule and the acknowledgements for ``client``."""
+    r = prog.next_row
+    skipped = set(prog.skipped)
+    answers = [{"id": _answer_id(i), "label": str(display.label(c)) or f"class {c}",
+                "key": k} for i, (c, k) in enumerate(zip(pool.classes, keys))]
+    answers.append({"id": SKIP, "label": "Skip", "key": skip_key})
+    nxt = {}
+    for la in prog.lookahead():
+        aid = SKIP if la.answer == SKIP else _answer_id(pool.classes.index(la.answer))
+        if la.final or la.next_row is None:
+            nxt[aid] = {"row": None, "wait": f"Saving your answer: the session is then "
+                                             f"{la.status}."}
+        else:
+            back = pool.row_ids[la.next_row] in skipped and aid != SKIP
+            nxt[aid] = {"row": row_view(pool, la.next_row, display, folder, back)}
+    newest = prog.labels[-1] if prog.labels else None
+    mine = bool(who) and newest is not None and same_annotator(newest.annotator, who)
+    if newest is None:
+        undo_help = "No label to undo yet."
+    elif newest.annotator == FILE_ANNOTATOR:
+        undo_help = (f"The newest label (row_id {newest.row_id}) comes from the pool file; "
+                     "nobody can undo it.")
+    elif not mine:
+        undo_help = (f"The newest label (row_id {newest.row_id}) is {newest.annotator}'s; "
+                     "only they can undo it.")
+    else:
+        undo_help = "Cancels your newest label (an undo event; nothing is deleted)."
+    ok_undo = mine and newest.annotator != FILE_ANNOTATOR
+    note = (f"Undo takes back your newest label: row_id {newest.row_id} = "
+            f"{display.label(newest.label)} (event {newest.seq})." if ok_undo else "")
+    return {
+        "seq": prog.last_seq,
+        "row": None if r is None else row_view(pool, r, display, folder,
+                                               pool.row_ids[r] in skipped),
+        "wait": f"The session is {prog.session.status}: no row to label.",
+        "next": nxt,
+        "answers": answers,
+        "undo": {"key": undo_key, "enabled": ok_undo, "help": undo_help, "note": note},
+        "enabled": bool(who),
+        "disabled_text": "Enter your name in the sidebar to label: it goes into the "
+                         "evidence record.",
+        "guard_ms": GUARD_MS,
+        "client": client,
+        "echo": echo,  # the last trigger taken from this client (its `sent` number)
+        # this browser's acknowledgements only (ids start with its client id), the newest
+        "results": dict(list((k, v) for k, v in results.items()
+                             if client and k.startswith(f"{client}:"))[-60:]),
+    }
+
+
+def _already_saved(events, press, kind, label, who) -> bool:
+    """Whether the event after the press's view is the press itself: saved before this
+    server lost its acknowledgement (a restart), so not saved twice nor refused."""
+    seq = press.get("seq")
+    if not isinstance(seq, int) or not 0 <= seq < len(events):
+        return False
+    e = events[seq]
+    if e.kind != kind or not same_annotator(e.annotator, who):
+        return False
+    if kind == "undo":
+        return True
+    return str(e.row_id) == str(press.get("row")) and (
+        kind == "skip" or python_scalar(e.label) == python_scalar(label))
+
+
+def apply_presses(store, project_id: int, pool, who: str, presses, results: dict,
+                  since=None):
+    """Append each press not yet in ``results`` (press id -> {"ok", "text"}), in order,
+    to the store; returns the project's progress afterwards.  A press is a dict:
+    ``id``, ``kind`` ("label", "skip" or "undo"), ``seq`` (the newest event of the view
+    it answers), and for a label or skip ``row`` (`row_key`) and ``answer`` (``c<i>``,
+    class i of the pool, or "skip").  A press on another row than the store's next one,
+    on a stale view, or refused by the store is acknowledged with the reason."""
+    from ui.label_errors import stale_message
+
+    prog = store.resume(project_id, pool, since=since)
+    for press in presses if isinstance(presses, list) else []:
+        pid_ = press.get("id") if isinstance(press, dict) else None
+        if not isinstance(pid_, str) or pid_ in results:
+            continue
+        kind, seq = press.get("kind"), press.get("seq")
+        label = None
+        if kind == "label":
+            aid = str(press.get("answer", ""))
+            i = int(aid[1:]) if aid[:1] == "c" and aid[1:].isdigit() else -1
+            if not 0 <= i < len(pool.classes):
+                results[pid_] = {"ok": False, "text": f"Unknown answer {aid!r}: nothing saved."}
+                continue
+            label = pool.classes[i]
+        elif kind not in ("skip", "undo"):
+            continue
+        if seq != prog.last_seq:
+            if _already_saved(prog.events, press, kind, label, who):
+                results[pid_] = {"ok": True, "text": "saved"}
+            else:
+                results[pid_] = {"ok": False, "text": stale_message(
+                    store, project_id, who, seq if isinstance(seq, int) else 0)}
+            continue
+        try:
+            if kind == "undo":
+                store.undo_last(project_id, who, expect_seq=seq)
+            else:
+                r = prog.next_row
+                if r is None or row_key(pool, r) != str(press.get("row")):
+                    results[pid_] = {"ok": False, "text": (
+                        f"row_id {press.get('row')} is not the row to label now, so that "
+                        "answer saved nothing: check the row shown and answer again.")}
+                    continue
+                rid = pool.row_ids[r]
+                if kind == "skip":
+                    store.skip_row(project_id, rid, who, pool=pool, expect_seq=seq)
+                else:
+                    store.append_label(project_id, rid, label, who, pool=pool,
+                                       expect_seq=seq)
+        except StaleStateError:
+            results[pid_] = {"ok": False,
+                             "text": stale_message(store, project_id, who, seq)}
+        except CertlibError as exc:
+            results[pid_] = {"ok": False, "text": str(exc)[:1].upper() + str(exc)[1:]}
+        else:
+            results[pid_] = {"ok": True, "text": "saved"}
+        prog = store.resume(project_id, pool, since=prog)
+    while len(results) > _RESULTS_KEPT:
+        results.pop(next(iter(results)))
+    return prog
+
+
+def label_panel(key: str, data: dict, on_presses, on_refresh):
+    """Mount the panel (inside the page's fragment): ``on_presses`` runs when the browser
+    sends answers (read them from ``st.session_state[key]["presses"]``), ``on_refresh``
+    when the panel has been quiet a moment after saving (the rest of the page may redraw)."""
+    return _component(key=key, data=data, on_presses_change=on_presses,
+                      on_refresh_change=on_refresh)
