@@ -54,6 +54,8 @@ GUARD_MS = 250
 
 RECORD_JS = f"""() => {{
   window.__presses = []; window.__lat = [];
+  if (window.__recording) return;  // one listener, whatever the number of phases
+  window.__recording = true;
   window.addEventListener('keydown', (e) => {{
     const row = ({PANEL_ROW_JS})(), t0 = performance.now();
     window.__presses.push({{row, key: e.key, t: t0}});
@@ -70,7 +72,7 @@ RECORD_JS = f"""() => {{
   }}, true);
 }}"""
 MSG_JS = (f"() => {{ const r = ({PANEL_JS})(); "
-          "return r ? r.querySelector('.cl-msg').textContent : ''; }}")
+          "return r ? r.querySelector('.cl-msg').textContent : ''; }")
 SAVED_JS = f"() => Number(({PANEL_JS})().querySelector('.cl-status').dataset.saved || 0)"
 
 
@@ -114,9 +116,18 @@ def q95(xs) -> float:
     return statistics.quantiles(xs, n=20, method="inclusive")[18] if len(xs) > 1 else xs[0]
 
 
+STATE_JS = (f"() => {{ const r = ({PANEL_JS})(); return r ? [r.querySelector('.cl-status')"
+            ".textContent, r.querySelector('.cl-msg').textContent] : null; }")
+
+
 def wait_row(page, previous=None, timeout=300_000) -> str:
-    page.wait_for_function(f"(prev) => {{ const r = ({PANEL_ROW_JS})(); "
-                           "return r !== '' && r !== prev; }", arg=previous, timeout=timeout)
+    try:
+        page.wait_for_function(f"(prev) => {{ const r = ({PANEL_ROW_JS})(); "
+                               "return r !== '' && r !== prev; }", arg=previous,
+                               timeout=timeout)
+    except Exception:
+        print("no row to answer:", page.evaluate(STATE_JS), flush=True)
+        raise
     return page.evaluate(PANEL_ROW_JS)
 
 
@@ -133,9 +144,11 @@ def paced(page, store_path, rows: int, rng) -> dict:
     page.evaluate(RECORD_JS)
     wait_row(page)
     page.wait_for_timeout(400)
-    for _ in range(rows):
+    for i in range(rows):
         page.keyboard.press(rng.choice("01"))
         page.wait_for_timeout(350)
+        if i % 50 == 0:
+            print(f"  paced {i}: {page.evaluate(STATE_JS)}", flush=True)
     page.wait_for_timeout(3000)
     presses = page.evaluate("window.__presses")
     lat = page.evaluate("window.__lat")
@@ -150,10 +163,12 @@ def paced(page, store_path, rows: int, rng) -> dict:
 
 
 def doubles(page, store_path, pairs: int, rng) -> dict:
-    saved_second, unsaid, gaps = 0, 0, []
+    saved_second, unsaid, gaps, other = 0, 0, [], {}
     page.evaluate(RECORD_JS)
-    for _ in range(pairs):
-        row = page.evaluate(PANEL_ROW_JS) or wait_row(page)
+    for i in range(pairs):
+        row = page.evaluate(PANEL_ROW_JS) or wait_row(page, timeout=60_000)
+        if i % 25 == 0:
+            print(f"  double {i}: {page.evaluate(STATE_JS)}", flush=True)
         page.wait_for_timeout(400)
         gap = rng.randint(30, 200)
         gaps.append(gap)
@@ -163,14 +178,17 @@ def doubles(page, store_path, pairs: int, rng) -> dict:
         page.wait_for_timeout(gap)
         second_row = page.evaluate(PANEL_ROW_JS)
         page.keyboard.press(key)
-        if "Too quick" not in page.evaluate(MSG_JS):
+        said = page.evaluate(MSG_JS)
+        if "Too quick" not in said:
             unsaid += 1
+            other[said[:60]] = other.get(said[:60], 0) + 1
         page.wait_for_timeout(700)
         got = store_labels(store_path)[before:]
         if any(r == second_row for r, _ in got) and second_row != row:
             saved_second += 1
     return {"pairs": pairs, "gaps_ms": [min(gaps), max(gaps)],
-            "second_press_saved": saved_second, "refusals_not_said": unsaid}
+            "second_press_saved": saved_second, "not_said_too_quick": unsaid,
+            "said_instead": other}
 
 
 def kill_burst(page, env, port, store_path, proc, rng, csv) -> tuple:

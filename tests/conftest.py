@@ -7,7 +7,6 @@ definitions without going through certlib's own arrays.
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 
 import numpy as np
@@ -15,10 +14,6 @@ import pytest
 
 from certlib import Pool
 
-# The Label page refuses an answer made while its row was being drawn or sooner than
-# 0.5 s after (a key pressed twice); tests press at machine speed, so it is off unless a
-# test turns it on (tests/test_label_page.py, tests/test_browser_label.py).
-os.environ.setdefault("CERTLIB_MIN_SEEN", "0")
 
 KINDS = ("binary", "shared", "categorical")
 

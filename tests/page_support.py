@@ -33,23 +33,26 @@ def press_twice(at, button):
     return at
 
 
-def _panel_elements(at) -> list:
+def _panel_elements(at, panel: str = "label_panel") -> list:
+    """The page's panels keyed ``<panel>_<project id>`` (the Label page's ``label_panel``
+    and ``review_panel``, the Audit page's ``audit_panel``)."""
     return [e for e in at.get("bidi_component")
-            if e.proto.component_name.endswith("label_panel")]
+            if e.proto.component_name.endswith("label_panel")
+            and e.proto.id.rpartition("-")[2].startswith(f"{panel}_")]
 
 
-def panel_data(at) -> dict | None:
+def panel_data(at, panel: str = "label_panel") -> dict | None:
     """The data the Label page sent its labelling panel (`ui.label_panel.panel_data`) in
     the last run, or None when no panel is drawn."""
     import json
 
-    found = _panel_elements(at)
+    found = _panel_elements(at, panel)
     return json.loads(found[0].proto.json) if found else None
 
 
-def panel_row(at):
+def panel_row(at, panel: str = "label_panel"):
     """The row id (as text) the panel shows, or None when it shows no row."""
-    data = panel_data(at)
+    data = panel_data(at, panel)
     return None if data is None or data["row"] is None else data["row"]["key"]
 
 
@@ -57,7 +60,7 @@ _PRESSES = iter(range(1, 10**9))
 
 
 def panel_press(at, answer: str, *, client: str = "apptest", seq=None, row=None,
-                also=()):
+                also=(), panel: str = "label_panel"):
     """Send the panel's trigger as the browser does after a key press: the answer
     (``c<i>``, ``skip`` or ``undo``) to the row and view the panel shows (or ``seq`` /
     ``row``), after the unacknowledged presses ``also``; then run the page.  Builds the
@@ -68,9 +71,9 @@ def panel_press(at, answer: str, *, client: str = "apptest", seq=None, row=None,
 
     import pytest
 
-    data = panel_data(at)
-    assert data is not None, "no labelling panel on the page"
-    kind = {"undo": "undo", "skip": "skip"}.get(answer, "label")
+    data = panel_data(at, panel)
+    assert data is not None, f"no {panel} on the page"
+    kind = {"undo": "undo", "skip": "skip"}.get(answer, data.get("kind") or "label")
     press = {"id": f"{client}:{next(_PRESSES)}", "kind": kind,
              "seq": data["seq"] if seq is None else seq}
     if kind != "undo":
@@ -79,7 +82,7 @@ def panel_press(at, answer: str, *, client: str = "apptest", seq=None, row=None,
         from streamlit.components.v2.bidi_component.main import _make_trigger_id
         from streamlit.proto.WidgetStates_pb2 import WidgetState
 
-        (el,) = _panel_elements(at)
+        (el,) = _panel_elements(at, panel)
         ws = at._tree.get_widget_states()
         keep = [w for w in ws.widgets if w.WhichOneof("value") != "trigger_value"]
         del ws.widgets[:]
@@ -96,7 +99,7 @@ def panel_press(at, answer: str, *, client: str = "apptest", seq=None, row=None,
     return press
 
 
-def panel_result(at, press) -> dict | None:
+def panel_result(at, press, panel: str = "label_panel") -> dict | None:
     """The server's acknowledgement of ``press`` in the panel's data ({ok, text})."""
-    data = panel_data(at)
+    data = panel_data(at, panel)
     return None if data is None else data["results"].get(press["id"])

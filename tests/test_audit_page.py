@@ -20,7 +20,7 @@ from certlib.audit import audit  # noqa: E402
 from certlib.audit.project import AuditStore  # noqa: E402
 from certlib.audit.record import verify_record  # noqa: E402
 from certlib.store import StoreError  # noqa: E402
-from page_support import view_button  # noqa: E402
+from page_support import panel_data, panel_press, panel_result, panel_row  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 PAGE = str(ROOT / "views" / "audit.py")
@@ -53,8 +53,12 @@ def _start(annotator="ana", **settings) -> AppTest:
 
 
 def _next_item(at):
-    head = [m.value for m in at.markdown if m.value.startswith("**Next item: item_id ")]
-    return None if not head else int(head[0].split("item_id ")[1].split("**")[0])
+    row = panel_row(at, "audit_panel")
+    return None if row is None else int(row)
+
+
+def _undo(at) -> dict:
+    return panel_data(at, "audit_panel")["undo"]
 
 
 def _metric(at, label):
@@ -84,7 +88,7 @@ def test_label_the_hidden_sample_until_safe(store_path):
             at.button(key="audit_next").click().run()  # append the next sample items
             assert not at.exception, at.exception
             continue
-        view_button(at, f"audit_cls_{truth[item]}").click().run()
+        panel_press(at, f"c{truth[item]}", panel="audit_panel")
         assert not at.exception, at.exception
         assert not at.error, [e.value for e in at.error]
         clicks += 1
@@ -120,7 +124,7 @@ def test_label_the_hidden_sample_until_safe(store_path):
     f, g, y, _, _, _ = store.stream(project.id)
     assert verify_record(rec, f, g, y).ok and rec["labels_used"] == ref.labels_used
     # undo: the label that gave the verdict goes back to the head of the queue
-    view_button(at, "audit_undo").click().run()
+    panel_press(at, "undo", panel="audit_panel")
     assert not at.exception, at.exception
     assert any("Continue" in i.value for i in at.info)
     assert _next_item(at) == last and _metric(at, "labels used") == f"{ref.labels_used - 1}"
@@ -167,11 +171,11 @@ def test_second_annotator_is_refused_not_double_counted(store_path):
     other = AuditStore(store_path)
     truth = SAMPLE["label"].to_list()
     other.label(1, item, truth[item], "bo")  # bo was first, ana's view is stale
-    view_button(at, f"audit_cls_{1 - truth[item]}").click().run()
+    late = panel_press(at, f"c{1 - truth[item]}", panel="audit_panel")
     assert not at.exception, at.exception
     # ana's press was made on the view before bo's label: refused as stale, naming bo
-    assert any("Someone else (bo) changed this project" in e.value
-               and "check the item" in e.value for e in at.error), [e.value for e in at.error]
+    text = panel_result(at, late, "audit_panel")["text"]
+    assert "Someone else (bo) changed this project" in text and "check the item" in text
     events = other.events(1)
     assert [(e.kind, e.annotator) for e in events] == [("label", "bo")]
     assert json.dumps(events[0].label) == str(truth[item])
@@ -369,13 +373,12 @@ def test_the_label_undo_takes_back_is_named(store_path):
     at = _start()
     item = _next_item(at)
     truth = SAMPLE["label"].to_list()
-    view_button(at, f"audit_cls_{truth[item]}").click().run()
+    panel_press(at, f"c{truth[item]}", panel="audit_panel")
     assert not at.exception, at.exception
-    (shown,) = [c.value for c in at.caption if c.value.startswith("Undo takes back")]
-    assert f"item_id {item} = {truth[item]} (ana, event 1)" in shown
-    view_button(at, "audit_undo").click().run()
-    assert not [c.value for c in at.caption if c.value.startswith("Undo takes back")]
-    assert view_button(at, "audit_undo").disabled  # nothing in force to take back
+    assert f"item_id {item} = {truth[item]} (ana, event 1)" in _undo(at)["note"]
+    panel_press(at, "undo", panel="audit_panel")
+    assert not _undo(at)["note"]
+    assert not _undo(at)["enabled"]  # nothing in force to take back
 
 
 def test_nobody_undoes_a_colleagues_label(store_path):
@@ -384,42 +387,47 @@ def test_nobody_undoes_a_colleagues_label(store_path):
     at = _start("alice")
     item = _next_item(at)
     truth = SAMPLE["label"].to_list()
-    view_button(at, f"audit_cls_{truth[item]}").click().run()
+    panel_press(at, f"c{truth[item]}", panel="audit_panel")
     bob = AppTest.from_file(PAGE, default_timeout=60)
     bob.query_params["audit"] = at.query_params["audit"]
     bob.query_params["annotator"] = "bob"
     bob.run()
     assert not bob.exception, bob.exception
-    assert view_button(bob, "audit_undo").disabled
-    (shown,) = [c.value for c in bob.caption if c.value.startswith("Undo takes back")]
-    assert shown.endswith("; only alice can undo it."), shown
+    assert not _undo(bob)["enabled"]
+    assert _undo(bob)["note"].endswith("; only alice can undo it."), _undo(bob)
+    assert "is alice's; only they can undo it" in _undo(bob)["help"]
     with pytest.raises(StoreError, match="given by 'alice'; only they can undo it"):
         AuditStore(store_path).undo(1, "bob")
-    assert not view_button(at, "audit_undo").disabled  # alice may
-    view_button(at, "audit_undo").click().run()
+    assert _undo(at)["enabled"]  # alice may
+    panel_press(at, "undo", panel="audit_panel")
     assert [(e.kind, e.annotator) for e in AuditStore(store_path).events(1)] == [
         ("label", "alice"), ("undo", "alice")]
 
 
-def test_an_answer_sooner_than_min_seen_is_refused(store_path, monkeypatch):
-    """As on the Label page: a class or Undo press sooner than ``CERTLIB_MIN_SEEN`` s
-    after the page drew the item saves nothing and says so (a key pressed twice lands
-    on the next item, unread); the same press later is taken."""
+def test_the_panel_sends_the_next_item_of_every_answer_and_takes_a_resend_once(store_path):
+    """The speculative items: for each class, the queue's first item after that label, as
+    the store computes it once the label is given; an answer sent again (the browser's
+    outbox) is taken once; one for another item than the queue's first is refused."""
     at = _start()
-    item = _next_item(at)
-    truth = SAMPLE["label"].to_list()
     store = AuditStore(store_path)
     (project,) = store.projects()
-    monkeypatch.setenv("CERTLIB_MIN_SEEN", "3600")
-    view_button(at, f"audit_cls_{truth[item]}").click().run()
-    assert not at.exception, at.exception
-    assert store.status(project.id).newest_label is None
-    assert any(f"before item_id {item} had been on the page" in e.value
-               and "nothing was saved" in e.value for e in at.error), at.error
-    monkeypatch.setenv("CERTLIB_MIN_SEEN", "0")
-    view_button(at, f"audit_cls_{truth[item]}").click().run()
-    assert str(store.status(project.id).newest_label.item_id) == str(item)
-    monkeypatch.setenv("CERTLIB_MIN_SEEN", "3600")
-    view_button(at, "audit_undo").click().run()
-    assert str(store.status(project.id).newest_label.item_id) == str(item)  # not undone
-    assert any("the result of your last press" in e.value for e in at.error), at.error
+    truth = SAMPLE["label"].to_list()
+    data = panel_data(at, "audit_panel")
+    item = _next_item(at)
+    for c in (0, 1):
+        copy = store_path.with_name(f"copy{c}.db")
+        copy.write_bytes(store_path.read_bytes())
+        other = AuditStore(copy)
+        other.label(project.id, item, c, "ana")
+        after = other.status(project.id)
+        want = str(after.queue[0].item_id) if after.queue else None
+        got = data["next"][f"c{c}"]["row"]
+        assert (got and got["key"]) == want
+    p1 = panel_press(at, f"c{truth[item]}", panel="audit_panel")
+    second = _next_item(at)
+    p2 = panel_press(at, f"c{truth[second]}", panel="audit_panel", also=[p1])
+    assert panel_result(at, p1, "audit_panel")["ok"] and panel_result(at, p2, "audit_panel")["ok"]
+    assert [str(e.item_id) for e in store.events(project.id)] == [str(item), str(second)]
+    bad = panel_press(at, "c0", panel="audit_panel", row="no-such-item")
+    assert "not the item to label now" in panel_result(at, bad, "audit_panel")["text"]
+

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from browser_support import (ROOT, idle, launch, panel_message, panel_row,
+from browser_support import (PANEL_ROW_JS, ROOT, idle, launch, panel_message, panel_row,
                              record_rows_at_keydown, require_chromium, rows_seen, wait_text)
 
 sync_api = require_chromium()
@@ -229,4 +229,78 @@ def test_a_press_across_a_restart_while_someone_else_labelled_is_said(server, br
     else:  # the panel had the server's state first: the press labelled the row then shown
         assert saved == [(first, "bob"), (seen[0], "ana")], (seen, saved)
     assert second != first
+    page.close()
+
+
+def test_the_next_row_and_the_guard_need_no_server(server, browser):
+    """With the server stopped (SIGSTOP: as slow as a server gets), a key press still draws
+    the next row at once, a second press 60 ms later is refused and said, and a press on
+    that row before the server has acknowledged the first answer waits; once the server
+    runs again, only the first answer is in the store."""
+    import signal
+
+    from certlib.store import LabelStore
+
+    page = _start_project(browser, server, "ana", 1300)
+    first = _next_row_id(page)
+    _record_rows_at_keydown(page)
+    page.evaluate("document.activeElement && document.activeElement.blur()")
+    os.kill(server.proc.pid, signal.SIGSTOP)
+    try:
+        page.keyboard.press("0")
+        drawn = page.evaluate(PANEL_ROW_JS)  # drawn by the press itself, no server
+        page.wait_for_timeout(60)
+        page.keyboard.press("1")
+        assert "Too quick" in panel_message(page)
+        page.wait_for_timeout(400)
+        page.keyboard.press("1")  # past the guard, but the first answer is not saved yet
+        assert "still being saved" in panel_message(page)
+        assert drawn != str(first)
+    finally:
+        os.kill(server.proc.pid, signal.SIGCONT)
+    wait_text(page, "1 of 171")
+    page.wait_for_timeout(1500)
+    store = LabelStore(server.env["CERTLIB_STORE"])
+    (project,) = store.projects()
+    assert [(lab.row_id, lab.label) for lab in store.labels(project.id)] == [(first, 0)]
+    assert _next_row_id(page) == int(drawn)  # the row the press drew is the store's next
+    seen = _rows_seen(page)
+    assert seen[0] == first and seen[1] == seen[2] == int(drawn), seen
+    page.close()
+
+
+def test_n_presses_give_n_answers_each_for_the_row_shown(server, browser):
+    """A paced annotator (a press every 320 ms), with whole-page reruns in between (the
+    chart's reference changed): every press is one answer, for the row on screen when the
+    key went down, with the key pressed (a first trial of this design, whose panel added
+    a key listener at every render, sent 55 answers for 10 presses)."""
+    import random
+
+    from certlib.store import LabelStore
+
+    page = _start_project(browser, server, "ana", 1300)
+    _next_row_id(page)
+    _record_rows_at_keydown(page)
+    rng = random.Random(29)
+    keys = []
+    for i in range(16):
+        if i in (5, 11):  # a whole-page rerun: the panel is drawn again with new data
+            box = page.get_by_role("combobox", name="Draw every bound against")
+            box.click()
+            page.get_by_role("option").nth(i % 3).click()
+            idle(page)
+            _next_row_id(page)
+            page.evaluate("document.activeElement && document.activeElement.blur()")
+        keys.append(rng.choice("01"))
+        page.keyboard.press(keys[-1])
+        page.wait_for_timeout(320)
+    wait_text(page, "16 of 171")
+    page.wait_for_timeout(1500)
+    store = LabelStore(server.env["CERTLIB_STORE"])
+    (project,) = store.projects()
+    seen = _rows_seen(page)
+    assert len(seen) == 16
+    assert [(lab.row_id, str(lab.label)) for lab in store.labels(project.id)] == \
+        list(zip(seen, keys))
+    assert len(store.events(project.id)) == 16
     page.close()

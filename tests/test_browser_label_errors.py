@@ -53,10 +53,10 @@ def test_queue_the_critical_rows_for_review(tmp_path):
             wait_text(page, "Your review")
             wait_text(page, f"({len(items):,} waiting)")
             first = items[0]
-            # the answer buttons carry the shortcuts: wait until they are drawn and the
-            # run is over (under load the text shows well before them)
-            page.locator("[data-testid=stButton] button").filter(
-                has_text=f"class {first.label}").first.wait_for(timeout=60_000)
+            # the review panel shows the row (blind) and takes the class keys once it
+            # has been on screen 250 ms
+            page.locator(f'.cl-row[data-row-id="{first.row_id}"]').first.wait_for(
+                timeout=60_000)
             idle(page)
             page.wait_for_timeout(500)
             page.evaluate("document.activeElement && document.activeElement.blur()")

@@ -326,15 +326,6 @@ def test_the_panel_sends_the_next_row_of_every_answer(store_path, pools):
     assert data["guard_ms"] == 250
 
 
-def test_min_seen_outside_0_to_5_s_is_ignored(monkeypatch):
-    """(The review answers keep the server-side hold; the row's answers are guarded in
-    the browser.)  A limit that is not a number from 0 to 5 s is ignored."""
-    monkeypatch.setenv("CERTLIB_MIN_SEEN", "inf")
-    from ui.label_errors import MIN_SEEN_S, min_seen
-
-    assert min_seen() == MIN_SEEN_S
-
-
 def test_label_buttons_need_an_annotator(store_path):
     at = _start(annotator="")
     assert any("Enter your name" in w.value for w in at.warning)

@@ -6,8 +6,6 @@ the answer, the rows to re-check and the second-annotator review.  Only calls th
 
 from __future__ import annotations
 
-import os
-import time
 
 import pandas as pd
 import streamlit as st
@@ -18,10 +16,9 @@ from certlib.replay import replay
 from certlib.events import same_annotator
 from certlib.reviews import open_for
 from certlib.store import StaleStateError
-from ui.common import acted, plain, pool_folder, shortcut_kwargs, split_extra, view_key
+from ui.common import acted, plain, pool_folder, view_key
 
-__all__ = ["answer_act", "begin_run", "fragility_section", "guarded", "label_act",
-           "margin_panel", "mark_drawn", "mark_shown"]
+__all__ = ["begin_run", "fragility_section", "label_act", "margin_panel"]
 
 ERRORS = (0, 1, 2)
 
@@ -112,78 +109,6 @@ def begin_run() -> None:
 
 label_act = store_act("label_flash", "row")
 
-MIN_SEEN_S = 0.5
-"""A review answer on the Label page, or a class or Undo press on the Audit page, is refused
-(`answer_act`, `guarded`) when it reached the server while the page was still drawing its
-view, or sooner than this many seconds after the run that drew it ended: a quick double
-press would otherwise answer the next item unread.  Timed on the server's clock, so a
-browser that sends a press late defeats it (under load 4 of 16 double presses went
-through); the row answers of the Label page are guarded in the browser instead
-(`ui.label_panel.GUARD_MS`).  ``CERTLIB_MIN_SEEN`` (seconds, 0 = off) changes it."""
-
-_CRASHED_S = 5.0  # a run that never finished drawing (an error): stop holding presses back
-
-
-def min_seen() -> float:
-    """`MIN_SEEN_S`, or ``CERTLIB_MIN_SEEN`` when it is a number >= 0."""
-    try:
-        v = float(os.environ.get("CERTLIB_MIN_SEEN", MIN_SEEN_S))
-    except ValueError:
-        return MIN_SEEN_S
-    return v if 0 <= v <= _CRASHED_S else MIN_SEEN_S  # inf would refuse every press
-
-
-def mark_shown(view) -> None:
-    """The page is drawing ``view`` (project id, newest event) with its answer buttons."""
-    shown = st.session_state.get("_shown_at")
-    if not shown or shown[0] != view:
-        st.session_state["_shown_at"] = (view, time.monotonic(), None)
-
-
-def mark_drawn(view) -> None:
-    """Call at the end of the page: the run that drew ``view`` has finished (the first
-    such run's end is kept)."""
-    shown = st.session_state.get("_shown_at")
-    if shown and shown[0] == view and shown[2] is None:
-        st.session_state["_shown_at"] = (view, shown[1], time.monotonic())
-
-
-def too_quick(view) -> bool:
-    """Whether a press on ``view`` came while the page was still drawing it, or sooner
-    than `min_seen` after; False for a view this session did not draw last (the store
-    judges that press) and when the guard is off."""
-    shown = st.session_state.get("_shown_at")
-    limit = min_seen()
-    if not shown or shown[0] != view or limit == 0:
-        return False
-    now = time.monotonic()
-    if shown[2] is None:
-        return now - shown[1] < _CRASHED_S
-    return now - shown[2] < limit
-
-
-def guarded(act, flash: str, what: str):
-    """The callback for a press that answers the thing shown (a class, Skip, a review,
-    Undo): ``act`` (a `store_act`), unless it came too soon after the page drew that
-    view (`too_quick`) -- a key pressed twice, whose second press lands on a view nobody
-    has read.  Then nothing is saved and ``st.session_state[flash]`` says so.  Keyword
-    arguments ``view`` (as given to `mark_shown`) and ``shown`` (what the view showed,
-    for the message) are taken here; the rest go to the store call."""
-    def answer(fn, *args, view, shown, **kwargs):
-        if not too_quick(view):
-            act(fn, *args, **kwargs)
-            return
-        acted()
-        st.session_state[flash] = (
-            f"That press came before {shown} had been on the page for {min_seen():g} s, too "
-            "soon to be an answer to it (a key pressed twice?), so nothing was saved. Check "
-            f"the {what} and press again.")
-    return answer
-
-
-answer_act = guarded(label_act, "label_flash", "row")
-
-
 def stale_message(store, project_id, who: str, seen_seq, what: str = "row") -> str:
     """Why a press on an older view of the project saved nothing, naming who changed it
     since: the annotator's own previous press (a quick second key press, or another tab)
@@ -203,6 +128,37 @@ def stale_message(store, project_id, who: str, seen_seq, what: str = "row") -> s
     return (f"Someone else{by} changed this project since the page was drawn, so nothing "
             f"was saved. The page now shows the project as it is: check the {what} and "
             "answer again.")
+
+
+def _review_panel(prog, store, pool, who: str, keys) -> None:
+    """The row waiting for ``who``'s blind review and its class answers, in the browser
+    (`ui.label_panel`: the double-press guard on the browser's clock)."""
+    from ui.common import class_settings
+    from ui.label_panel import apply_review_presses, label_panel, review_panel_data
+
+    pid = prog.project.id
+    key = f"review_panel_{pid}"
+
+    def on_presses() -> None:
+        sent = (st.session_state.get(key) or {}).get("presses")
+        if not isinstance(sent, dict):
+            return
+        st.session_state["review_panel_client"] = str(sent.get("client") or "")
+        st.session_state["review_panel_echo"] = sent.get("sent")
+        results = st.session_state.setdefault("review_panel_results", {})
+        try:
+            st.session_state["label_progress"] = apply_review_presses(
+                store, pid, pool, who, sent.get("presses"), results,
+                since=st.session_state.get("label_progress"))
+        except CertlibError as exc:
+            st.session_state["label_flash"] = str(exc)
+
+    ss = st.session_state
+    label_panel(key, review_panel_data(prog, pool, who, class_settings(), pool_folder(), keys,
+                                       ss.get("review_panel_client"),
+                                       ss.get("review_panel_results", {}),
+                                       ss.get("review_panel_echo")),
+                on_presses=on_presses, on_refresh=lambda: None)
 
 
 def margin_panel(prog, store, pool, who: str, display_name=str, keys=None) -> None:
@@ -273,26 +229,7 @@ def margin_panel(prog, store, pool, who: str, display_name=str, keys=None) -> No
                         + (" Keyboard: " + ", ".join(f"`{k}` = {plain(as_seen(c))}"
                                                      for k, c in keyed)
                            + "." if keyed else ""))
-            nums, images, texts = split_extra(pool, pool.position(item.row_id), pool_folder())
-            if nums:
-                st.dataframe(pd.DataFrame({"column": list(nums),
-                                           "value": [f"{v:,.6g}" for v in nums.values()]}),
-                             hide_index=True, height=min(35 * len(nums) + 38, 220))
-            for name, text in texts.items():
-                st.text(f"{name}: {text}")
-            for name, path in images.items():
-                st.image(str(path), width=240, caption=plain(name))
-            cols = st.container(horizontal=True)
-            mark_shown((pid, prog.last_seq))  # an answer before it is read: refused
-            for c_i, cls in enumerate(pool.classes):
-                shown = display_name(cls)
-                cols.button(plain(shown) if shown else f"class {plain(cls)}",
-                            key=view_key(f"review_{c_i}", prog.last_seq), on_click=answer_act,
-                            args=(store.append_review, pid, item.row_id, cls, who),
-                            kwargs={"pool": pool, "expect_seq": prog.last_seq,
-                                    "view": (pid, prog.last_seq),
-                                    "shown": f"row_id {item.row_id}"},
-                            **shortcut_kwargs(keys[c_i] if keys else None))
+            _review_panel(prog, store, pool, who, keys)
         elif who:
             st.caption("No row waits for your review (a row is reviewed by someone other than "
                        "its first annotator).")

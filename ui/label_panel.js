@@ -113,6 +113,8 @@ function drawButtons(p) {
     b.addEventListener("click", () => press(p, a.id));
     bar.append(b);
   }
+  p.undoNote.textContent = d.undo ? (d.undo.note || "") : "";
+  if (!d.undo) return;  // a panel without Undo (the blind review)
   const u = el("button", "cl-btn cl-undo",
                "Undo last label" + (d.undo.key ? "  [" + keyName(d.undo.key) + "]" : ""));
   u.type = "button";
@@ -121,7 +123,6 @@ function drawButtons(p) {
   u.setAttribute("data-answer", "undo");
   u.addEventListener("click", () => press(p, "undo"));
   bar.append(u);
-  p.undoNote.textContent = d.undo.note || "";
 }
 
 function say(p, text, kind) {
@@ -157,6 +158,7 @@ function press(p, id) {
     return false;
   }
   if (id === "undo") {
+    if (!d.undo) return false;
     if (!d.undo.enabled) { say(p, d.undo.help, "refused"); return false; }
     if (p.outbox.length) {
       say(p, "Undo waits until your answers are saved: press it again in a moment.", "refused");
@@ -197,7 +199,8 @@ function press(p, id) {
     drawStatus(p);
     return false;
   }
-  p.outbox.push({ id: p.client + ":" + (++PRESSES), kind: id === "skip" ? "skip" : "label",
+  p.outbox.push({ id: p.client + ":" + (++PRESSES),
+                  kind: id === "skip" ? "skip" : (d.kind || "label"),
                   answer: id, row: v.row.key, seq: v.seq,
                   what: v.row.title + " = " + answer.label });
   if (next && next.row) {
@@ -219,7 +222,7 @@ function onKey(p, e) {
   const k = keyName(e.key);
   let id = null;
   for (const a of d.answers) if (a.key && keyName(a.key) === k) id = a.id;
-  if (d.undo.key && keyName(d.undo.key) === k) id = "undo";
+  if (d.undo && d.undo.key && keyName(d.undo.key) === k) id = "undo";
   if (id === null) return;
   if (id !== "undo" && !(p.shown && p.shown.row) && !p.outbox.length) {
     return;  // no row to answer (the session is done): the key is the page's (reviews)

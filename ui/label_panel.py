@@ -27,8 +27,9 @@ from certlib.events import FILE_ANNOTATOR, same_annotator
 from certlib.progress import SKIP
 from certlib.store import StaleStateError
 
-__all__ = ["GUARD_MS", "MAX_IMAGE_BYTES", "apply_presses", "label_panel", "panel_data",
-           "panel_wake", "row_key"]
+__all__ = ["GUARD_MS", "MAX_IMAGE_BYTES", "apply_audit_presses", "apply_presses",
+           "apply_review_presses", "audit_panel_data", "label_panel", "panel_data",
+           "panel_wake", "review_panel_data", "row_key", "take_presses"]
 
 GUARD_MS = 250
 """A press counts only for a row painted on screen at least this long (the browser's
@@ -181,66 +182,275 @@ def _already_saved(events, press, kind, label, who) -> bool:
         kind == "skip" or python_scalar(e.label) == python_scalar(label))
 
 
-def apply_presses(store, project_id: int, pool, who: str, presses, results: dict,
-                  since=None):
-    """Append each press not yet in ``results`` (press id -> {"ok", "text"}), in order,
-    to the store; returns the project's progress afterwards.  A press is a dict:
-    ``id``, ``kind`` ("label", "skip" or "undo"), ``seq`` (the newest event of the view
-    it answers), and for a label or skip ``row`` (`row_key`) and ``answer`` (``c<i>``,
-    class i of the pool, or "skip").  A press on another row than the store's next one,
-    on a stale view, or refused by the store is acknowledged with the reason."""
-    from ui.label_errors import stale_message
+_SAVED = {"ok": True, "text": "saved"}
 
-    prog = store.resume(project_id, pool, since=since)
+
+def _refusal(exc) -> dict:
+    text = str(exc)
+    return {"ok": False, "text": text[:1].upper() + text[1:]}  # a sentence on the page
+
+
+def take_presses(presses, results: dict, state, seq_of, act, saved_before, stale):
+    """The server's side of the panel's protocol, for any store: take each press not yet
+    in ``results`` (press id -> {"ok", "text"}), in order.  A press on the view the store
+    is at (``seq_of(state)``) goes to ``act(state, press)``, which returns the new state
+    or raises (a refusal, said); one on an older view is acknowledged as saved when
+    ``saved_before(state, press)`` finds it already in the store (sent again after a
+    restart), else refused with ``stale(press)``.  Returns the last state."""
     for press in presses if isinstance(presses, list) else []:
-        pid_ = press.get("id") if isinstance(press, dict) else None
-        if not isinstance(pid_, str) or pid_ in results:
+        key = press.get("id") if isinstance(press, dict) else None
+        if not isinstance(key, str) or key in results:
             continue
-        kind, seq = press.get("kind"), press.get("seq")
-        label = None
-        if kind == "label":
-            aid = str(press.get("answer", ""))
-            i = int(aid[1:]) if aid[:1] == "c" and aid[1:].isdigit() else -1
-            if not 0 <= i < len(pool.classes):
-                results[pid_] = {"ok": False, "text": f"Unknown answer {aid!r}: nothing saved."}
-                continue
-            label = pool.classes[i]
-        elif kind not in ("skip", "undo"):
-            continue
-        if seq != prog.last_seq:
-            if _already_saved(prog.events, press, kind, label, who):
-                results[pid_] = {"ok": True, "text": "saved"}
-            else:
-                results[pid_] = {"ok": False, "text": stale_message(
-                    store, project_id, who, seq if isinstance(seq, int) else 0)}
+        seq = press.get("seq")
+        if seq != seq_of(state):
+            results[key] = _SAVED if saved_before(state, press) else \
+                {"ok": False, "text": stale(press)}
             continue
         try:
-            if kind == "undo":
-                store.undo_last(project_id, who, expect_seq=seq)
-            else:
-                r = prog.next_row
-                if r is None or row_key(pool, r) != str(press.get("row")):
-                    results[pid_] = {"ok": False, "text": (
-                        f"row_id {press.get('row')} is not the row to label now, so that "
-                        "answer saved nothing: check the row shown and answer again.")}
-                    continue
-                rid = pool.row_ids[r]
-                if kind == "skip":
-                    store.skip_row(project_id, rid, who, pool=pool, expect_seq=seq)
-                else:
-                    store.append_label(project_id, rid, label, who, pool=pool,
-                                       expect_seq=seq)
+            state = act(state, press)
         except StaleStateError:
-            results[pid_] = {"ok": False,
-                             "text": stale_message(store, project_id, who, seq)}
+            results[key] = {"ok": False, "text": stale(press)}
         except CertlibError as exc:
-            results[pid_] = {"ok": False, "text": str(exc)[:1].upper() + str(exc)[1:]}
+            results[key] = _refusal(exc)
         else:
-            results[pid_] = {"ok": True, "text": "saved"}
-        prog = store.resume(project_id, pool, since=prog)
+            results[key] = _SAVED
     while len(results) > _RESULTS_KEPT:
         results.pop(next(iter(results)))
-    return prog
+    return state
+
+
+def _class_of(press, classes):
+    aid = str(press.get("answer", ""))
+    i = int(aid[1:]) if aid[:1] == "c" and aid[1:].isdigit() else -1
+    if not 0 <= i < len(classes):
+        raise CertlibError(f"unknown answer {aid!r}: nothing was saved")
+    return classes[i]
+
+
+def apply_presses(store, project_id: int, pool, who: str, presses, results: dict,
+                  since=None):
+    """The Label page's presses (`take_presses`): a dict with ``id``, ``kind`` ("label",
+    "skip" or "undo"), ``seq`` (the newest event of the view it answers), and for a label
+    or skip ``row`` (`row_key`) and ``answer`` (``c<i>``, class i of the pool, or
+    "skip").  A press on another row than the store's next one is refused.  Returns the
+    project's progress afterwards."""
+    from ui.label_errors import stale_message
+
+    def act(prog, press):
+        kind, seq = press.get("kind"), press.get("seq")
+        if kind == "undo":
+            store.undo_last(project_id, who, expect_seq=seq)
+        elif kind in ("label", "skip"):
+            r = prog.next_row
+            if r is None or row_key(pool, r) != str(press.get("row")):
+                raise CertlibError(f"row_id {press.get('row')} is not the row to label now, so "
+                                   "that answer saved nothing: check the row shown and answer "
+                                   "again.")
+            if kind == "skip":
+                store.skip_row(project_id, pool.row_ids[r], who, pool=pool, expect_seq=seq)
+            else:
+                store.append_label(project_id, pool.row_ids[r],
+                                   _class_of(press, pool.classes), who, pool=pool,
+                                   expect_seq=seq)
+        else:
+            raise CertlibError(f"unknown press {kind!r}: nothing was saved")
+        return store.resume(project_id, pool, since=prog)
+
+    def saved_before(prog, press):
+        kind = press.get("kind")
+        try:
+            label = _class_of(press, pool.classes) if kind == "label" else None
+        except CertlibError:
+            return False
+        return _already_saved(prog.events, press, kind, label, who)
+
+    def stale(press):
+        seq = press.get("seq")
+        return stale_message(store, project_id, who, seq if isinstance(seq, int) else 0)
+
+    return take_presses(presses, results, store.resume(project_id, pool, since=since),
+                        lambda prog: prog.last_seq, act, saved_before, stale)
+
+
+# ------------------------------------------------------------------ blind review
+def review_panel_data(prog, pool, who: str, display, folder, keys, client, results: dict,
+                      echo=None) -> dict:
+    """The panel's data for the second annotator's blind review on the Label page: the
+    first row waiting for ``who`` (its extra columns only: no candidate's prediction, no
+    first label), the class answers (``keys``: None when the label panel holds the keys)
+    and, for each, the next row waiting after that review."""
+    from certlib.events import Event
+    from certlib.reviews import open_for, review_items
+
+    mine = open_for(prog.reviews, who) if who else ()
+    keys = keys or [None] * len(pool.classes)
+    answers = [{"id": _answer_id(i), "label": str(display.label(c)) or f"class {c}",
+                "key": k} for i, (c, k) in enumerate(zip(pool.classes, keys))]
+
+    def view(item):
+        v = row_view(pool, pool.position(item.row_id), display, folder, True)
+        return dict(v, table=None)  # blind: neither the first label nor the models
+
+    nxt = {}
+    if mine:
+        for i, c in enumerate(pool.classes):
+            ev = Event(prog.last_seq + 1, "review", mine[0].row_id, python_scalar(c), who, "")
+            after = open_for(review_items(prog.events + (ev,)), who)
+            nxt[_answer_id(i)] = ({"row": view(after[0])} if after else
+                                  {"row": None, "wait": "Saving your review: no row waits for "
+                                                        "you then."})
+    return {
+        "kind": "review", "seq": prog.last_seq, "row": view(mine[0]) if mine else None,
+        "wait": "No row waits for your review.", "next": nxt, "answers": answers,
+        "undo": None, "enabled": bool(who),
+        "disabled_text": "Enter your name in the sidebar to review.",
+        "guard_ms": GUARD_MS, "client": client, "echo": echo,
+        "results": dict(list((k, v) for k, v in results.items()
+                             if client and k.startswith(f"{client}:"))[-60:]),
+    }
+
+
+def apply_review_presses(store, project_id: int, pool, who: str, presses, results: dict,
+                         since=None):
+    """The review panel's presses (`take_presses`): ``kind`` "review", ``row`` the row
+    reviewed (`row_key`), ``answer`` ``c<i>``.  A review of another row than the first one
+    waiting for ``who`` is refused.  Returns the project's progress afterwards."""
+    from certlib.reviews import open_for
+    from ui.label_errors import stale_message
+
+    def act(prog, press):
+        if press.get("kind") != "review":
+            raise CertlibError(f"unknown press {press.get('kind')!r}: nothing was saved")
+        mine = open_for(prog.reviews, who)
+        if not mine or str(mine[0].row_id) != str(press.get("row")):
+            raise CertlibError(f"row_id {press.get('row')} is not the row to review now, so "
+                               "that answer saved nothing: check the row shown and answer "
+                               "again.")
+        store.append_review(project_id, mine[0].row_id, _class_of(press, pool.classes), who,
+                            pool=pool, expect_seq=press.get("seq"))
+        return store.resume(project_id, pool, since=prog)
+
+    def saved_before(prog, press):
+        try:
+            label = _class_of(press, pool.classes)
+        except CertlibError:
+            return False
+        return _already_saved(prog.events, press, "review", label, who)
+
+    def stale(press):
+        seq = press.get("seq")
+        return stale_message(store, project_id, who, seq if isinstance(seq, int) else 0)
+
+    return take_presses(presses, results, store.resume(project_id, pool, since=since),
+                        lambda prog: prog.last_seq, act, saved_before, stale)
+
+
+# ------------------------------------------------------------------ the Audit page
+def item_view(q, project) -> dict:
+    """What the panel draws for an audit queue item: its id, why it is asked, its judge
+    score, slice and extra columns, and the two models' predictions."""
+    fields = [["item", f"{q.pos + 1:,}, routed with pi = {q.pi:.3g}; needed by "
+                       + ", ".join(str(x) for x in q.needed_by)]]
+    if q.judge is not None:
+        fields.append([str(project.judge_column), f"{q.judge:.4g}"])
+    if q.slice is not None:
+        fields.append([str(project.slice_column), str(q.slice)])
+    fields += [[str(k), "" if v is None else f"{v:.4g}" if isinstance(v, float) else str(v)]
+               for k, v in q.extra.items()]
+    return {"key": str(q.item_id), "title": f"item_id {q.item_id}", "fields": fields,
+            "images": [], "no_skip": True,
+            "table": {"head": ["model", "prediction"],
+                      "rows": [["incumbent", str(q.incumbent)], ["candidate", str(q.candidate)]]}}
+
+
+def audit_panel_data(status, ahead: dict, who: str, keys, undo_key, client, results: dict,
+                     echo=None) -> dict:
+    """The panel's data for an audit as ``status`` shows it; ``ahead``:
+    `certlib.audit.project.AuditStore.lookahead` of it."""
+    q = status.queue[0] if status.queue else None
+    answers = [{"id": _answer_id(i), "label": f"class {c}", "key": k}
+               for i, (c, k) in enumerate(zip(status.classes, keys))]
+    nxt = {}
+    for i, c in enumerate(status.classes):
+        if c not in ahead:
+            continue
+        item, verdict = ahead[c]
+        nxt[_answer_id(i)] = ({"row": item_view(item, status.project)} if item is not None
+                              else {"row": None, "wait": "Saving your label: nothing is left "
+                                                         f"to label then (verdict {verdict})."})
+    newest = status.newest_label
+    mine = bool(who) and newest is not None and same_annotator(newest.annotator, who)
+    help_ = ("No label to undo yet." if newest is None else
+             "Cancels your newest label (an undo event; nothing is deleted)." if mine else
+             f"The newest label (item_id {newest.item_id}) is {newest.annotator}'s; only "
+             "they can undo it.")
+    note = ("" if newest is None else
+            f"Undo takes back the newest label: item_id {newest.item_id} = {newest.label} "
+            f"({newest.annotator}, event {newest.seq})"
+            + ("." if mine or not who else f"; only {newest.annotator} can undo it."))
+    return {
+        "seq": status.last_seq,
+        "row": None if q is None else item_view(q, status.project),
+        "wait": "Nothing to label: " + ("the audit has its verdict."
+                                        if status.result.verdict != "continue"
+                                        else "append more traffic."),
+        "next": nxt, "answers": answers,
+        "undo": {"key": undo_key, "enabled": mine, "help": help_, "note": note},
+        "enabled": bool(who),
+        "disabled_text": "Enter your name in the sidebar to label: it goes into the "
+                         "evidence record.",
+        "guard_ms": GUARD_MS, "client": client, "echo": echo,
+        "results": dict(list((k, v) for k, v in results.items()
+                             if client and k.startswith(f"{client}:"))[-60:]),
+    }
+
+
+def apply_audit_presses(store, project_id: int, who: str, presses, results: dict):
+    """The Audit page's presses (`take_presses`): ``kind`` "label" (``row``: the item id,
+    ``answer``: ``c<i>``, class i of the status) or "undo".  A label for another item than
+    the queue's first is refused.  Returns the audit's status afterwards."""
+    from ui.label_errors import stale_message
+
+    def act(status, press):
+        kind, seq = press.get("kind"), press.get("seq")
+        if kind == "undo":
+            store.undo(project_id, who, expect_seq=seq)
+        elif kind == "label":
+            q = status.queue[0] if status.queue else None
+            if q is None or str(q.item_id) != str(press.get("row")):
+                raise CertlibError(f"item_id {press.get('row')} is not the item to label now, "
+                                   "so that answer saved nothing: check the item shown and "
+                                   "answer again.")
+            store.label(project_id, q.item_id, _class_of(press, list(status.classes)), who,
+                        expect_seq=seq)
+        else:
+            raise CertlibError(f"unknown press {kind!r}: nothing was saved")
+        return store.status(project_id)
+
+    def saved_before(status, press):
+        seq, kind = press.get("seq"), press.get("kind")
+        events = status.events
+        if not isinstance(seq, int) or not 0 <= seq < len(events):
+            return False
+        e = events[seq]
+        if e.kind != kind or not same_annotator(e.annotator, who):
+            return False
+        if kind == "undo":
+            return True
+        try:
+            value = _class_of(press, list(status.classes))
+        except CertlibError:
+            return False
+        return str(e.item_id) == str(press.get("row")) and \
+            python_scalar(e.label) == python_scalar(value)
+
+    def stale(press):
+        seq = press.get("seq")
+        return stale_message(store, project_id, who, seq if isinstance(seq, int) else 0,
+                             what="item")
+
+    return take_presses(presses, results, store.status(project_id),
+                        lambda status: status.last_seq, act, saved_before, stale)
 
 
 def label_panel(key: str, data: dict, on_presses, on_refresh):

@@ -28,7 +28,7 @@ from ui.common import (LOST_PRESS, acted, annotator_input, brought_in, budget_in
                        plot_text, policy_input, pool_folder, pool_key, project_state, seed_input,
                        set_url_kept, skip_shortcut, sticky,
                        tolerance_input, undo_shortcut, url_kept, view_key)
-from ui.label_errors import begin_run, label_act, margin_panel, mark_drawn
+from ui.label_errors import begin_run, label_act, margin_panel
 from ui.label_panel import apply_presses, label_panel, panel_data, panel_wake
 
 begin_run()  # first: this run's callbacks (`store_act`) have run by now
@@ -430,4 +430,3 @@ with st.expander(f"Label log ({len(prog.events)} events, nothing is ever deleted
                        "hidden here until you answer.")
         st.dataframe(log, hide_index=True, width="stretch")
 
-mark_drawn((pid, prog.last_seq))  # last: answers are taken from now on (`too_quick`)

@@ -20,12 +20,12 @@ from plotly.subplots import make_subplots
 
 from certlib.audit.project import AuditStore, check_batch, read_batch
 from certlib.errors import CertlibError
-from certlib.events import same_annotator
 from certlib.store import UnknownProjectError
-from ui.common import (LOST_PRESS, ROOT, annotator_input, brought_in, class_shortcuts, held_back,
-                       keep_annotator, lost_press, number_box, outward_end, outward_interval, plain,
-                       set_url_kept, shortcut_kwargs, sticky, undo_shortcut, url_kept, view_key)
-from ui.label_errors import begin_run, guarded, mark_drawn, mark_shown, store_act
+from ui.common import (ROOT, annotator_input, brought_in, class_shortcuts, held_back,
+                       keep_annotator, number_box, outward_end, outward_interval, plain,
+                       set_url_kept, sticky, undo_shortcut, url_kept)
+from ui.label_errors import begin_run, store_act
+from ui.label_panel import apply_audit_presses, audit_panel_data, label_panel, panel_wake
 
 SAMPLE = ROOT / "sample_data" / "audit_stream.csv"
 SAMPLE_TAG = "sample_data/audit_stream.csv"
@@ -232,7 +232,6 @@ for value, k, first_item in status.unpredicted:
 # a button's store call; a refusal (another annotator was first, a stale view) becomes
 # the message of the next run
 _act = store_act("audit_flash", "item")
-_answer = guarded(_act, "audit_flash", "item")  # refused sooner than 0.5 s after the view
 
 
 # ------------------------------------------------------------------ append a batch
@@ -305,72 +304,71 @@ else:
 
 # ------------------------------------------------------------------ queue
 st.subheader("Labelling queue")
-classes = list(status.classes)
-keys = class_shortcuts(classes)
-if status.queue:
-    q = status.queue[0]
-    st.markdown(f"**Next item: item_id {plain(q.item_id)}** (item {q.pos + 1:,}, routed with "
-                f"pi = {q.pi:.3g}; needed by {', '.join(plain(x) for x in q.needed_by)})")
-    left, right = st.columns(2)
-    left.dataframe(pd.DataFrame({"model": ["incumbent", "candidate"],
-                                 "prediction": [str(q.incumbent), str(q.candidate)]}),
-                   hide_index=True, width="stretch")
-    info = {}
-    if q.judge is not None:
-        info[project.judge_column] = f"{q.judge:.4g}"
-    if q.slice is not None:
-        info[project.slice_column] = q.slice
-    info.update({k: "" if v is None else f"{v:.4g}" if isinstance(v, float) else str(v)
-                 for k, v in q.extra.items()})
-    if info:
-        right.dataframe(pd.DataFrame({"column": list(info), "value": list(info.values())}),
-                        hide_index=True, width="stretch")
-    if not who:
-        st.warning("Enter your name in the sidebar to label: it goes into the evidence record.")
-    st.markdown("**The true class of this item** (keyboard: "
-                + ", ".join(f"`{k}` = {plain(c)}" for k, c in zip(keys, classes) if k)
-                + f", `{undo_shortcut(keys)}` = undo)")
-    actions = st.container(horizontal=True)
-    mark_shown(("audit", pid, status.last_seq))
-    for i, (cls, key) in enumerate(zip(classes, keys)):  # keyed by the view (`view_key`)
-        actions.button(f"class {plain(cls)}", key=view_key(f"audit_cls_{i}", status.last_seq),
-                       type="primary", disabled=not who, on_click=_answer,
-                       args=(store.label, pid, q.item_id, cls, who),
-                       kwargs={"expect_seq": status.last_seq,
-                               "view": ("audit", pid, status.last_seq),
-                               "shown": f"item_id {q.item_id}"}, **shortcut_kwargs(key))
-else:
-    actions = st.container(horizontal=True)
-    st.caption("Nothing to label: " + ("the audit has its verdict." if r.verdict != "continue"
-                                       else "append more traffic."))
-newest = status.newest_label  # named beside the button: undo takes back this one
-not_mine = newest is not None and not same_annotator(newest.annotator, who)
-actions.button("Undo last label", key=view_key("audit_undo", status.last_seq),
-               disabled=newest is None or not who or not_mine,
-               help=(f"The newest label (item_id {plain(str(newest.item_id))}) is "
-                     f"{plain(newest.annotator)}'s; only they can undo it." if not_mine and who
-                     else None),
-               on_click=_answer, args=(store.undo, pid, who),
-               kwargs={"expect_seq": status.last_seq, "view": ("audit", pid, status.last_seq),
-                       "shown": "the result of your last press"},
-               **shortcut_kwargs(undo_shortcut(keys)))
-if newest is not None:
-    st.caption(f"Undo takes back the newest label: item_id {plain(str(newest.item_id))} = "
-               f"{plain(str(newest.label))} ({plain(newest.annotator)}, event {newest.seq})"
-               + (f"; only {plain(newest.annotator)} can undo it." if not_mine else "."))
-view_buttons = tuple(f"audit_cls_{i}" for i in range(len(classes))) + ("audit_undo",)
-if lost_press(*(f"{b}@" for b in view_buttons)):  # any view's, as on the Label page
-    st.warning(LOST_PRESS)
+keys = class_shortcuts(list(status.classes))
+ukey = undo_shortcut(keys)
+panel_key = f"audit_panel_{pid}"
 
-# the progress after the queue: above it, the metrics (wrapped to two lines at 800 px)
-# pushed the item and its buttons below the fold of an 800 x 900 window (walk-throughs)
-metrics = st.container(horizontal=True, gap="large")
-metrics.metric("items seen", f"{r.items_seen:,} of {status.items:,}", width="content")
-metrics.metric("labels used", f"{r.labels_used:,}", width="content")
-metrics.metric("queue", f"{len(status.queue):,}", width="content")
-metrics.metric("batches", f"{len(status.batches):,}", width="content")
-metrics.metric("verdict", r.verdict + ("" if r.tier is None else f" (tier {r.tier})"),
-               width="content")
+
+def _on_presses() -> None:
+    """The browser sent its unacknowledged answers (`ui.label_panel.apply_audit_presses`)."""
+    sent = (st.session_state.get(panel_key) or {}).get("presses")
+    if not isinstance(sent, dict):
+        return
+    st.session_state["audit_panel_client"] = str(sent.get("client") or "")
+    st.session_state["audit_panel_echo"] = sent.get("sent")  # (see the Label page)
+    results = st.session_state.setdefault("audit_panel_results", {})
+    try:
+        apply_audit_presses(store, pid, who, sent.get("presses"), results)
+    except CertlibError as exc:
+        st.session_state["audit_flash"] = str(exc)
+
+
+def _on_refresh() -> None:
+    st.session_state["audit_panel_refresh"] = True
+
+
+verdict_drawn = r.verdict
+
+
+@st.fragment
+def _queue() -> None:
+    """The item to label and the progress: an answer reruns only this; the verdict, the
+    chart and the tables follow once the panel is quiet, or when the verdict changes."""
+    ss = st.session_state
+    try:
+        now = store.status(pid)
+    except CertlibError as exc:
+        st.error(plain(exc))
+        return
+    rn = now.result
+    if ss.pop("audit_panel_refresh", False) or rn.verdict != verdict_drawn:
+        st.rerun()
+    if "audit_flash" in ss:
+        st.error(plain(ss.pop("audit_flash")))
+    if now.queue and not who:
+        st.warning("Enter your name in the sidebar to label: it goes into the evidence record.")
+    if now.queue:
+        st.markdown("**The true class of this item** (keyboard: "
+                    + ", ".join(f"`{k}` = {plain(c)}" for k, c in zip(keys, now.classes) if k)
+                    + f", `{ukey}` = undo)")
+    label_panel(panel_key, audit_panel_data(now, store.lookahead(pid, now), who, keys, ukey,
+                                            ss.get("audit_panel_client"),
+                                            ss.get("audit_panel_results", {}),
+                                            ss.get("audit_panel_echo")),
+                on_presses=_on_presses, on_refresh=_on_refresh)
+    # the progress after the queue: above it, the metrics (wrapped to two lines at 800 px)
+    # pushed the item and its buttons below the fold of an 800 x 900 window
+    metrics = st.container(horizontal=True, gap="large")
+    metrics.metric("items seen", f"{rn.items_seen:,} of {now.items:,}", width="content")
+    metrics.metric("labels used", f"{rn.labels_used:,}", width="content")
+    metrics.metric("queue", f"{len(now.queue):,}", width="content")
+    metrics.metric("batches", f"{len(now.batches):,}", width="content")
+    metrics.metric("verdict", rn.verdict + ("" if rn.tier is None else f" (tier {rn.tier})"),
+                   width="content")
+
+
+_queue()
+panel_wake(sb)
 # the numbers `certlib audit` prints, rounded outwards (a walk-through could compare them
 # with the command line only by hovering the chart)
 st.caption(f"At item {r.items_seen:,}: rho (how often the models disagree) in "
@@ -585,4 +583,3 @@ with st.expander(f"Event log ({len(status.events)} events, nothing is ever delet
         st.dataframe(pd.DataFrame([e.to_dict() for e in reversed(status.events)]).astype(
             {"label": str}), hide_index=True, width="stretch")
 
-mark_drawn(("audit", pid, status.last_seq))  # last: answers are taken from now on

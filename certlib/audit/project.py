@@ -883,6 +883,26 @@ class AuditStore:
         project, items, batches, events = self._load(project_id)
         return _status(project, items, batches, events, self)
 
+    def lookahead(self, project_id, status: AuditStatus | None = None) -> dict:
+        """For each class, what the queue shows after the queue's first item is labelled
+        with it: (the next item, or None when nothing is left to label; the verdict then),
+        computed before the label is given, from the items and events (what the Audit
+        page's labelling panel draws at a key press).  Empty when the queue is.  Pass the
+        ``status`` just computed to save its recomputation."""
+        project, items, batches, events = self._load(project_id)
+        now = status if status is not None else _status(project, items, batches, events,
+                                                        None)
+        if not now.queue or now.last_seq != (events[-1].seq if events else 0):
+            return {}
+        first = now.queue[0]
+        seq = now.last_seq + 1
+        out = {}
+        for c in now.classes:
+            ev = AuditEvent(seq, "label", str(first.item_id), c, "", "", None)
+            after = _status(project, items, batches, tuple(events) + (ev,), None)
+            out[c] = (after.queue[0] if after.queue else None, after.result.verdict)
+        return out
+
     def stream(self, project_id):
         """(incumbent, candidate, labels in force, judge, slices, item ids) in arrival
         order: what `certlib.audit.audit` is given."""
