@@ -616,7 +616,9 @@ def load_pool(path, *, classes: Sequence | None = None, objective: str = "augrc"
                 f"classes={list(classes)} does not match the prob_ columns {prob_cols}"
             )
         class_list = declared if declared is not None else suffixes
-        P = np.column_stack([_float_column(df[c], c, rows, "probability") for c in prob_cols])
+        # + 0.0: a cell "-0" is the probability 0 (the same scores, so the same hash)
+        P = np.column_stack([_float_column(df[c], c, rows, "probability")
+                             for c in prob_cols]) + 0.0
         arg, scores = _prob_scores(P, prob_cols, rows)
         int_mode = all(isinstance(c, int) for c in class_list) and (
             label is None or label.dtype == pl.Int64)

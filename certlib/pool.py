@@ -453,9 +453,17 @@ class Pool:
                 raise ParameterError(f"extra column {key!r} has length {len(col)}; expected {n}")
             ex[str(key)] = col
         if derived is not None:
-            if derived.probabilities.shape[0] != n or len(derived.candidates) > K \
-                    or tuple(names[:len(derived.candidates)]) != derived.candidates:
-                raise ParameterError("derived must describe the first candidates of this pool")
+            from .derived_scores import builtin_scores
+
+            k = len(derived.candidates)
+            if derived.probabilities.shape[0] != n or k > K \
+                    or tuple(names[:k]) != derived.candidates \
+                    or not np.array_equal(np.vstack(builtin_scores(derived.probabilities))[:k],
+                                          confs_f[:k]):
+                # the hash covers the probabilities in place of these confidences: they
+                # must be what the rule derives from them
+                raise ParameterError("derived must describe the first candidates of this pool: "
+                                     "their confidences as the scoring rule derives them")
         return cls(names, class_t, _readonly(pred_codes), _readonly(confs_f),
                    _readonly(weights), _readonly(label_codes), rid, objective, shared, ex,
                    derived)

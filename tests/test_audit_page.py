@@ -431,3 +431,27 @@ def test_the_panel_sends_the_next_item_of_every_answer_and_takes_a_resend_once(s
     bad = panel_press(at, "c0", panel="audit_panel", row="no-such-item")
     assert "not the item to label now" in panel_result(at, bad, "audit_panel")["text"]
 
+
+
+def test_an_answer_names_its_class_and_a_changed_class_list_refuses_it(store_path):
+    """A batch adds classes but no event (the view's seq stands): an answer made before
+    names its class by value, so a class list that moved under it refuses the answer
+    instead of storing another class in that place."""
+    from certlib.audit.project import read_batch
+
+    at = _start()
+    store = AuditStore(store_path)
+    (project,) = store.projects()
+    item = _next_item(at)
+    data = panel_data(at, "audit_panel")
+    assert [a["value"] for a in data["answers"]] == ["0", "1"]
+    n = store.status(project.id).items
+    extra = SAMPLE[n:n + 5].drop("label").with_columns(
+        pl.Series("pred_candidate", [-1] * 5))  # a new class -1, sorted first
+    store.append_batch(project.id, read_batch(extra, name="more.csv"), who="bob")
+    assert list(store.status(project.id).classes)[:1] == [-1]
+    press = panel_press(at, "c0", panel="audit_panel", seq=data["seq"], row=str(item))
+    # (the helper sent the answer c0 with the value the page drew: 0)
+    res = panel_result(at, press, "audit_panel")
+    assert not res["ok"] and "The classes changed since that item was drawn" in res["text"], res
+    assert store.status(project.id).newest_label is None

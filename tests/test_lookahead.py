@@ -86,3 +86,35 @@ def test_lookahead_of_a_finished_session_is_empty(tmp_path):
                            pool=pool, expect_seq=prog.last_seq)
     assert all(la.final for la in ahead if la.answer != SKIP)
     assert store.progress(pid, pool).lookahead() == ()
+
+
+class _Names:
+    """Display names as the Pool page keeps them: none declared."""
+
+    @staticmethod
+    def label(c):
+        return str(c)
+
+
+def test_the_panel_marks_a_next_row_that_cannot_be_skipped(tmp_path):
+    """After Skip on the last row not yet skipped, the next row is a skipped one: the
+    panel draws it with Skip off (with Skip on, each press said "still being saved",
+    since a skipped row has no Skip lookahead)."""
+    from ui.label_panel import panel_data
+
+    pool = certlib.Pool.from_arrays([[0, 1, 0], [1, 1, 0]], [[3, 2, 1], [1, 2, 3]],
+                                    names=["a", "b"], classes=[0, 1])
+    store = LabelStore(tmp_path / "s.db")
+    pid = store.open_project(pool, "tiny", policy="static-range")
+    for _ in range(2):
+        _after(store, pid, pool, SKIP)
+    prog = store.progress(pid, pool)
+    assert pool.row_ids[prog.next_row] not in prog.skipped  # the last row not skipped
+    data = panel_data(prog, pool, "ana", _Names, tmp_path, ["0", "1"], "S", "U", "x", {})
+    assert not data["row"]["no_skip"]
+    after_skip = data["next"]["skip"]["row"]
+    assert after_skip["no_skip"] and int(after_skip["key"]) in prog.skipped
+    for c in ("c0", "c1"):  # a label leaves the others skipped: the next one is one of them
+        nxt = data["next"][c]["row"]
+        assert nxt is None or nxt["no_skip"] == (int(nxt["key"]) in prog.skipped)
+    assert [a["value"] for a in data["answers"][:2]] == ["0", "1"]

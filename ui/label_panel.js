@@ -19,7 +19,7 @@ const PANELS = new WeakMap();
 const CLIENT = (globalThis.crypto && crypto.randomUUID) ? crypto.randomUUID()
   : String(Math.random()).slice(2) + String(Date.now());
 let PRESSES = 0;  // press ids are unique for the page's life, across remounts of the panel
-const RESEND_MS = 1500;  // an answer not acknowledged by then is sent again
+const RESEND_MS = 1000;  // an answer not acknowledged by then is sent again
 const SETTLE_MS = 900;   // idle this long after the last acknowledgement: refresh the page
 
 function deepActive() {
@@ -132,7 +132,7 @@ function say(p, text, kind) {
 }
 
 function drawStatus(p) {
-  const pending = p.outbox.filter(x => x.kind !== "refresh");
+  const pending = p.outbox;
   p.status.setAttribute("data-pending", String(pending.length));
   p.status.setAttribute("data-saved", String(p.saved));
   p.status.setAttribute("data-refused", String(p.refused));
@@ -146,6 +146,10 @@ function drawStatus(p) {
 
 // ------------------------------------------------------------------ presses
 function send(p) {
+  // while the whole page reruns (a refresh), a trigger of the panel's fragment is
+  // dropped by Streamlit: the answers wait for the run's data (`reconcile` sends them)
+  if (p.refreshing && performance.now() - p.refreshing < 5000) return;
+  p.refreshing = 0;
   const presses = p.outbox.map(({ what, ...rest }) => rest);
   p.sentAt = performance.now();
   p.setTrigger("presses", { client: p.client, presses, sent: ++p.sends });
@@ -199,10 +203,12 @@ function press(p, id) {
     drawStatus(p);
     return false;
   }
-  p.outbox.push({ id: p.client + ":" + (++PRESSES),
+  const entry = { id: p.client + ":" + (++PRESSES),
                   kind: id === "skip" ? "skip" : (d.kind || "label"),
                   answer: id, row: v.row.key, seq: v.seq,
-                  what: v.row.title + " = " + answer.label });
+                  what: v.row.title + " = " + answer.label };
+  if (answer.value !== undefined) entry.value = answer.value;  // checked by the server
+  p.outbox.push(entry);
   if (next && next.row) {
     drawRow(p, { row: next.row, seq: v.seq + 1, next: null }, "ahead");
   } else {
@@ -217,6 +223,7 @@ function press(p, id) {
 
 function onKey(p, e) {
   if (!(p.root.host || p.root).isConnected) { teardown(p); return; }
+  if (e.defaultPrevented) return;  // another panel of the page took this key
   if (e.ctrlKey || e.metaKey || e.altKey || e.repeat || typing()) return;
   const d = p.data;
   const k = keyName(e.key);
@@ -228,7 +235,7 @@ function onKey(p, e) {
     return;  // no row to answer (the session is done): the key is the page's (reviews)
   }
   e.preventDefault();
-  e.stopPropagation();
+  e.stopImmediatePropagation();  // one key, one panel (the label panel and the review's)
   press(p, id);
 }
 
@@ -236,6 +243,11 @@ function onKey(p, e) {
 function reconcile(p) {
   const d = p.data;
   p.resends = 0;  // the server is answering
+  if (p.refreshing && d.run !== p.lastRun) {  // the page's run is over: send what waits
+    p.refreshing = 0;
+    if (p.outbox.length) setTimeout(() => send(p), 0);
+  }
+  p.lastRun = d.run;
   const results = d.client === p.client ? d.results : {};
   let refusedText = null;
   const kept = [];
@@ -262,9 +274,10 @@ function reconcile(p) {
     drawStatus(p);
     return;
   }
-  if (p.shown && p.shown.row && server.row && p.shown.seq === server.seq
-      && p.shown.row.key === server.row.key) {
-    p.shown.next = server.next;  // the same row: it stays painted, its time counts on
+  if (p.shown && p.shown.row && server.row && p.shown.row.key === server.row.key) {
+    // the same row (at the same view, or a newer one that did not move it: a budget
+    // extended, a row queued for review): it stays painted and its time counts on
+    p.shown = { row: server.row, seq: server.seq, next: server.next };
     drawButtons(p);
   } else {
     const moved = p.shown && p.shown.row && refusedText === null && p.lastDraw !== "undo";
@@ -280,16 +293,22 @@ function reconcile(p) {
 function tick(p) {
   if (p.dead) return;
   const now = performance.now();
-  if (p.outbox.length && now - p.sentAt > RESEND_MS) {  // a trigger lost on the way
+  const refreshing = p.refreshing && now - p.refreshing < 5000;
+  if (p.outbox.length && !refreshing && now - p.sentAt > RESEND_MS) {  // a trigger lost
     // twice unanswered: the server may have restarted, and a fresh session knows no
     // fragment, so the panel's triggers go nowhere: wake the whole page (its sidebar
     // component, `label_panel_wake`), which draws the fragment anew, then send again
     p.resends += 1;
-    if (p.resends >= 2 && globalThis.__certlibPanelWake) globalThis.__certlibPanelWake();
+    if (p.resends >= 2 && now - p.wokeAt > 10000 && globalThis.__certlibPanelWake) {
+      p.wokeAt = now;  // once per outage: a page run that takes long is not interrupted
+      globalThis.__certlibPanelWake();
+    }
     send(p);
   }
-  if (!p.outbox.length && p.unsettled && now - p.sentAt > SETTLE_MS) {
+  if (!p.outbox.length && p.unsettled && p.data.refresh !== false
+      && now - p.sentAt > SETTLE_MS) {
     p.unsettled = false;  // quiet now: let the rest of the page catch up (chart, log)
+    p.refreshing = now;
     p.setTrigger("refresh", ++p.refreshes);
   }
 }
@@ -309,7 +328,8 @@ export default function (component) {
   if (!p) {
     const q = (s) => parentElement.querySelector(s);
     p = { root: parentElement, client: CLIENT, shown: null, paintedAt: Infinity,
-          outbox: [], sends: 0, resends: 0, sentAt: 0, refreshes: 0, saved: 0, refused: 0,
+          outbox: [], sends: 0, resends: 0, refreshing: 0, lastRun: null, sentAt: 0, wokeAt: -1e9,
+          refreshes: 0, saved: 0, refused: 0,
           drawToken: 0, draws: 0, gen: 0, dead: false, unsettled: false, lastSaved: "",
           rowBox: q(".cl-row"), buttons: q(".cl-buttons"), msg: q(".cl-msg"),
           status: q(".cl-status"), undoNote: q(".cl-undo-note") };

@@ -37,7 +37,7 @@ clock, from the first animation frame after the row was drawn).  Double presses 
 Chromium came 30-200 ms apart; a person reading a row and answering it takes longer
 (bench/bench_label_panel.py)."""
 
-MAX_IMAGE_BYTES = 4 * 1024**2  # an image column's file beyond this is named, not sent
+MAX_IMAGE_BYTES = 1024**2  # an image column's file beyond this is named, not sent
 _RESULTS_KEPT = 500  # the acknowledgements a session remembers (a browser resends few)
 
 _HERE = Path(__file__).resolve().parent
@@ -67,6 +67,15 @@ def panel_wake(container) -> None:
     fragment: its trigger reruns the whole page."""
     with container:
         _wake(key="label_panel_wake", data={}, on_wake_change=lambda: None, height=0)
+
+
+def _run_number() -> int:
+    """A number new at every run that draws a panel: the panel's data is then never equal
+    to the last sent (Streamlit sends equal data no more), so the browser hears of each
+    run and knows a whole-page run is over."""
+    n = st.session_state.get("_label_panel_run", 0) + 1
+    st.session_state["_label_panel_run"] = n
+    return n
 
 
 def row_key(pool, row: int) -> str:
@@ -113,6 +122,13 @@ def _answer_id(i: int) -> str:
     return f"c{i}"
 
 
+def _value_text(c) -> str:
+    """A class as the press carries it back, checked by the server (`_class_of`): an
+    answer names the class itself, not only its place in a list that can change (the
+    Audit page's classes grow with a batch, and a batch is no event)."""
+    return str(python_scalar(c))
+
+
 def panel_data(prog, pool, who: str, display, folder, keys, skip_key, undo_key,
                client: str | None, results: dict, echo=None) -> dict:
     """The panel's data for the project as ``prog`` shows it: the row (None when the
@@ -121,17 +137,24 @@ def panel_data(prog, pool, who: str, display, folder, keys, skip_key, undo_key,
     r = prog.next_row
     skipped = set(prog.skipped)
     answers = [{"id": _answer_id(i), "label": str(display.label(c)) or f"class {c}",
-                "key": k} for i, (c, k) in enumerate(zip(pool.classes, keys))]
+                "key": k, "value": _value_text(c)}
+               for i, (c, k) in enumerate(zip(pool.classes, keys))]
     answers.append({"id": SKIP, "label": "Skip", "key": skip_key})
-    nxt = {}
+    nxt, views = {}, {}
+    here = None if r is None else pool.row_ids[r]
     for la in prog.lookahead():
         aid = SKIP if la.answer == SKIP else _answer_id(pool.classes.index(la.answer))
         if la.final or la.next_row is None:
             nxt[aid] = {"row": None, "wait": f"Saving your answer: the session is then "
                                              f"{la.status}."}
-        else:
-            back = pool.row_ids[la.next_row] in skipped and aid != SKIP
-            nxt[aid] = {"row": row_view(pool, la.next_row, display, folder, back)}
+            continue
+        # skipped after this answer: the rows skipped now, less this row once labelled,
+        # plus this row once skipped (only skipped rows left: the row cannot be skipped)
+        after = (skipped | {here}) if aid == SKIP else (skipped - {here})
+        back = pool.row_ids[la.next_row] in after
+        if (la.next_row, back) not in views:  # one view per distinct next row
+            views[la.next_row, back] = row_view(pool, la.next_row, display, folder, back)
+        nxt[aid] = {"row": views[la.next_row, back]}
     newest = prog.labels[-1] if prog.labels else None
     mine = bool(who) and newest is not None and same_annotator(newest.annotator, who)
     if newest is None:
@@ -159,7 +182,7 @@ def panel_data(prog, pool, who: str, display, folder, keys, skip_key, undo_key,
         "disabled_text": "Enter your name in the sidebar to label: it goes into the "
                          "evidence record.",
         "guard_ms": GUARD_MS,
-        "client": client,
+        "client": client, "run": _run_number(),
         "echo": echo,  # the last trigger taken from this client (its `sent` number)
         # this browser's acknowledgements only (ids start with its client id), the newest
         "results": dict(list((k, v) for k, v in results.items()
@@ -190,7 +213,7 @@ def _refusal(exc) -> dict:
     return {"ok": False, "text": text[:1].upper() + text[1:]}  # a sentence on the page
 
 
-def take_presses(presses, results: dict, state, seq_of, act, saved_before, stale):
+def take_presses(presses, results: dict, state, seq_of, act, refresh, saved_before, stale):
     """The server's side of the panel's protocol, for any store: take each press not yet
     in ``results`` (press id -> {"ok", "text"}), in order.  A press on the view the store
     is at (``seq_of(state)``) goes to ``act(state, press)``, which returns the new state
@@ -207,13 +230,15 @@ def take_presses(presses, results: dict, state, seq_of, act, saved_before, stale
                 {"ok": False, "text": stale(press)}
             continue
         try:
-            state = act(state, press)
+            act(state, press)
         except StaleStateError:
             results[key] = {"ok": False, "text": stale(press)}
+            continue
         except CertlibError as exc:
             results[key] = _refusal(exc)
-        else:
-            results[key] = _SAVED
+            continue
+        results[key] = _SAVED  # in the store: whatever reading it back does
+        state = refresh(state)
     while len(results) > _RESULTS_KEPT:
         results.pop(next(iter(results)))
     return state
@@ -224,6 +249,10 @@ def _class_of(press, classes):
     i = int(aid[1:]) if aid[:1] == "c" and aid[1:].isdigit() else -1
     if not 0 <= i < len(classes):
         raise CertlibError(f"unknown answer {aid!r}: nothing was saved")
+    if "value" in press and str(press["value"]) != _value_text(classes[i]):
+        raise CertlibError(f"the classes changed since that item was drawn (class "
+                           f"{press['value']} is now {_value_text(classes[i])} in this "
+                           "place), so nothing was saved: check the item and answer again")
     return classes[i]
 
 
@@ -254,7 +283,6 @@ def apply_presses(store, project_id: int, pool, who: str, presses, results: dict
                                    expect_seq=seq)
         else:
             raise CertlibError(f"unknown press {kind!r}: nothing was saved")
-        return store.resume(project_id, pool, since=prog)
 
     def saved_before(prog, press):
         kind = press.get("kind")
@@ -269,7 +297,9 @@ def apply_presses(store, project_id: int, pool, who: str, presses, results: dict
         return stale_message(store, project_id, who, seq if isinstance(seq, int) else 0)
 
     return take_presses(presses, results, store.resume(project_id, pool, since=since),
-                        lambda prog: prog.last_seq, act, saved_before, stale)
+                        lambda prog: prog.last_seq, act,
+                        lambda prog: store.resume(project_id, pool, since=prog),
+                        saved_before, stale)
 
 
 # ------------------------------------------------------------------ blind review
@@ -285,7 +315,8 @@ def review_panel_data(prog, pool, who: str, display, folder, keys, client, resul
     mine = open_for(prog.reviews, who) if who else ()
     keys = keys or [None] * len(pool.classes)
     answers = [{"id": _answer_id(i), "label": str(display.label(c)) or f"class {c}",
-                "key": k} for i, (c, k) in enumerate(zip(pool.classes, keys))]
+                "key": k, "value": _value_text(c)}
+               for i, (c, k) in enumerate(zip(pool.classes, keys))]
 
     def view(item):
         v = row_view(pool, pool.position(item.row_id), display, folder, True)
@@ -302,9 +333,9 @@ def review_panel_data(prog, pool, who: str, display, folder, keys, client, resul
     return {
         "kind": "review", "seq": prog.last_seq, "row": view(mine[0]) if mine else None,
         "wait": "No row waits for your review.", "next": nxt, "answers": answers,
-        "undo": None, "enabled": bool(who),
+        "undo": None, "enabled": bool(who), "refresh": False,  # its press reruns the page
         "disabled_text": "Enter your name in the sidebar to review.",
-        "guard_ms": GUARD_MS, "client": client, "echo": echo,
+        "guard_ms": GUARD_MS, "client": client, "echo": echo, "run": _run_number(),
         "results": dict(list((k, v) for k, v in results.items()
                              if client and k.startswith(f"{client}:"))[-60:]),
     }
@@ -328,7 +359,6 @@ def apply_review_presses(store, project_id: int, pool, who: str, presses, result
                                "again.")
         store.append_review(project_id, mine[0].row_id, _class_of(press, pool.classes), who,
                             pool=pool, expect_seq=press.get("seq"))
-        return store.resume(project_id, pool, since=prog)
 
     def saved_before(prog, press):
         try:
@@ -342,7 +372,9 @@ def apply_review_presses(store, project_id: int, pool, who: str, presses, result
         return stale_message(store, project_id, who, seq if isinstance(seq, int) else 0)
 
     return take_presses(presses, results, store.resume(project_id, pool, since=since),
-                        lambda prog: prog.last_seq, act, saved_before, stale)
+                        lambda prog: prog.last_seq, act,
+                        lambda prog: store.resume(project_id, pool, since=prog),
+                        saved_before, stale)
 
 
 # ------------------------------------------------------------------ the Audit page
@@ -368,8 +400,8 @@ def audit_panel_data(status, ahead: dict, who: str, keys, undo_key, client, resu
     """The panel's data for an audit as ``status`` shows it; ``ahead``:
     `certlib.audit.project.AuditStore.lookahead` of it."""
     q = status.queue[0] if status.queue else None
-    answers = [{"id": _answer_id(i), "label": f"class {c}", "key": k}
-               for i, (c, k) in enumerate(zip(status.classes, keys))]
+    answers = [{"id": _answer_id(i), "label": f"class {c}", "key": k,
+                "value": _value_text(c)} for i, (c, k) in enumerate(zip(status.classes, keys))]
     nxt = {}
     for i, c in enumerate(status.classes):
         if c not in ahead:
@@ -399,7 +431,7 @@ def audit_panel_data(status, ahead: dict, who: str, keys, undo_key, client, resu
         "enabled": bool(who),
         "disabled_text": "Enter your name in the sidebar to label: it goes into the "
                          "evidence record.",
-        "guard_ms": GUARD_MS, "client": client, "echo": echo,
+        "guard_ms": GUARD_MS, "client": client, "echo": echo, "run": _run_number(),
         "results": dict(list((k, v) for k, v in results.items()
                              if client and k.startswith(f"{client}:"))[-60:]),
     }
@@ -425,7 +457,6 @@ def apply_audit_presses(store, project_id: int, who: str, presses, results: dict
                         expect_seq=seq)
         else:
             raise CertlibError(f"unknown press {kind!r}: nothing was saved")
-        return store.status(project_id)
 
     def saved_before(status, press):
         seq, kind = press.get("seq"), press.get("kind")
@@ -450,7 +481,8 @@ def apply_audit_presses(store, project_id: int, who: str, presses, results: dict
                              what="item")
 
     return take_presses(presses, results, store.status(project_id),
-                        lambda status: status.last_seq, act, saved_before, stale)
+                        lambda status: status.last_seq, act,
+                        lambda status: store.status(project_id), saved_before, stale)
 
 
 def label_panel(key: str, data: dict, on_presses, on_refresh):

@@ -304,8 +304,6 @@ else:
 
 # ------------------------------------------------------------------ queue
 st.subheader("Labelling queue")
-keys = class_shortcuts(list(status.classes))
-ukey = undo_shortcut(keys)
 panel_key = f"audit_panel_{pid}"
 
 
@@ -345,6 +343,10 @@ def _queue() -> None:
         st.rerun()
     if "audit_flash" in ss:
         st.error(plain(ss.pop("audit_flash")))
+    # from this run's classes (a batch adds classes and no event; each answer names its
+    # class, checked by the server)
+    keys = class_shortcuts(list(now.classes))
+    ukey = undo_shortcut(keys)
     if now.queue and not who:
         st.warning("Enter your name in the sidebar to label: it goes into the evidence record.")
     if now.queue:
