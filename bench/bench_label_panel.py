@@ -204,6 +204,7 @@ def doubles(page, store_path, pairs: int, rng) -> dict:
 
 
 def kill_burst(page, env, port, store_path, proc, rng, csv) -> tuple:
+    start = len(store_labels(store_path))
     page.evaluate(RECORD_JS)
     wait_row(page)
     page.wait_for_timeout(400)
@@ -229,7 +230,7 @@ def kill_burst(page, env, port, store_path, proc, rng, csv) -> tuple:
     resumed = page.evaluate(PANEL_ROW_JS)
     out = {"shown_saved_at_kill": shown_saved, "in_store_at_kill": len(in_store),
            "shown_saved_missing": max(0, shown_saved - len(in_store)),
-           "extra_in_store": sum(1 for s in after[-20:] if s not in presses),
+           "extra_in_store": sum(1 for s in after[start:] if s not in presses),
            "in_store_after_restart": len(after), "duplicates": len(after) - len(set(after)),
            "panel_row_after_restart": resumed,
            "store_next_row": None if nxt is None else str(pool.row_ids[nxt])}
