@@ -134,30 +134,20 @@ def _review_panel(prog, store, pool, who: str, keys) -> None:
     """The row waiting for ``who``'s blind review and its class answers, in the browser
     (`ui.label_panel`: the double-press guard on the browser's clock)."""
     from ui.common import class_settings
-    from ui.label_panel import apply_review_presses, label_panel, review_panel_data
+    from ui.label_panel import (apply_review_presses, label_panel, panel_state,
+                                presses_callback, review_panel_data)
 
     pid = prog.project.id
     key = f"review_panel_{pid}"
 
-    def on_presses() -> None:
-        sent = (st.session_state.get(key) or {}).get("presses")
-        if not isinstance(sent, dict):
-            return
-        st.session_state["review_panel_client"] = str(sent.get("client") or "")
-        st.session_state["review_panel_echo"] = sent.get("sent")
-        results = st.session_state.setdefault("review_panel_results", {})
-        try:
-            st.session_state["label_progress"] = apply_review_presses(
-                store, pid, pool, who, sent.get("presses"), results,
-                since=st.session_state.get("label_progress"))
-        except CertlibError as exc:
-            st.session_state["label_flash"] = str(exc)
-
-    ss = st.session_state
+    on_presses = presses_callback(
+        key, "review_panel",
+        lambda presses, results: apply_review_presses(
+            store, pid, pool, who, presses, results,
+            since=st.session_state.get("label_progress")),
+        "label_flash", keep="label_progress")
     label_panel(key, review_panel_data(prog, pool, who, class_settings(), pool_folder(), keys,
-                                       ss.get("review_panel_client"),
-                                       ss.get("review_panel_results", {}),
-                                       ss.get("review_panel_echo")),
+                                       *panel_state("review_panel")),
                 on_presses=on_presses, on_refresh=lambda: None)
 
 

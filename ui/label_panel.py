@@ -29,7 +29,8 @@ from certlib.store import StaleStateError
 
 __all__ = ["GUARD_MS", "MAX_IMAGE_BYTES", "apply_audit_presses", "apply_presses",
            "apply_review_presses", "audit_panel_data", "label_panel", "panel_data",
-           "panel_wake", "review_panel_data", "row_key", "take_presses"]
+           "panel_state", "panel_wake", "presses_callback", "review_panel_data", "row_key",
+           "take_presses"]
 
 GUARD_MS = 250
 """A press counts only for a row painted on screen at least this long (the browser's
@@ -190,9 +191,10 @@ def panel_data(prog, pool, who: str, display, folder, keys, skip_key, undo_key,
     }
 
 
-def _already_saved(events, press, kind, label, who) -> bool:
+def _already_saved(events, press, kind, label, who, key: str = "row_id") -> bool:
     """Whether the event after the press's view is the press itself: saved before this
-    server lost its acknowledgement (a restart), so not saved twice nor refused."""
+    server lost its acknowledgement (a restart), so not saved twice nor refused.
+    ``key``: the event's attribute naming what was answered (an audit's ``item_id``)."""
     seq = press.get("seq")
     if not isinstance(seq, int) or not 0 <= seq < len(events):
         return False
@@ -201,7 +203,7 @@ def _already_saved(events, press, kind, label, who) -> bool:
         return False
     if kind == "undo":
         return True
-    return str(e.row_id) == str(press.get("row")) and (
+    return str(getattr(e, key)) == str(press.get("row")) and (
         kind == "skip" or python_scalar(e.label) == python_scalar(label))
 
 
@@ -263,7 +265,6 @@ def apply_presses(store, project_id: int, pool, who: str, presses, results: dict
     or skip ``row`` (`row_key`) and ``answer`` (``c<i>``, class i of the pool, or
     "skip").  A press on another row than the store's next one is refused.  Returns the
     project's progress afterwards."""
-    from ui.label_errors import stale_message
 
     def act(prog, press):
         kind, seq = press.get("kind"), press.get("seq")
@@ -291,6 +292,15 @@ def apply_presses(store, project_id: int, pool, who: str, presses, results: dict
         except CertlibError:
             return False
         return _already_saved(prog.events, press, kind, label, who)
+
+    return _take_on_project(store, project_id, pool, who, presses, results, since, act,
+                            saved_before)
+
+
+def _take_on_project(store, project_id, pool, who, presses, results, since, act,
+                     saved_before):
+    """`take_presses` on a labelling project: its progress is the state."""
+    from ui.label_errors import stale_message
 
     def stale(press):
         seq = press.get("seq")
@@ -347,7 +357,6 @@ def apply_review_presses(store, project_id: int, pool, who: str, presses, result
     reviewed (`row_key`), ``answer`` ``c<i>``.  A review of another row than the first one
     waiting for ``who`` is refused.  Returns the project's progress afterwards."""
     from certlib.reviews import open_for
-    from ui.label_errors import stale_message
 
     def act(prog, press):
         if press.get("kind") != "review":
@@ -367,14 +376,8 @@ def apply_review_presses(store, project_id: int, pool, who: str, presses, result
             return False
         return _already_saved(prog.events, press, "review", label, who)
 
-    def stale(press):
-        seq = press.get("seq")
-        return stale_message(store, project_id, who, seq if isinstance(seq, int) else 0)
-
-    return take_presses(presses, results, store.resume(project_id, pool, since=since),
-                        lambda prog: prog.last_seq, act,
-                        lambda prog: store.resume(project_id, pool, since=prog),
-                        saved_before, stale)
+    return _take_on_project(store, project_id, pool, who, presses, results, since, act,
+                            saved_before)
 
 
 # ------------------------------------------------------------------ the Audit page
@@ -459,21 +462,12 @@ def apply_audit_presses(store, project_id: int, who: str, presses, results: dict
             raise CertlibError(f"unknown press {kind!r}: nothing was saved")
 
     def saved_before(status, press):
-        seq, kind = press.get("seq"), press.get("kind")
-        events = status.events
-        if not isinstance(seq, int) or not 0 <= seq < len(events):
-            return False
-        e = events[seq]
-        if e.kind != kind or not same_annotator(e.annotator, who):
-            return False
-        if kind == "undo":
-            return True
+        kind = press.get("kind")
         try:
-            value = _class_of(press, list(status.classes))
+            value = _class_of(press, list(status.classes)) if kind == "label" else None
         except CertlibError:
             return False
-        return str(e.item_id) == str(press.get("row")) and \
-            python_scalar(e.label) == python_scalar(value)
+        return _already_saved(status.events, press, kind, value, who, key="item_id")
 
     def stale(press):
         seq = press.get("seq")
@@ -483,6 +477,37 @@ def apply_audit_presses(store, project_id: int, who: str, presses, results: dict
     return take_presses(presses, results, store.status(project_id),
                         lambda status: status.last_seq, act,
                         lambda status: store.status(project_id), saved_before, stale)
+
+
+def presses_callback(key: str, prefix: str, apply, flash: str, keep: str | None = None):
+    """The ``on_presses`` callback of the panel keyed ``key``: the browser's unacknowledged
+    answers go to ``apply(presses, results)`` (an ``apply_*_presses``); the client, the
+    trigger's number (echoed in the data: data equal to the last sent is not sent again,
+    and the browser must hear back even when nothing changed) and the acknowledgements
+    are kept under ``<prefix>_client``, ``_echo``, ``_results`` (`panel_state`), the
+    result of ``apply`` under ``keep``, a refusal of the whole batch under ``flash``."""
+    def callback() -> None:
+        ss = st.session_state
+        sent = (ss.get(key) or {}).get("presses")
+        if not isinstance(sent, dict):
+            return
+        ss[f"{prefix}_client"] = str(sent.get("client") or "")
+        ss[f"{prefix}_echo"] = sent.get("sent")
+        results = ss.setdefault(f"{prefix}_results", {})
+        try:
+            out = apply(sent.get("presses"), results)
+        except CertlibError as exc:  # the project or pool went away meanwhile
+            ss[flash] = str(exc)
+            return
+        if keep:
+            ss[keep] = out
+    return callback
+
+
+def panel_state(prefix: str) -> tuple:
+    """(client, acknowledgements, echo) kept by `presses_callback` for a data builder."""
+    ss = st.session_state
+    return ss.get(f"{prefix}_client"), ss.get(f"{prefix}_results", {}), ss.get(f"{prefix}_echo")
 
 
 def label_panel(key: str, data: dict, on_presses, on_refresh):

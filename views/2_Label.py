@@ -29,7 +29,8 @@ from ui.common import (LOST_PRESS, acted, annotator_input, brought_in, budget_in
                        set_url_kept, skip_shortcut, sticky,
                        tolerance_input, undo_shortcut, url_kept, view_key)
 from ui.label_errors import begin_run, label_act, margin_panel
-from ui.label_panel import apply_presses, label_panel, panel_data, panel_wake
+from ui.label_panel import (apply_presses, label_panel, panel_data, panel_state, panel_wake,
+                            presses_callback)
 
 begin_run()  # first: this run's callbacks (`store_act`) have run by now
 st.title("Label the pool, one row at a time")
@@ -234,22 +235,11 @@ display = class_settings()  # read once per run (a file read), used for every cl
 panel_key = f"label_panel_{pid}"
 
 
-def _on_presses() -> None:
-    """The browser sent its unacknowledged answers (`ui.label_panel.apply_presses`)."""
-    sent = (st.session_state.get(panel_key) or {}).get("presses")
-    if not isinstance(sent, dict):
-        return
-    st.session_state["label_panel_client"] = str(sent.get("client") or "")
-    # echoed in the panel's data: data equal to the last sent is not sent again, and
-    # the browser must hear back even when nothing changed (a resend already taken)
-    st.session_state["label_panel_echo"] = sent.get("sent")
-    results = st.session_state.setdefault("label_panel_results", {})
-    try:
-        st.session_state["label_progress"] = apply_presses(
-            store, pid, pool, who, sent.get("presses"), results,
-            since=st.session_state.get("label_progress"))
-    except CertlibError as exc:  # the project or pool went away meanwhile
-        st.session_state["label_flash"] = plain(exc)
+_on_presses = presses_callback(
+    panel_key, "label_panel",
+    lambda presses, results: apply_presses(store, pid, pool, who, presses, results,
+                                           since=st.session_state.get("label_progress")),
+    "label_flash", keep="label_progress")
 
 
 def _on_refresh() -> None:
@@ -283,9 +273,7 @@ def _panel() -> None:
                                 for k, c in zip(keys, pool.classes) if k)
                     + (f", `{skey}` = skip" if skey else "") + f", `{ukey}` = undo)")
     label_panel(panel_key, panel_data(now, pool, who, display, pool_folder(), keys, skey, ukey,
-                                      ss.get("label_panel_client"),
-                                      ss.get("label_panel_results", {}),
-                                      ss.get("label_panel_echo")),
+                                      *panel_state("label_panel")),
                 on_presses=_on_presses, on_refresh=_on_refresh)
     if now.skipped and now.next_row is not None:
         n_skip = len(now.skipped)

@@ -25,7 +25,8 @@ from ui.common import (ROOT, annotator_input, brought_in, class_shortcuts, held_
                        keep_annotator, number_box, outward_end, outward_interval, plain,
                        set_url_kept, sticky, undo_shortcut, url_kept)
 from ui.label_errors import begin_run, store_act
-from ui.label_panel import apply_audit_presses, audit_panel_data, label_panel, panel_wake
+from ui.label_panel import (apply_audit_presses, audit_panel_data, label_panel, panel_state,
+                            panel_wake, presses_callback)
 
 SAMPLE = ROOT / "sample_data" / "audit_stream.csv"
 SAMPLE_TAG = "sample_data/audit_stream.csv"
@@ -307,18 +308,10 @@ st.subheader("Labelling queue")
 panel_key = f"audit_panel_{pid}"
 
 
-def _on_presses() -> None:
-    """The browser sent its unacknowledged answers (`ui.label_panel.apply_audit_presses`)."""
-    sent = (st.session_state.get(panel_key) or {}).get("presses")
-    if not isinstance(sent, dict):
-        return
-    st.session_state["audit_panel_client"] = str(sent.get("client") or "")
-    st.session_state["audit_panel_echo"] = sent.get("sent")  # (see the Label page)
-    results = st.session_state.setdefault("audit_panel_results", {})
-    try:
-        apply_audit_presses(store, pid, who, sent.get("presses"), results)
-    except CertlibError as exc:
-        st.session_state["audit_flash"] = str(exc)
+_on_presses = presses_callback(
+    panel_key, "audit_panel",
+    lambda presses, results: apply_audit_presses(store, pid, who, presses, results),
+    "audit_flash")
 
 
 def _on_refresh() -> None:
@@ -354,9 +347,7 @@ def _queue() -> None:
                     + ", ".join(f"`{k}` = {plain(c)}" for k, c in zip(keys, now.classes) if k)
                     + f", `{ukey}` = undo)")
     label_panel(panel_key, audit_panel_data(now, store.lookahead(pid, now), who, keys, ukey,
-                                            ss.get("audit_panel_client"),
-                                            ss.get("audit_panel_results", {}),
-                                            ss.get("audit_panel_echo")),
+                                            *panel_state("audit_panel")),
                 on_presses=_on_presses, on_refresh=_on_refresh)
     # the progress after the queue: above it, the metrics (wrapped to two lines at 800 px)
     # pushed the item and its buttons below the fold of an 800 x 900 window
