@@ -168,7 +168,7 @@ def test_a_visit_to_another_page_keeps_the_project_and_the_name(server, browser)
 @pytest.mark.parametrize("gap_ms", [30, 120, 200])
 def test_a_quick_double_press_labels_only_rows_shown(server, browser, gap_ms):
     """A key pressed twice quickly must not label a row the person has not read (a
-    walk-through: double presses 150-300 ms apart saved the second on the next row).
+    double presses 150-300 ms apart once saved the second on the next row).
     The panel draws the next row at the first press and refuses, and says, a press on a
     row painted under 250 ms before: on the browser's clock, whatever the server does."""
     page = _start_project(browser, server, "ana", 800)

@@ -191,6 +191,17 @@ def panel_data(prog, pool, who: str, display, folder, keys, skip_key, undo_key,
     }
 
 
+def _saved_before(events, press, classes, who, key: str = "row_id") -> bool:
+    """`_already_saved` for a press as sent: its class read from ``classes`` (a press
+    whose class no longer reads was not saved as it is)."""
+    kind = press.get("kind")
+    try:
+        label = _class_of(press, classes) if kind in ("label", "review") else None
+    except CertlibError:
+        return False
+    return _already_saved(events, press, kind, label, who, key)
+
+
 def _already_saved(events, press, kind, label, who, key: str = "row_id") -> bool:
     """Whether the event after the press's view is the press itself: saved before this
     server lost its acknowledgement (a restart), so not saved twice nor refused.
@@ -286,12 +297,7 @@ def apply_presses(store, project_id: int, pool, who: str, presses, results: dict
             raise CertlibError(f"unknown press {kind!r}: nothing was saved")
 
     def saved_before(prog, press):
-        kind = press.get("kind")
-        try:
-            label = _class_of(press, pool.classes) if kind == "label" else None
-        except CertlibError:
-            return False
-        return _already_saved(prog.events, press, kind, label, who)
+        return _saved_before(prog.events, press, pool.classes, who)
 
     return _take_on_project(store, project_id, pool, who, presses, results, since, act,
                             saved_before)
@@ -370,11 +376,7 @@ def apply_review_presses(store, project_id: int, pool, who: str, presses, result
                             pool=pool, expect_seq=press.get("seq"))
 
     def saved_before(prog, press):
-        try:
-            label = _class_of(press, pool.classes)
-        except CertlibError:
-            return False
-        return _already_saved(prog.events, press, "review", label, who)
+        return _saved_before(prog.events, press, pool.classes, who)
 
     return _take_on_project(store, project_id, pool, who, presses, results, since, act,
                             saved_before)
@@ -462,12 +464,7 @@ def apply_audit_presses(store, project_id: int, who: str, presses, results: dict
             raise CertlibError(f"unknown press {kind!r}: nothing was saved")
 
     def saved_before(status, press):
-        kind = press.get("kind")
-        try:
-            value = _class_of(press, list(status.classes)) if kind == "label" else None
-        except CertlibError:
-            return False
-        return _already_saved(status.events, press, kind, value, who, key="item_id")
+        return _saved_before(status.events, press, list(status.classes), who, key="item_id")
 
     def stale(press):
         seq = press.get("seq")
