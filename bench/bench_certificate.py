@@ -20,8 +20,8 @@ import time
 
 import numpy as np
 
-from certlib.certificate import certify
-from certlib.pool import Pool
+from certlib.certificates.certificate import certify
+from certlib.core.pool import Pool
 
 
 def make_pool(n: int, K: int, seed: int) -> Pool:

@@ -21,7 +21,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from certlib.io import load_pool  # noqa: E402
 from certlib.policies.coverage import ExpectedCoverage  # noqa: E402
-from certlib.replay import replay  # noqa: E402
+from certlib.labelling.replay import replay  # noqa: E402
 
 
 def main(argv=None) -> int:

@@ -33,11 +33,11 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from certlib.io import load_pool  # noqa: E402
-from certlib.pair_terms import rule_unit  # noqa: E402
+from certlib.core.pair_terms import rule_unit  # noqa: E402
 from certlib.policies.coverage import ExpectedCoverage  # noqa: E402
 from certlib.policies.heuristics import AdaptivePairSum  # noqa: E402
 from certlib.policies.label_model import agreement_pred_prob  # noqa: E402
-from certlib.replay import replay  # noqa: E402
+from certlib.labelling.replay import replay  # noqa: E402
 
 
 def _column(W, P, q, lo, unit):

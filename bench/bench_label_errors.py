@@ -4,7 +4,7 @@
     python bench/bench_label_errors.py --json     # one JSON object
 
 For every paper-protocol panel pool in ``sample_data/panels`` and the policies
-adaptive-pair-sum and static-range it reports, all exact (`certlib.label_errors`):
+adaptive-pair-sum and static-range it reports, all exact (`certlib.labelling.label_errors`):
 
 * the label-error margin at the plain stop (``replay(..., label_errors=0)``): how many
   wrong labels among the rows read would undo the certificate;
@@ -35,8 +35,8 @@ from collections import Counter
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
 from certlib.io import load_pool  # noqa: E402
-from certlib.label_errors import full_pool_fragility  # noqa: E402
-from certlib.replay import replay  # noqa: E402
+from certlib.labelling.label_errors import full_pool_fragility  # noqa: E402
+from certlib.labelling.replay import replay  # noqa: E402
 
 POLICIES = ("adaptive-pair-sum", "static-range")
 ROBUST = ("certified", "certified within tolerance")

@@ -132,7 +132,7 @@ def wait_row(page, previous=None, timeout=300_000) -> str:
 
 
 def store_labels(store_path: Path) -> list:
-    from certlib.store import LabelStore
+    from certlib.labelling.store import LabelStore
 
     store = LabelStore(store_path)
     (project,) = store.projects()
@@ -221,7 +221,7 @@ def kill_burst(page, env, port, store_path, proc, rng, csv) -> tuple:
     presses = [(p["row"], p["key"]) for p in page.evaluate("window.__presses")]
     after = store_labels(store_path)
     from certlib import load_pool
-    from certlib.store import LabelStore
+    from certlib.labelling.store import LabelStore
 
     store = LabelStore(store_path)
     (project,) = store.projects()
@@ -240,7 +240,7 @@ def kill_burst(page, env, port, store_path, proc, rng, csv) -> tuple:
 def run(n: int, args) -> dict:
     from playwright.sync_api import sync_playwright
 
-    from certlib.saved_pools import SavedPools
+    from certlib.labelling.saved_pools import SavedPools
 
     rng = random.Random(n)
     res = {"n": n, "K": K}

@@ -7,7 +7,7 @@
 For every paper-protocol panel pool in ``sample_data/panels`` (paper section
 6.1: Breast Cancer, Wine, Digits; K = 4 and 8; trees and logistic regression;
 three splits) it prints the prelabel bound (Theorem 3), the minimum-certificate
-enclosure (Theorem 2, `certlib.certificate.certify`), and the labels read by
+enclosure (Theorem 2, `certlib.certificates.certificate.certify`), and the labels read by
 adaptive pair-sum and by expected-coverage under the shared exact test; each
 run is checked to certify the full-pool winner.  Then the mean label fraction
 per data set and over data sets (each weighted equally), the worst pool of
@@ -31,17 +31,17 @@ import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
-from certlib.pool import Pool  # noqa: E402
-from certlib.prelabel import prelabel_bound  # noqa: E402
-from certlib.replay import replay  # noqa: E402
-from certlib.session import Session  # noqa: E402
+from certlib.core.pool import Pool  # noqa: E402
+from certlib.certificates.prelabel import prelabel_bound  # noqa: E402
+from certlib.labelling.replay import replay  # noqa: E402
+from certlib.labelling.session import Session  # noqa: E402
 
 try:  # the loader and the certificate module are separate work items
     from certlib.io import load_pool  # noqa: E402
 except ImportError:  # pragma: no cover
     load_pool = None
 try:
-    from certlib.certificate import certify  # noqa: E402
+    from certlib.certificates.certificate import certify  # noqa: E402
 except ImportError:  # pragma: no cover
     certify = None
 
@@ -196,7 +196,8 @@ def main(argv=None):
     ap.add_argument("--no-cost", action="store_true", help="skip the cost figures")
     args = ap.parse_args(argv)
     if certify is None:
-        print("certlib.certificate is not available: the minimum certificate is not reported")
+        print("certlib.certificates.certificate is not available: "
+              "the minimum certificate is not reported")
     rows = run_pools(args.quick)
     summarise(rows)
     if not args.no_cost:

@@ -59,8 +59,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from certlib.io import load_pool  # noqa: E402
-from certlib.pool import Pool  # noqa: E402
-from certlib.replay import replay  # noqa: E402
+from certlib.core.pool import Pool  # noqa: E402
+from certlib.labelling.replay import replay  # noqa: E402
 
 POLICIES = ("static-range", "adaptive-pair-sum", "expected-coverage")
 APS, EC = "adaptive-pair-sum", "expected-coverage"

@@ -20,7 +20,7 @@ sys.path.insert(0, str(ROOT))
 
 
 def main(runs: int = 5) -> None:
-    from certlib.theory import copula_prelabel, cyclic_shift, random_orders
+    from certlib.teaching.theory import copula_prelabel, cyclic_shift, random_orders
 
     lib, page = [], []
     for _ in range(runs):

@@ -11,7 +11,7 @@ and certified no-regression verdicts for model updates (paper 002).
     4
 
 Importing certlib has no side effects, and loads nothing but itself: every public
-name is imported on first use (PEP 562), so ``import certlib.session`` or the CLI's
+name is imported on first use (PEP 562), so ``import certlib.labelling.session`` or the CLI's
 start-up does not pay for polars (file reading) or the audit.
 """
 
@@ -19,31 +19,27 @@ from __future__ import annotations
 
 from importlib import import_module
 
-# `replay` names both a submodule and its function.  Importing the submodule binds the
-# package attribute to the module, so the function is imported here, once, before
-# anything else can import the submodule (it loads numpy and the core, no polars).
-from .replay import replay as replay  # an explicit re-export
-
 # public name -> module that defines it
 _EXPORTS = {
     "CertlibError": "errors",
-    "Pool": "pool",
-    "Session": "session",
-    "certify": "certificate",
-    "certify_partial": "certificate",
-    "full_pool_fragility": "label_errors",
-    "label_error_margin": "label_errors",
+    "Pool": "core.pool",
+    "Session": "labelling.session",
+    "certify": "certificates.certificate",
+    "certify_partial": "certificates.certificate",
+    "full_pool_fragility": "labelling.label_errors",
+    "label_error_margin": "labelling.label_errors",
     "load_pool": "io",
-    "pool_hash": "pool",
+    "pool_hash": "core.pool",
     "policy_names": "policies",
     "register_policy": "policies",
-    "prelabel_bound": "prelabel",
-    "budget_map": "budget_plan",
-    "forecast": "label_forecast",
+    "prelabel_bound": "certificates.prelabel",
+    "replay": "labelling.replay",
+    "budget_map": "planning.budget_plan",
+    "forecast": "planning.label_forecast",
 }
 _SUBMODULES = {"audit"}
 
-__all__ = sorted([*_EXPORTS, *_SUBMODULES, "replay"])
+__all__ = sorted([*_EXPORTS, *_SUBMODULES])
 __version__ = "0.1.0"
 
 

@@ -44,7 +44,7 @@ def _tau(pool, tol) -> str:
 
 # ------------------------------------------------------------------- prelabel
 def _cmd_prelabel(args) -> int:
-    from .prelabel import prelabel_bound
+    from .certificates.prelabel import prelabel_bound
 
     pool = _load(args)
     r = prelabel_bound(pool, tolerance=args.tolerance)
@@ -66,7 +66,7 @@ def _cmd_prelabel(args) -> int:
 
 # --------------------------------------------------------------------- replay
 def _cmd_replay(args) -> int:
-    from .replay import replay
+    from .labelling.replay import replay
 
     pool = _load(args)
     r = replay(pool, policy=args.policy, rule=args.rule, tolerance=args.tolerance,
@@ -76,7 +76,7 @@ def _cmd_replay(args) -> int:
             f"certified within tolerance (worst-case gap {float(r.excess):.6g})"
     else:
         how = f"NOT certified: budget exhausted; worst-case gap {float(r.excess):.6g}"
-        from .prelabel import prelabel_bound
+        from .certificates.prelabel import prelabel_bound
 
         pre = prelabel_bound(pool, tolerance=args.tolerance).prelabel_bound
         if r.budget is not None and r.budget < pre:
@@ -116,7 +116,7 @@ def _label_error_lines(r) -> list:
 
 # ---------------------------------------------------------------- certificate
 def _cmd_certificate(args) -> int:
-    from .certificate import certify
+    from .certificates.certificate import certify
 
     pool = _load(args)
     if args.partial:
@@ -162,8 +162,8 @@ def _partial_certificate(args, pool) -> int:
     """``certificate --partial``: the rows holding a label count as read (a labelling
     run's labels merged into the pool file); the minimum certificate among them is
     enclosed, as the Label page's hindsight does."""
-    from .certificate import certify_partial
-    from .progress import sufficed_text
+    from .certificates.certificate import certify_partial
+    from .labelling.progress import sufficed_text
 
     c = certify_partial(pool, tolerance=args.tolerance, work_limit=args.work_limit,
                         time_limit=args.time_limit)
@@ -197,8 +197,8 @@ def _cmd_verify_record(args) -> int:
     class the file never shows); a file that cannot take that set is a mismatch, not bad
     input, as long as it reads on its own."""
     from .io import load_pool
-    from .record import read_record, verify_record
-    from .verification import Verification
+    from .labelling.record import read_record, verify_record
+    from .certificates.verification import Verification
 
     rec = read_record(args.record)
     objective = args.objective or (rec["objective"] if rec.get("objective") in
@@ -233,7 +233,7 @@ def _cmd_verify_record(args) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from .covering import DEFAULT_TIME_LIMIT, DEFAULT_WORK_LIMIT
+    from .certificates.covering import DEFAULT_TIME_LIMIT, DEFAULT_WORK_LIMIT
     from .policies import policy_names
 
     parser = argparse.ArgumentParser(

@@ -52,8 +52,8 @@ def plan_payload(pool, tolerances=None, budgets=None, policy="adaptive-pair-sum"
     """(map, forecasts) as the command and the Plan page compute them: one forecast per
     tolerance of the map (None when ``forecast_draws`` is 0 or every label is known: the
     replay is then exact and a forecast would only repeat n)."""
-    from .budget_plan import DEFAULT_TOLERANCES, budget_map
-    from .label_forecast import forecast
+    from .planning.budget_plan import DEFAULT_TOLERANCES, budget_map
+    from .planning.label_forecast import forecast
 
     tols = DEFAULT_TOLERANCES if tolerances is None else tolerances
     m = budget_map(pool, tols, budgets, policy=policy)

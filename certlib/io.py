@@ -15,7 +15,7 @@ one of three layouts and hands plain NumPy arrays to `Pool.from_arrays`:
    this priority order, ``msp`` (max probability), ``neg_entropy``
    (sum p log p with 0 log 0 = 0) and ``margin`` (top-two gap), computed from
    basic float operations only, the same bits on every machine
-   (`certlib.derived_scores`).  The class set
+   (`certlib.core.derived_scores`).  The class set
    is declared by the column suffixes.  Any ``conf_<name>`` columns in the same
    file are further candidates on the argmax prediction, after the built-ins.
 
@@ -42,7 +42,7 @@ with the ``row_id`` when the file has one) and
 what was expected; nothing is half-loaded.  Nothing in the file is executed:
 no pickle, no eval.
 
-`pool_hash` is re-exported from `certlib.pool`, where it is defined (it is not I/O).
+`pool_hash` is re-exported from `certlib.core.pool`, where it is defined (it is not I/O).
 """
 
 from __future__ import annotations
@@ -56,12 +56,12 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 
-from ._values import EXACT_INT_LIMIT, file_class_key, first_true, python_scalar
-from .derived_scores import SCORE_RULE, builtin_scores, row_sums
+from .core._values import EXACT_INT_LIMIT, file_class_key, first_true, python_scalar
+from .core.derived_scores import SCORE_RULE, builtin_scores, row_sums
 from .errors import ColumnError, InvalidValueError, LabelError, ParameterError, PoolFileError
-from .pool import DerivedFrom, Pool, pool_hash
+from .core.pool import DerivedFrom, Pool, pool_hash
 
-# pool_hash is re-exported from certlib.pool: certlib.io was its home before it moved there
+# pool_hash is re-exported from certlib.core.pool: certlib.io was its home before it moved there
 __all__ = [
     "BUILTIN_SCORES",
     "DEFAULT_MAX_BYTES",
@@ -403,7 +403,7 @@ class _Rows:
 def _canon_series(s: pl.Series, col: str) -> pl.Series:
     """Class-like column (prediction, label, row id) -> Int64 or String, nulls = missing.
 
-    The vectorised form of `certlib._values.file_class_key`: integer-valued numbers
+    The vectorised form of `certlib.core._values.file_class_key`: integer-valued numbers
     below `EXACT_INT_LIMIT` become Int64 ("1", 1 and 1.0 are one value); a column with
     any other value becomes String with those numbers written as integers.
     """
@@ -575,7 +575,7 @@ def load_pool(path, *, classes: Sequence | None = None, objective: str = "augrc"
 
     Raises one `CertlibError` subclass naming the column/row at fault.
     """
-    from .weights import get_objective
+    from .core.weights import get_objective
 
     get_objective(objective)
     declared = None if classes is None else _declared(classes, "(classes=)")

@@ -27,7 +27,7 @@ What it writes (see ``README.md`` next to this file):
 * ``digits_probs.csv`` -- 10-class digits, logistic-regression probabilities
   ``prob_0..prob_9`` (shared-prediction / confidence-score choice).
 * ``figure2.csv`` / ``worst_case.csv`` -- paper Figure 2's four rows and the worst-case
-  rank example (n = 20, C(0) = 19), from ``certlib.teaching``.
+  rank example (n = 20, C(0) = 19), from ``certlib.teaching.worked_examples``.
 * ``digits_images.csv`` + ``digits_images/<row_id>.png`` -- the ``digits_probs`` rows
   unlabelled, with each 8 x 8 digit as a small PNG (``image`` column).
 * ``audit_stream.csv`` -- 20,000-item update-audit stream (incumbent vs.
@@ -374,9 +374,10 @@ def _pool_columns(pool):
 
 
 def make_teaching_examples(out: Path) -> None:
-    """figure2.csv and worst_case.csv, built by certlib.teaching (one definition)."""
+    """figure2.csv and worst_case.csv, built by certlib.teaching.worked_examples (one
+    definition)."""
     sys.path.insert(0, str(HERE.parent))
-    from certlib.teaching import figure2_pool, worst_case_pool
+    from certlib.teaching.worked_examples import figure2_pool, worst_case_pool
 
     for name, pool in (("figure2.csv", figure2_pool()),
                        ("worst_case.csv", worst_case_pool(WORST_CASE_N))):

@@ -11,8 +11,8 @@ that reproduce every number of the caption and the text:
 * static range reads rows 2, 3, 1, 4 and stops after three labels.
 
 Pure-Python prefilter on the integer risks, then every survivor is checked through
-certlib (`certlib.teaching.figure3_checks`).  The pool `certlib.teaching.figure3_pool`
-hard-codes is the only survivor; run
+certlib (`certlib.teaching.worked_examples.figure3_checks`).  The pool
+`certlib.teaching.worked_examples.figure3_pool` hard-codes is the only survivor; run
 ``python scripts/search_figure3.py`` to list them all (tests/test_teaching.py re-runs
 the search and checks the hard-coded pool is among them).
 """
@@ -40,7 +40,7 @@ def candidates(risk):
 
 
 def search():
-    from certlib.teaching import figure3_checks, pool_from_weights
+    from certlib.teaching.worked_examples import figure3_checks, pool_from_weights
 
     found = []
     per = [candidates(r) for r in RISKS]

@@ -112,7 +112,7 @@ def test_budget_boxes_start_above_the_labels_already_known(tmp_path, monkeypatch
     count as read) plus half the unread rows: it used to start at n / 2, below them."""
     import polars as pl
 
-    from certlib.saved_pools import SavedPools
+    from certlib.labelling.saved_pools import SavedPools
 
     monkeypatch.setenv("CERTLIB_DATA", str(tmp_path))
     df = pl.read_csv(ROOT / "sample_data" / "demo_binary.csv")
@@ -135,7 +135,7 @@ def test_plan_page_names_the_projects_on_an_unlabelled_pool(tmp_path, monkeypatc
     """The Plan page on a pool with a certified labelling project says so, with the way
     to its hindsight (a walk-through: it said only "From the 0 labels already known");
     the Label page's list of projects gives each one's status."""
-    from certlib.store import LabelStore
+    from certlib.labelling.store import LabelStore
 
     monkeypatch.setenv("CERTLIB_STORE", str(tmp_path / "labels.db"))
     pool = certlib.load_pool(ROOT / "sample_data" / "demo_unlabelled.csv")

@@ -19,7 +19,7 @@ AppTest = st_testing.AppTest
 from certlib.audit import audit  # noqa: E402
 from certlib.audit.project import AuditStore  # noqa: E402
 from certlib.audit.record import verify_record  # noqa: E402
-from certlib.store import StoreError  # noqa: E402
+from certlib.labelling.store import StoreError  # noqa: E402
 from page_support import panel_data, panel_press, panel_result, panel_row  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]

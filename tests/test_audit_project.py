@@ -23,8 +23,8 @@ from certlib.audit.routing import uniforms
 from certlib.audit.synthetic import synthetic_stream
 from certlib.audit.window import audit_windowed
 from certlib.errors import CertlibError, ColumnError, InvalidValueError, LabelError, PoolFileError
-from certlib.store import (DuplicateLabelError, LabelStore, NothingToUndoError, StaleStateError,
-                           StoreError, UnknownProjectError)
+from certlib.labelling.store import (DuplicateLabelError, LabelStore, NothingToUndoError,
+                                     StaleStateError, StoreError, UnknownProjectError)
 
 RESULT_KEYS = ("verdict", "tier", "stopping_time", "labels_used", "rho_interval",
                "delta_interval", "slices", "items_seen", "needs_label", "tier1_start")

@@ -123,7 +123,7 @@ def test_keyboard_labelling_survives_reload_and_restart(server, browser, tmp_pat
     wait_text(page, "6 of 171")
     page.close()
 
-    from certlib.store import LabelStore
+    from certlib.labelling.store import LabelStore
 
     store = LabelStore(server.env["CERTLIB_STORE"])
     (project,) = store.projects()
@@ -158,7 +158,7 @@ def test_a_visit_to_another_page_keeps_the_project_and_the_name(server, browser)
     wait_text(page, "2 of 171")
     page.close()
 
-    from certlib.store import LabelStore
+    from certlib.labelling.store import LabelStore
 
     store = LabelStore(server.env["CERTLIB_STORE"])
     (project,) = store.projects()
@@ -183,7 +183,7 @@ def test_a_quick_double_press_labels_only_rows_shown(server, browser, gap_ms):
     page.wait_for_timeout(1500)  # a second save, if any, has landed by now
     seen = _rows_seen(page)
     assert seen[0] == first and seen[1] != first, seen
-    from certlib.store import LabelStore
+    from certlib.labelling.store import LabelStore
 
     store = LabelStore(server.env["CERTLIB_STORE"])
     (project,) = store.projects()
@@ -202,7 +202,7 @@ def test_a_press_across_a_restart_while_someone_else_labelled_is_said(server, br
     by the store (stale) and said; once the panel has the server's state it shows the
     next row.  No row the page did not show is labelled and bob's label stands."""
     import certlib
-    from certlib.store import LabelStore
+    from certlib.labelling.store import LabelStore
 
     pool = certlib.load_pool(ROOT / "sample_data" / "demo_unlabelled.csv")
     page = _start_project(browser, server, "ana", 1300)
@@ -239,7 +239,7 @@ def test_the_next_row_and_the_guard_need_no_server(server, browser):
     runs again, only the first answer is in the store."""
     import signal
 
-    from certlib.store import LabelStore
+    from certlib.labelling.store import LabelStore
 
     page = _start_project(browser, server, "ana", 1300)
     first = _next_row_id(page)
@@ -276,7 +276,7 @@ def test_n_presses_give_n_answers_each_for_the_row_shown(server, browser):
     a key listener at every render, sent 55 answers for 10 presses)."""
     import random
 
-    from certlib.store import LabelStore
+    from certlib.labelling.store import LabelStore
 
     page = _start_project(browser, server, "ana", 1300)
     _next_row_id(page)

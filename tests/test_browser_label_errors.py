@@ -11,8 +11,8 @@ import pytest
 
 import certlib
 from browser_support import ROOT, Server, idle, launch, require_chromium, wait_text
-from certlib.reviews import review_items
-from certlib.store import LabelStore
+from certlib.labelling.reviews import review_items
+from certlib.labelling.store import LabelStore
 
 sync_api = require_chromium()
 pytestmark = pytest.mark.slow

@@ -103,7 +103,7 @@ def _download(page, button, tmp_path):
 
 def test_upload_label_to_certified_download_and_certificate(browser, tmp_path):
     import certlib
-    from certlib.store import verify_record
+    from certlib.labelling.store import verify_record
 
     truth = certlib.load_pool(SAMPLE)
     expected = certlib.replay(truth, policy=POLICY)

@@ -26,9 +26,9 @@ import numpy as np
 import pytest
 
 from certlib import Session, prelabel_bound, replay
-from certlib.bounds import batch_lower, certified_mask, thresholds
+from certlib.core.bounds import batch_lower, certified_mask, thresholds
 from certlib.errors import CertlibError
-from certlib.weights import augrc_weights
+from certlib.core.weights import augrc_weights
 
 from conftest import KINDS, random_spec
 

@@ -10,9 +10,9 @@ import numpy as np
 import pytest
 
 import certlib
-from certlib.budget_plan import BudgetMap, budget_map_many, default_budgets
+from certlib.planning.budget_plan import BudgetMap, budget_map_many, default_budgets
 from certlib.errors import CertlibError
-from certlib.pool import Pool
+from certlib.core.pool import Pool
 
 ROOT = Path(__file__).resolve().parents[1]
 POOLS = ["sample_data/panels/wine_s0_tree_k4.csv", "sample_data/panels/wine_s1_logreg_k8.csv",

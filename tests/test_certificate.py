@@ -18,16 +18,16 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from certlib.bounds import batch_lower, certified_mask, decide, thresholds
-from certlib.certificate import Certificate, certify, certify_partial
-from certlib.pair_terms import initial_lower
-from certlib.covering import cover_enclosure
-from certlib.covering_exact import exact_dual, reduced_cost_fixing
-from certlib.covering_lp import lp_direct, lp_relaxation
-from certlib.covering_search import Budget, branch_and_bound
+from certlib.core.bounds import batch_lower, certified_mask, decide, thresholds
+from certlib.certificates.certificate import Certificate, certify, certify_partial
+from certlib.core.pair_terms import initial_lower
+from certlib.certificates.covering import cover_enclosure
+from certlib.certificates.covering_exact import exact_dual, reduced_cost_fixing
+from certlib.certificates.covering_lp import lp_direct, lp_relaxation
+from certlib.certificates.covering_search import Budget, branch_and_bound
 from certlib.errors import CertlibError, LabelError, ParameterError
 from certlib.io import load_pool
-from certlib.pool import Pool
+from certlib.core.pool import Pool
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -64,7 +64,7 @@ def worst_case_pool(n):
 # ---------------------------------------------------------- independent brute force
 def reference_terms(pool):
     """(K, K, n) realised and lower per-row terms of r_j - r_k, by enumerating the class set
-    (independent of the closed forms in certlib.pair_terms)."""
+    (independent of the closed forms in certlib.core.pair_terms)."""
     W, P, y = pool.weights, pool.preds, pool.labels
     C = pool.n_classes
     d = np.stack([(W * (P != c))[:, None, :] - (W * (P != c))[None, :, :] for c in range(C)])
@@ -117,7 +117,7 @@ def check_against_brute(pool, tolerance=0.0, **kw):
     assert cert.lower <= best <= cert.upper
     assert len(cert.witness) == cert.upper
     assert cert.selected == pool.names[cert.selected_index]
-    # the witness certifies its candidate (SPEC 5 test via certlib.bounds)
+    # the witness certifies its candidate (SPEC 5 test via certlib.core.bounds)
     pos = [pool.position(r) for r in cert.witness]
     L = batch_lower(pool, pos)
     th = thresholds(pool.K, pool.scale, "shared", tolerance)
@@ -256,9 +256,10 @@ def test_brute_force_hypothesis(pool, tau):
 
 
 def test_target_terms_match_pair_terms():
-    """The per-target specialisation used for speed equals certlib.pair_terms's K x K x n terms."""
-    from certlib.pair_terms import lower_terms, potential_terms, realised_terms
-    from certlib.pair_terms import target_terms as _target_terms
+    """The per-target specialisation used for speed equals certlib.core.pair_terms's
+    K x K x n terms."""
+    from certlib.core.pair_terms import lower_terms, potential_terms, realised_terms
+    from certlib.core.pair_terms import target_terms as _target_terms
 
     rng = np.random.default_rng(3)
     for t in range(30):
@@ -436,7 +437,7 @@ def test_reduced_cost_fixing_is_valid():
 def test_cardinality_fixing_is_valid():
     """Every cover of at most t columns respects the columns fixed by the sorting rules
     (on the constraints and a surrogate of them), and None means there is none."""
-    from certlib.covering_exact import cardinality_fixing
+    from certlib.certificates.covering_exact import cardinality_fixing
 
     rng = np.random.default_rng(31)
     fixed_any = proved_empty = 0
@@ -467,7 +468,7 @@ def test_dominance_keeps_a_minimum_cover():
     """Symmetry breaking is sound: some minimum cover is canonical (contains every
     column dominating one of its columns), and closing a status under dominance keeps
     every canonical cover that agrees with the status."""
-    from certlib.covering_search import Dominance
+    from certlib.certificates.covering_search import Dominance
 
     rng = np.random.default_rng(37)
     for _ in range(80):
@@ -696,7 +697,7 @@ def test_fixing_is_valid_for_any_multiplier_on_the_python_int_path():
     reduced costs are unbounded, and capping the room at 2^62 fixed column 0 and 2 *in*
     for lam = (1e6, 0), so fix_columns claimed no cover of size 1 while {2} is one.
     Fixings must hold for every cover of size <= U - 1, whatever the multipliers."""
-    from certlib.covering_exact import fix_columns
+    from certlib.certificates.covering_exact import fix_columns
 
     G, D = np.array([[1, 0, 1], [0, 1, 1]]), np.array([1, 1])
     res = fix_columns(G, D, exact_dual(G, D, [1e6, 0.0]), 2)
@@ -729,7 +730,7 @@ def test_fixing_is_valid_for_any_multiplier_on_the_python_int_path():
 def test_enclosure_stays_exact_with_a_badly_scaled_dual_hint(monkeypatch):
     """Solver output is a hint: a feasible but badly scaled dual must not give a false
     exact minimum (it gave lower = upper = 2, exact, for a true minimum of 1)."""
-    import certlib.covering as cov
+    import certlib.certificates.covering as cov
 
     real = cov.lp_relaxation
 

@@ -12,9 +12,9 @@ st_testing = pytest.importorskip("streamlit.testing.v1")
 AppTest = st_testing.AppTest
 
 import certlib  # noqa: E402
-from certlib.certificate import certify_partial  # noqa: E402
-from certlib.comparison import per_rival, policy_comparison  # noqa: E402
-from certlib.store import LabelStore  # noqa: E402
+from certlib.certificates.certificate import certify_partial  # noqa: E402
+from certlib.planning.comparison import per_rival, policy_comparison  # noqa: E402
+from certlib.labelling.store import LabelStore  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 PAGE = str(ROOT / "views" / "certificate.py")

@@ -1,4 +1,4 @@
-"""certlib.comparison: per-rival costs against a brute force over every subset, and the
+"""certlib.planning.comparison: per-rival costs against a brute force over every subset, and the
 policy table against `certlib.replay` seed by seed.
 
 The reference side works from the definitions: every completion of the labels outside a
@@ -18,7 +18,7 @@ import numpy as np
 import pytest
 
 import certlib
-from certlib.comparison import PolicyRow, per_rival, policy_comparison
+from certlib.planning.comparison import PolicyRow, per_rival, policy_comparison
 from certlib.errors import CertlibError
 
 from conftest import KINDS, random_spec

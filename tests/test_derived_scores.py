@@ -20,9 +20,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from certlib import load_pool, pool_hash
-from certlib.derived_scores import SCORE_RULE, builtin_scores, det_log, legacy_scores
-from certlib.record import verify_record
-from certlib.store import LabelStore
+from certlib.core.derived_scores import SCORE_RULE, builtin_scores, det_log, legacy_scores
+from certlib.labelling.record import verify_record
+from certlib.labelling.store import LabelStore
 
 ROOT = Path(__file__).resolve().parents[1]
 SD = ROOT / "sample_data"
@@ -61,7 +61,7 @@ def test_det_log_within_one_ulp(x):
 def _scalar_log(x: float) -> float:
     """The same algorithm on Python floats, one value at a time: an independent reference
     (no numpy, no SIMD) that must agree bit for bit."""
-    from certlib import derived_scores as ds
+    from certlib.core import derived_scores as ds
 
     m, k = math.frexp(x)
     if m < ds._SQRT_HALF:
@@ -98,7 +98,7 @@ _PROBE = r"""
 import hashlib, json, sys
 import numpy as np
 from certlib import load_pool, pool_hash
-from certlib.derived_scores import builtin_scores
+from certlib.core.derived_scores import builtin_scores
 rng = np.random.default_rng(7)
 P = rng.dirichlet(np.ones(10) * 0.3, size=20000)
 out = {"scores": hashlib.sha256(np.vstack(builtin_scores(P)).tobytes()).hexdigest(),

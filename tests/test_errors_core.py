@@ -8,12 +8,12 @@ import numpy as np
 import pytest
 
 import certlib
-from certlib.pair_terms import lower_terms
+from certlib.core.pair_terms import lower_terms
 from certlib.errors import (CertlibError, ColumnError, InvalidValueError, LabelError,
                             ParameterError)
-from certlib.pool import Pool
-from certlib.session import Session
-from certlib.weights import get_objective, tolerance_units
+from certlib.core.pool import Pool
+from certlib.labelling.session import Session
+from certlib.core.weights import get_objective, tolerance_units
 
 P2 = [[0, 1, 1], [1, 1, 0]]
 C2 = [[0.9, 0.5, 0.1], [0.3, 0.2, 0.8]]

@@ -10,9 +10,9 @@ from scipy.stats import binomtest
 
 import certlib
 from certlib.errors import CertlibError
-from certlib.label_forecast import replay_draws
+from certlib.planning.label_forecast import replay_draws
 from certlib.policies.label_model import fit_label_sampler
-from certlib.session import Session
+from certlib.labelling.session import Session
 
 ROOT = Path(__file__).resolve().parents[1]
 

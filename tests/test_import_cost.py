@@ -17,13 +17,13 @@ def _loaded(code: str) -> set:
     return set(out.stdout.split())
 
 
-@pytest.mark.parametrize("module", ["certlib", "certlib.weights", "certlib.session",
-                                    "certlib.replay", "certlib.cli"])
+@pytest.mark.parametrize("module", ["certlib", "certlib.core.weights", "certlib.labelling.session",
+                                    "certlib.labelling.replay", "certlib.cli"])
 def test_core_modules_do_not_load_polars_or_the_audit(module):
     mods = _loaded(f"import {module}")
     assert "polars" not in mods, module
     assert "certlib.audit" not in mods, module
-    if module in ("certlib", "certlib.weights", "certlib.session"):
+    if module in ("certlib", "certlib.core.weights", "certlib.labelling.session"):
         assert "scipy" not in mods, module  # HiGHS and scipy.special load when used
 
 
@@ -39,8 +39,8 @@ def test_public_names_resolve_on_first_use():
 
 
 def test_replay_stays_the_function_whatever_is_imported_first():
-    """``certlib.replay`` is the function even after ``certlib.replay`` the submodule
+    """``certlib.replay`` is the function even after ``certlib.labelling.replay``, the module,
     has been imported by another module (a lazy name would be overwritten)."""
-    mods = _loaded("import certlib.bound_traces, certlib\n"
+    mods = _loaded("import certlib.teaching.bound_traces, certlib\n"
                    "assert callable(certlib.replay), certlib.replay")
-    assert "certlib.replay" in mods
+    assert "certlib.labelling.replay" in mods

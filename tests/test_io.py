@@ -16,7 +16,7 @@ import pytest
 from certlib.errors import (CertlibError, ColumnError, InvalidValueError, LabelError,
                             ParameterError, PoolFileError)
 from certlib.io import BUILTIN_SCORES, load_pool, pool_hash
-from certlib.pool import UNREAD, Pool
+from certlib.core.pool import UNREAD, Pool
 
 
 def write(tmp_path, text: str, name: str = "pool.csv"):
@@ -226,7 +226,7 @@ def test_pool_hash_ignores_labels_and_sees_confidences(tmp_path):
 def test_pool_hash_values_are_pinned():
     """Stored projects and evidence records reference these digests: the value of
     `pool_hash` must never change.  Digests computed with certlib at commit 4592239
-    (before pool_hash moved from certlib.io to certlib.pool)."""
+    (before pool_hash moved from certlib.io to certlib.core.pool)."""
     binary = Pool.from_arrays([[0, 1, 1], [1, 1, 0]], [[0.9, 0.5, 0.2], [0.3, 0.8, 0.6]],
                               labels=[1, None, 0], names=["a", "b"])
     assert pool_hash(binary) == "7a2fd62e36e5901856b2cfcb611882edce2513e4f41b30609320ba92d1d4aec9"
@@ -241,15 +241,15 @@ def test_pool_hash_values_are_pinned():
 def test_pool_hash_is_importable_from_pool_io_and_the_package():
     import certlib
     import certlib.io
-    import certlib.pool
+    import certlib.core.pool
 
-    assert certlib.pool_hash is certlib.pool.pool_hash is certlib.io.pool_hash
+    assert certlib.pool_hash is certlib.core.pool.pool_hash is certlib.io.pool_hash
 
 
 def test_file_class_key_is_the_scalar_form_of_the_column_rule():
-    """`certlib.io._canon_series` (vectorised) and `certlib._values.file_class_key` (one
+    """`certlib.io._canon_series` (vectorised) and `certlib.core._values.file_class_key` (one
     value: declared classes, prob_ suffixes) must give every value the same key."""
-    from certlib._values import file_class_key
+    from certlib.core._values import file_class_key
     from certlib.io import _canon_series
 
     text = ["1", " 2.0 ", "1.50", "cat", "-1", "9007199254740993", "1e3", ""]
@@ -597,7 +597,7 @@ def test_a_64_bit_class_reads_the_same_with_and_without_a_declared_class_set(tmp
 
 
 def test_integers_are_never_read_through_a_float():
-    from certlib._values import class_value, class_value_from_text, file_class_key
+    from certlib.core._values import class_value, class_value_from_text, file_class_key
 
     n = 2**60 + 1  # not a float
     assert class_value_from_text(str(n)) == file_class_key(str(n)) == n

@@ -1,5 +1,5 @@
 """Label-error margin, full-pool fragility and the stopping rule that survives e wrong
-labels (issue 14, `certlib.label_errors`).
+labels (issue 14, `certlib.labelling.label_errors`).
 
 The brute force works from the definitions (test_bruteforce's reference risks): the
 selected candidate is certified after reading O when it is the winner (within tau: within
@@ -18,12 +18,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from certlib import Session, full_pool_fragility, label_error_margin, replay
-from certlib.bounds import batch_lower, certified_mask, thresholds
+from certlib.core.bounds import batch_lower, certified_mask, thresholds
 from certlib.cli import main
 from certlib.errors import CertlibError
-from certlib.label_errors import flip_drops, top_drop_sums
-from certlib.pair_terms import gain_terms
-from certlib.weights import tolerance_units
+from certlib.labelling.label_errors import flip_drops, top_drop_sums
+from certlib.core.pair_terms import gain_terms
+from certlib.core.weights import tolerance_units
 
 from conftest import KINDS, random_spec
 from test_bruteforce import Ref

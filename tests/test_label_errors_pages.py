@@ -12,8 +12,8 @@ st_testing = pytest.importorskip("streamlit.testing.v1")
 AppTest = st_testing.AppTest
 
 import certlib  # noqa: E402
-from certlib.reviews import review_items  # noqa: E402
-from certlib.store import LabelStore  # noqa: E402
+from certlib.labelling.reviews import review_items  # noqa: E402
+from certlib.labelling.store import LabelStore  # noqa: E402
 from page_support import panel_data, panel_press, panel_result, press_twice, view_button  # noqa: E402,F401
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -15,7 +15,7 @@ st_testing = pytest.importorskip("streamlit.testing.v1")
 AppTest = st_testing.AppTest
 
 import certlib  # noqa: E402
-from certlib.store import LabelStore, verify_record  # noqa: E402
+from certlib.labelling.store import LabelStore, verify_record  # noqa: E402
 from page_support import panel_data, panel_press, panel_result, panel_row, press_twice, view_button  # noqa: E402,F401
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -366,7 +366,7 @@ def test_a_class_set_declared_after_the_start_is_named_as_the_cause(store_path, 
                                                                       monkeypatch, pools):
     """A class set declared on the Pool page changes the pool a project is tied to: the
     page says so in words (not two pool hashes) and how to get the project back."""
-    from certlib.saved_pools import SavedPools
+    from certlib.labelling.saved_pools import SavedPools
 
     monkeypatch.setenv("CERTLIB_DATA", str(tmp_path / "data"))
     pool, _ = pools
@@ -438,7 +438,7 @@ def _partly_labelled(tmp_path, monkeypatch, known=60):
     """The demo pool with its first ``known`` labels kept, saved as an upload."""
     import polars as pl
 
-    from certlib.saved_pools import SavedPools
+    from certlib.labelling.saved_pools import SavedPools
 
     monkeypatch.setenv("CERTLIB_DATA", str(tmp_path / "data"))
     df = pl.read_csv(ROOT / "sample_data" / "demo_binary.csv")
@@ -592,7 +592,7 @@ def test_a_press_on_a_view_your_own_press_made_stale_is_not_blamed_on_someone_el
 def test_a_stray_class_is_named_before_a_project_starts(store_path, tmp_path, monkeypatch):
     """A label 0.5 in a 0/1 pool (a typo) would be a class button of its own: the page
     names it, its row and column before Start (a walk-through found no word of it)."""
-    from certlib.saved_pools import SavedPools
+    from certlib.labelling.saved_pools import SavedPools
 
     monkeypatch.setenv("CERTLIB_DATA", str(tmp_path / "data"))
     text = (ROOT / "sample_data" / "demo_binary.csv").read_text().splitlines()

@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 
 import certlib
-from certlib.progress import SKIP
-from certlib.store import LabelStore
+from certlib.labelling.progress import SKIP
+from certlib.labelling.store import LabelStore
 
 ROOT = Path(__file__).resolve().parents[1]
 

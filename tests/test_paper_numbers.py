@@ -14,9 +14,9 @@ import numpy as np
 import pytest
 
 from certlib import Pool, Session, prelabel_bound, replay
-from certlib.weights import augrc_weights
+from certlib.core.weights import augrc_weights
 
-certificate = pytest.importorskip("certlib.certificate")
+certificate = pytest.importorskip("certlib.certificates.certificate")
 certify = certificate.certify
 
 SAMPLE = Path(__file__).resolve().parent.parent / "sample_data"

@@ -86,7 +86,7 @@ def test_unlabelled_demo_forecast_equals_the_cli():
     n = cli["map"]["n"]
     col = [c for c in q.columns if c.startswith("P(certify")][0]
     assert str(n // 2) in col.replace(",", "")
-    from certlib.budget_plan import default_budgets
+    from certlib.planning.budget_plan import default_budgets
     if n // 2 in default_budgets(n):
         b = cli["map"]["budgets"].index(n // 2)
         assert [percent(p[b]) for p in cli["p_certified"]] == list(q[col])
@@ -157,7 +157,7 @@ def test_known_labels_that_certify_are_said_on_the_page(tmp_path, monkeypatch):
     `certlib plan` does (a walk-through: amber cells with a forecast of 100%)."""
     import pandas as pd
 
-    from certlib.saved_pools import SavedPools
+    from certlib.labelling.saved_pools import SavedPools
 
     monkeypatch.setenv("CERTLIB_DATA", str(tmp_path / "data"))
     df = pd.read_csv(ROOT / "sample_data/demo_binary.csv")

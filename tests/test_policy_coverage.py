@@ -11,13 +11,13 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from certlib import CertlibError, Pool
-from certlib.bounds import batch_lower
+from certlib.core.bounds import batch_lower
 from certlib.io import load_pool
 from certlib.policies import get_policy, policy_names
 from certlib.policies.coverage import ExpectedCoverage
 from certlib.policies.label_model import label_probabilities
-from certlib.replay import replay
-from certlib.session import Session
+from certlib.labelling.replay import replay
+from certlib.labelling.session import Session
 
 ROOT = Path(__file__).resolve().parents[1]
 PANELS = ROOT / "sample_data" / "panels"

@@ -21,7 +21,7 @@ from certlib.policies.label_model import (
     agreement_pred_prob,
     label_probabilities,
 )
-from certlib.session import Session
+from certlib.labelling.session import Session
 from test_policy_coverage import prob_pool
 
 ROOT = Path(__file__).resolve().parents[1]

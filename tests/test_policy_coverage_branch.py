@@ -13,10 +13,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from certlib import CertlibError
-from certlib.pair_terms import lower_terms, realised_terms
+from certlib.core.pair_terms import lower_terms, realised_terms
 from certlib.policies.coverage import ExpectedCoverage
 from certlib.policies.label_model import agreement_applies, agreement_pred_prob, label_probabilities
-from certlib.session import Session
+from certlib.labelling.session import Session
 from test_policy_coverage import prob_pool
 
 

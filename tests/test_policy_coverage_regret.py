@@ -13,11 +13,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from certlib import CertlibError
-from certlib.bounds import batch_lower
+from certlib.core.bounds import batch_lower
 from certlib.io import load_pool
 from certlib.policies.coverage import ExpectedCoverage
-from certlib.replay import replay
-from certlib.session import Session
+from certlib.labelling.replay import replay
+from certlib.labelling.session import Session
 from test_policy_coverage import KINDS, prob_pool
 
 HOLDOUT = Path(__file__).resolve().parents[1] / "sample_data" / "holdout"

@@ -11,7 +11,7 @@ import pytest
 from certlib import CertlibError, Pool, Session, policies, replay
 from certlib.policies import Policy, get_policy, policy_names, register_policy
 from certlib.policies.heuristics import StaticRange
-from certlib.store import LabelStore
+from certlib.labelling.store import LabelStore
 
 
 def small_pool():

@@ -13,8 +13,8 @@ st_testing = pytest.importorskip("streamlit.testing.v1")
 AppTest = st_testing.AppTest
 
 import certlib  # noqa: E402
-from certlib.pool_stats import pool_stats  # noqa: E402
-from certlib.saved_pools import SavedPools  # noqa: E402
+from certlib.core.pool_stats import pool_stats  # noqa: E402
+from certlib.labelling.saved_pools import SavedPools  # noqa: E402
 from page_support import panel_data, view_button  # noqa: E402,F401
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -196,7 +196,7 @@ def test_a_class_set_change_that_strands_a_labelling_project_says_so(tmp_path, m
     """A labelling project is tied to the pool with its class set: saving a new set says
     that the project will open again only with the old one (and display names alone,
     which do not change the pool, say nothing)."""
-    from certlib.store import LabelStore
+    from certlib.labelling.store import LabelStore
 
     monkeypatch.setenv("CERTLIB_DATA", str(tmp_path / "data"))
     monkeypatch.setenv("CERTLIB_STORE", str(tmp_path / "labels.db"))

@@ -9,8 +9,8 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from certlib.pool import Pool
-from certlib.pool_stats import average_ranks, pool_stats, spearman_matrix
+from certlib.core.pool import Pool
+from certlib.core.pool_stats import average_ranks, pool_stats, spearman_matrix
 
 
 def _hand_pool(labels=(0, 1, 1, 0, 1)):
@@ -136,8 +136,8 @@ def test_a_rare_class_of_a_two_class_pool_is_not_stray():
 def test_class_counts_equal_a_count_row_by_row():
     """The vectorised counts (a sort down each row) against a plain loop over rows, on
     random pools with unread labels and many classes."""
-    from certlib.pool import UNREAD
-    from certlib.pool_stats import class_counts
+    from certlib.core.pool import UNREAD
+    from certlib.core.pool_stats import class_counts
 
     rng = np.random.default_rng(5)
     for _ in range(30):

@@ -11,9 +11,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from certlib import Pool, Session, policy_names, replay
-from certlib.bounds import batch_lower
-from certlib.pair_terms import gain_terms, potential_terms
-from certlib.weights import augrc_weights
+from certlib.core.bounds import batch_lower
+from certlib.core.pair_terms import gain_terms, potential_terms
+from certlib.core.weights import augrc_weights
 
 from conftest import KINDS, random_spec
 

@@ -1,4 +1,4 @@
-"""`certlib.bound_traces.replay_trace` (issue 9, the replay page): its last step is
+"""`certlib.teaching.bound_traces.replay_trace` (issue 9, the replay page): its last step is
 `certlib.replay`, and every step's bounds are the batch state of that prefix
 (`Session.from_history`), on small random pools and on the demo pool."""
 
@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from certlib import Session, load_pool, policy_names, replay
-from certlib.bound_traces import replay_trace, teaching_figure
+from certlib.teaching.bound_traces import replay_trace, teaching_figure
 from certlib.errors import LabelError
 
 from conftest import KINDS, random_spec

@@ -46,7 +46,7 @@ if __name__ == "__main__":  # pragma: no cover
 def test_pair_trace_coefficient_on_binary_classes_other_than_0_1():
     """pair_trace raised a bare ValueError (``tuple.index``) on a binary pool whose classes
     are not 0 and 1; b is now taken on the class codes, so g = b y - min(0, b)."""
-    from certlib.teaching import pair_trace
+    from certlib.teaching.worked_examples import pair_trace
 
     for classes, preds, labels in ((("no", "yes"), [["no", "yes", "no"], ["yes", "yes", "no"]],
                                     ["yes", "no", "no"]),
@@ -64,7 +64,7 @@ def test_exact_lp_refuses_targets_and_pools_it_cannot_solve():
     target that is not the full-pool winner, and both computed on UNREAD codes as if they
     were labels when the pool had unlabelled rows and a target was given."""
     from certlib import CertlibError
-    from certlib.teaching import exact_lp, minimum_certificates
+    from certlib.teaching.worked_examples import exact_lp, minimum_certificates
 
     pool = Pool.from_arrays([[1, 0, 1], [0, 0, 1]], [[3, 2, 1], [1, 2, 3]], labels=[0, 1, 1])
     assert pool.winner() == 1

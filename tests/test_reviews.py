@@ -12,10 +12,10 @@ import pytest
 
 import certlib
 from certlib.errors import CertlibError
-from certlib.record import verify_record
-from certlib.reviews import review_items, waiting_for
-from certlib.session import Session
-from certlib.store import LabelStore, StaleStateError, StoreError
+from certlib.labelling.record import verify_record
+from certlib.labelling.reviews import review_items, waiting_for
+from certlib.labelling.session import Session
+from certlib.labelling.store import LabelStore, StaleStateError, StoreError
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -139,7 +139,7 @@ def _as_old_version(path, new_kinds: str, version: int):
     """Turn a current store file into one of schema ``version``: its events table
     without ``new_kinds`` (SQL text of the CHECK), every event copied.  Returns an open
     connection to it."""
-    import certlib.store as store_mod
+    import certlib.labelling.store as store_mod
 
     con = sqlite3.connect(path, isolation_level=None)
     con.executescript("DROP TRIGGER events_no_update; DROP TRIGGER events_no_delete; "
@@ -154,7 +154,7 @@ def _migrated(path, pid, new_kinds: str, version: int, refused: str):
     """Downgrade the store at ``path`` to schema ``version`` (`_as_old_version`), check
     that its table refuses the ``refused`` insert of a new kind, and reopen it: the
     current store migrates it with project ``pid``'s events unchanged."""
-    import certlib.store as store_mod
+    import certlib.labelling.store as store_mod
 
     events = LabelStore(path).events(pid)
     assert new_kinds in store_mod._EVENTS_TABLE
@@ -191,7 +191,7 @@ def test_schema3_store_is_migrated(tmp_path, pools):
 
 
 def test_correct_keeps_reading_order_and_undo_still_pops_newest():
-    from certlib.events import Event, labels_in_force
+    from certlib.labelling.events import Event, labels_in_force
 
     log = [Event(1, "label", 7, 1, "ana", "t1"), Event(2, "label", 3, 0, "ana", "t2"),
            Event(3, "correct", 7, 0, "lead", "t3", undoes=1)]

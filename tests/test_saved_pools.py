@@ -1,4 +1,4 @@
-"""Uploaded pools saved under their content hash (certlib.saved_pools)."""
+"""Uploaded pools saved under their content hash (certlib.labelling.saved_pools)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import pytest
 
 import certlib
 from certlib.errors import CertlibError
-from certlib.saved_pools import SavedPools, default_data_dir
+from certlib.labelling.saved_pools import SavedPools, default_data_dir
 
 GOOD = b"row_id,label,pred_a,conf_a,pred_b,conf_b\n1,0,0,.9,1,.8\n2,1,1,.7,1,.6\n3,,0,.5,0,.4\n"
 
@@ -86,7 +86,7 @@ def test_saved_pool_equals_the_file_loaded_directly(tmp_path):
 
 
 def test_class_settings_round_trip_and_are_per_pool(tmp_path):
-    from certlib.saved_pools import ClassSettings
+    from certlib.labelling.saved_pools import ClassSettings
 
     folder = SavedPools(tmp_path)
     assert folder.class_settings("sample:demo") == ClassSettings(None, {})

@@ -1,4 +1,4 @@
-"""The append-only labelling store (certlib.store, SPEC section 12).
+"""The append-only labelling store (certlib.labelling.store, SPEC section 12).
 
 Resuming a project must give the same state as replaying its history and as
 stepping a fresh Session label by label (STYLE rule 6); the evidence record
@@ -18,10 +18,10 @@ import pytest
 
 import certlib
 from certlib import Pool, Session
-from certlib.certificate import certify_partial
+from certlib.certificates.certificate import certify_partial
 from certlib.errors import CertlibError, PoolFileError
-from certlib.record import make_record, read_record
-from certlib.store import (DuplicateLabelError, LabelStore, NothingSkippedError,
+from certlib.labelling.record import make_record, read_record
+from certlib.labelling.store import (DuplicateLabelError, LabelStore, NothingSkippedError,
                            NothingToUndoError, PoolMismatchError, StaleStateError,
                            StoreError, UnknownProjectError, default_store_path, verify_record)
 
@@ -161,7 +161,7 @@ def test_resume_equals_replay_equals_fresh_stepping(tmp_path, pools):
     # the bounds path of the page: one K x K matrix per prefix, equal to batch bounds
     prog = store.progress(pid, pool)
     assert len(prog.lower_path) == 31
-    from certlib.bounds import batch_lower
+    from certlib.core.bounds import batch_lower
     rows = [r for r, _ in resumed.history]
     codes = [pool.class_code(v) for _, v in resumed.history]
     for t in (0, 7, 30):
@@ -187,7 +187,7 @@ def test_resume_after_labels_and_an_undo_equals_a_fresh_replay(tmp_path, pools):
         assert p.session.t == 7 and p.labels == live and p.last_seq == 9
         assert p.project == store.project(pid) and p.events == store.events(pid)
     # the bounds path restarts at the undo: one matrix per label in force, as batch bounds
-    from certlib.bounds import batch_lower
+    from certlib.core.bounds import batch_lower
     assert len(resumed.lower_path) == 8
     rows = [r for r, _ in fresh.history]
     codes = [pool.class_code(v) for _, v in fresh.history]
@@ -334,11 +334,12 @@ def test_record_file_round_trip_and_one_verification_type(tmp_path, pools):
     import json
 
     import certlib.audit.record
-    import certlib.record
-    import certlib.store
-    from certlib.verification import Verification
+    import certlib.labelling.record
+    import certlib.labelling.store
+    from certlib.certificates.verification import Verification
 
-    assert certlib.store.verify_record is certlib.record.verify_record  # README's import
+    # the README's import
+    assert certlib.labelling.store.verify_record is certlib.labelling.record.verify_record
     assert certlib.audit.record.Verification is Verification
     pool, truth = pools
     store = LabelStore(tmp_path / "l.db")
@@ -533,14 +534,14 @@ def test_corrupt_file_gives_clear_error(tmp_path):
 
 
 def test_store_refuses_second_label_for_same_row_spelled_differently(tmp_path):
-    from certlib.store import LabelStore
+    from certlib.labelling.store import LabelStore
     p = Pool.from_arrays([[0, 1, 0], [1, 1, 0]], [[.9, .8, .7], [.7, .8, .9]])
     st = LabelStore(tmp_path / "s.db")
     pid = st.create_project(p, "x")
     with pytest.raises(TypeError):
         st.append_label(pid, "1", 1, "a")  # the pool is required: it says which row an id names
     st.append_label(pid, "1", 1, "a", pool=p)
-    from certlib.store import DuplicateLabelError
+    from certlib.labelling.store import DuplicateLabelError
     with pytest.raises(DuplicateLabelError):
         st.append_label(pid, 1, 0, "a", pool=p)   # same row, id spelled as int
     st.progress(pid, p)                            # must still replay
@@ -582,7 +583,7 @@ def test_labels_csv_is_safe_against_formula_injection(tmp_path):
     import csv
     import io
 
-    from certlib.record import labels_csv
+    from certlib.labelling.record import labels_csv
 
     text = Pool.from_arrays([["=cat", "-dog", "=cat", "-dog"], ["-dog", "-dog", "=cat", "=cat"]],
                             [[4, 3, 2, 1], [3, 4, 1, 2]], names=["A", "B"],
@@ -675,7 +676,7 @@ _OLD_KINDS = {1: ", 'skip', 'unskip', 'budget'", 2: ", 'budget'"}
 
 @pytest.mark.parametrize("version", [1, 2])
 def test_old_store_is_migrated_with_its_events(tmp_path, pools, version):
-    import certlib.store as store_mod
+    import certlib.labelling.store as store_mod
 
     pool, truth = pools
     new_kinds = _OLD_KINDS[version]
@@ -824,7 +825,7 @@ def test_a_project_from_the_files_labels_is_the_state_of_the_labels_known(tmp_pa
     """``from_file``: the file's labels are the project's first events (annotator
     FILE_ANNOTATOR, row order), and the replay is `Session.from_pool_labels`: the state
     the planning pages call "labels known count as read"."""
-    from certlib.store import FILE_ANNOTATOR
+    from certlib.labelling.store import FILE_ANNOTATOR
 
     _, truth = pools
     codes = truth.labels.copy()
@@ -927,7 +928,7 @@ def test_a_record_cannot_pass_labels_off_as_the_files(tmp_path, pools):
     """Labels credited to the pool file must open the log and be labels the file holds:
     relabelling an annotator's events "(pool file)" is a mismatch, as is checking a
     seeded record against a copy of the pool without those labels."""
-    from certlib.store import FILE_ANNOTATOR
+    from certlib.labelling.store import FILE_ANNOTATOR
 
     unlabelled, truth = pools
     store = LabelStore(tmp_path / "s.db")

@@ -10,7 +10,7 @@ from streamlit.testing import v1 as st_testing
 
 from certlib import certify, load_pool
 from certlib.cli import main
-from certlib.theory import LIMITS, random_orders
+from certlib.teaching.theory import LIMITS, random_orders
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -69,7 +69,7 @@ def test_figure2_page_steps_through_the_interval_sequence():
 
 def test_figure2_page_follows_labels_and_order():
     """A student's change: y4 = 1 and the order 1, 2, 3, 4; the numbers are the library's."""
-    from certlib.teaching import figure2_pool, pair_trace
+    from certlib.teaching.worked_examples import figure2_pool, pair_trace
 
     at = _run("teach_figure2.py")
     at.selectbox(key="fig2_y4").set_value(1).run()
@@ -103,7 +103,7 @@ def test_figure2_page_bad_order_names_the_typed_row(typed, message):
 def test_figure2_page_says_when_the_test_stopped():
     """Stepping past the stop: the page says since when B is certified, as the
     hindsight metric does, instead of 'certified after 4 labels'."""
-    from certlib.teaching import figure2_pool, pair_trace
+    from certlib.teaching.worked_examples import figure2_pool, pair_trace
 
     at = _run("teach_figure2.py")
     at.text_input(key="fig2_order").set_value("1, 2, 3, 4").run()

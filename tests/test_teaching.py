@@ -1,5 +1,6 @@
-"""certlib.teaching and certlib.theory: the paper's worked examples (paper 000 sections
-3-4, SPEC section 9) computed by the library, checked against brute force."""
+"""certlib.teaching.worked_examples and certlib.teaching.theory: the paper's worked
+examples (paper 000 sections 3-4, SPEC section 9) computed by the library,
+checked against brute force."""
 
 from __future__ import annotations
 
@@ -15,10 +16,10 @@ from hypothesis import strategies as hst
 
 from certlib import Pool, Session, certify, prelabel_bound
 from certlib.errors import CertlibError
-from certlib.teaching import (completions, exact_lp, figure1_pool, figure2_pool,
+from certlib.teaching.worked_examples import (completions, exact_lp, figure1_pool, figure2_pool,
                               figure3_checks, figure3_pool, minimum_certificates, pair_trace,
                               reading_order, slice_region, tie_zero_moment, worst_case_pool)
-from certlib.theory import (LIMITS, copula_prelabel, cyclic_shift, quarter_geometry,
+from certlib.teaching.theory import (LIMITS, copula_prelabel, cyclic_shift, quarter_geometry,
                             random_orders, sample_square)
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -124,7 +125,7 @@ def test_figure3_search_finds_the_shipped_pool():
     spec = importlib.util.spec_from_file_location("s3", ROOT / "scripts" / "search_figure3.py")
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
-    from certlib.teaching import FIGURE3_PREDS, FIGURE3_WEIGHTS
+    from certlib.teaching.worked_examples import FIGURE3_PREDS, FIGURE3_WEIGHTS
 
     assert mod.search() == [(FIGURE3_WEIGHTS, FIGURE3_PREDS)]
 
@@ -132,7 +133,7 @@ def test_figure3_search_finds_the_shipped_pool():
 # ---------------------------------------------------------------- brute force checks
 def _brute_lp_lower(pool):
     """A grid check of the LP: no point of a 1/8 grid beats the exact optimum."""
-    from certlib.teaching import covering_problem
+    from certlib.teaching.worked_examples import covering_problem
 
     G, D, _ = covering_problem(pool)
     best = None

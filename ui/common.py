@@ -3,7 +3,7 @@
 The pool chosen on one page is the pool of every page: it is kept in the session
 (``pool_ref``) and in the URL (``?pool=sample:demo`` or ``?pool=upload:<sha256>``), so
 a reload, a server restart or a second tab opens it again.  An upload is validated
-and saved at once under its content hash (`certlib.saved_pools`); a bad file gets
+and saved at once under its content hash (`certlib.labelling.saved_pools`); a bad file gets
 the library's one message next to the uploader and the previous pool stays active.
 """
 
@@ -21,7 +21,7 @@ import streamlit as st
 
 import certlib
 from certlib.errors import CertlibError
-from certlib.saved_pools import SavedPools
+from certlib.labelling.saved_pools import SavedPools
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLES = {  # key in the URL -> (label, file)
@@ -722,7 +722,7 @@ def page_button(page: str, label: str, key: str, settings: dict, icon: str | Non
 
 @st.cache_data(show_spinner=False, max_entries=256)
 def _project_state(store_path: str, project_id: int, last_seq: int, _pool, key: str):
-    from certlib.store import LabelStore
+    from certlib.labelling.store import LabelStore
 
     s = LabelStore(store_path).progress(project_id, _pool).session
     return s.t, s.status

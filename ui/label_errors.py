@@ -11,11 +11,11 @@ import pandas as pd
 import streamlit as st
 
 from certlib.errors import CertlibError
-from certlib.label_errors import full_pool_fragility
-from certlib.replay import replay
-from certlib.events import same_annotator
-from certlib.reviews import open_for
-from certlib.store import StaleStateError
+from certlib.labelling.label_errors import full_pool_fragility
+from certlib.labelling.replay import replay
+from certlib.labelling.events import same_annotator
+from certlib.labelling.reviews import open_for
+from certlib.labelling.store import StaleStateError
 from ui.common import acted, plain, pool_folder, view_key
 
 __all__ = ["begin_run", "fragility_section", "label_act", "margin_panel"]

@@ -3,7 +3,7 @@ browser (a Streamlit custom component, `ui/label_panel.js` and `ui/label_panel.c
 shipped here: no build step, nothing fetched from outside).
 
 With the row the server sends, for every answer, the row the policy asks next
-(`certlib.progress.Progress.lookahead`), so a key press draws the next row in the browser
+(`certlib.labelling.progress.Progress.lookahead`), so a key press draws the next row in the browser
 at once; the answer comes back as a trigger carrying the row it answers and the view's
 sequence number, and `apply_presses` appends it to the store with ``expect_seq``.  The
 browser keeps its unacknowledged answers and sends all of them with every trigger
@@ -21,11 +21,11 @@ from pathlib import Path
 
 import streamlit as st
 
-from certlib._values import python_scalar
+from certlib.core._values import python_scalar
 from certlib.errors import CertlibError
-from certlib.events import FILE_ANNOTATOR, same_annotator
-from certlib.progress import SKIP
-from certlib.store import StaleStateError
+from certlib.labelling.events import FILE_ANNOTATOR, same_annotator
+from certlib.labelling.progress import SKIP
+from certlib.labelling.store import StaleStateError
 
 __all__ = ["GUARD_MS", "MAX_IMAGE_BYTES", "apply_audit_presses", "apply_presses",
            "apply_review_presses", "audit_panel_data", "label_panel", "panel_data",
@@ -325,8 +325,8 @@ def review_panel_data(prog, pool, who: str, display, folder, keys, client, resul
     first row waiting for ``who`` (its extra columns only: no candidate's prediction, no
     first label), the class answers (``keys``: None when the label panel holds the keys)
     and, for each, the next row waiting after that review."""
-    from certlib.events import Event
-    from certlib.reviews import open_for, review_items
+    from certlib.labelling.events import Event
+    from certlib.labelling.reviews import open_for, review_items
 
     mine = open_for(prog.reviews, who) if who else ()
     keys = keys or [None] * len(pool.classes)
@@ -362,7 +362,7 @@ def apply_review_presses(store, project_id: int, pool, who: str, presses, result
     """The review panel's presses (`take_presses`): ``kind`` "review", ``row`` the row
     reviewed (`row_key`), ``answer`` ``c<i>``.  A review of another row than the first one
     waiting for ``who`` is refused.  Returns the project's progress afterwards."""
-    from certlib.reviews import open_for
+    from certlib.labelling.reviews import open_for
 
     def act(prog, press):
         if press.get("kind") != "review":

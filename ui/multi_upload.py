@@ -20,9 +20,9 @@ import zlib
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
-from certlib.budget_plan import POOL_SUFFIXES
+from certlib.planning.budget_plan import POOL_SUFFIXES
 from certlib.errors import CertlibError
-from certlib.saved_pools import display_name
+from certlib.labelling.saved_pools import display_name
 
 __all__ = ["MAX_MEMBERS", "MAX_TOTAL_BYTES", "UploadError", "Unpacked", "unpack_pool_uploads"]
 

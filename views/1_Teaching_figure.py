@@ -6,9 +6,9 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from certlib.errors import CertlibError
-from certlib.bound_traces import teaching_figure
+from certlib.teaching.bound_traces import teaching_figure
 from certlib.policies import policy_names
-from certlib.teaching import tie_zero_moment
+from certlib.teaching.worked_examples import tie_zero_moment
 from ui.common import (choose_pool, plain, plot_text, pool_key, pool_summary, url_widget,
                        write_url_state)
 

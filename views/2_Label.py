@@ -1,5 +1,5 @@
 """Label a pool in the browser: the policy picks the row, the exact stopping test says
-when to stop, and every label is committed to the SQLite store at once (certlib.store).
+when to stop, and every label is committed to the SQLite store at once (certlib.labelling.store).
 
 The page keeps no labelling state of its own: each run replays the project's events
 from the store, so a reload or a server restart resumes where the annotator stopped.
@@ -16,11 +16,11 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from certlib.errors import CertlibError
-from certlib.record import labels_csv, make_record
-from certlib.events import budget_in_force, file_seed, labels_in_force
-from certlib.pool_stats import stray_class_notes
-from certlib.reviews import open_for
-from certlib.store import (LabelStore, PoolMismatchError,
+from certlib.labelling.record import labels_csv, make_record
+from certlib.labelling.events import budget_in_force, file_seed, labels_in_force
+from certlib.core.pool_stats import stray_class_notes
+from certlib.labelling.reviews import open_for
+from certlib.labelling.store import (LabelStore, PoolMismatchError,
                            UnknownProjectError, file_labels)
 from ui.common import (LOST_PRESS, acted, annotator_input, brought_in, budget_input,
                        cached_prelabel, choose_pool, class_settings, class_shortcuts, held_back,

@@ -20,7 +20,7 @@ from plotly.subplots import make_subplots
 
 from certlib.audit.project import AuditStore, check_batch, read_batch
 from certlib.errors import CertlibError
-from certlib.store import UnknownProjectError
+from certlib.labelling.store import UnknownProjectError
 from ui.common import (ROOT, annotator_input, brought_in, class_shortcuts, held_back,
                        keep_annotator, number_box, outward_end, outward_interval, plain,
                        set_url_kept, sticky, undo_shortcut, url_kept)

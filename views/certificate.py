@@ -1,10 +1,10 @@
 """Certificate page (issue 9): the fewest labels that would have sufficed, in hindsight.
 
 For a fully labelled pool: the enclosure of the minimum certificate with its witness rows,
-every policy's labels read beside it (`certlib.comparison.policy_comparison`) and the cost
-of beating each rival alone against all at once (`certlib.comparison.per_rival`).  For a
+every policy's labels read beside it (`certlib.planning.comparison.policy_comparison`) and the cost
+of beating each rival alone against all at once (`certlib.planning.comparison.per_rival`).  For a
 labelling project from the store: what the rows it read would have needed
-(`certlib.certificate.certify_partial`).  The page only calls the library and draws.
+(`certlib.certificates.certificate.certify_partial`).  The page only calls the library and draws.
 """
 
 from __future__ import annotations
@@ -13,11 +13,11 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
-from certlib.certificate import certify_partial
-from certlib.comparison import per_rival, policy_comparison
+from certlib.certificates.certificate import certify_partial
+from certlib.planning.comparison import per_rival, policy_comparison
 from certlib.errors import CertlibError
-from certlib.progress import labels_read_text, sufficed_text
-from certlib.store import LabelStore
+from certlib.labelling.progress import labels_read_text, sufficed_text
+from certlib.labelling.store import LabelStore
 from ui.common import (cached_certify, cached_prelabel, choose_pool, plain, plot_text,
                        pool_key, tolerance_input, url_widget, write_url_state)
 from ui.label_errors import fragility_section

@@ -52,7 +52,7 @@ page_link("views/plan_budget.py", icon=":material/grid_on:",
 def _projects_note(pool) -> None:
     """The labelling projects on this pool and their status, with the way to their
     hindsight (a walk-through: the page said "0 labels known" beside a certified one)."""
-    from certlib.store import LabelStore
+    from certlib.labelling.store import LabelStore
 
     try:
         store = LabelStore()

@@ -14,7 +14,7 @@ import plotly.graph_objects as go
 import streamlit as st
 
 import certlib
-from certlib.budget_plan import DEFAULT_TOLERANCES, POOL_SUFFIXES
+from certlib.planning.budget_plan import DEFAULT_TOLERANCES, POOL_SUFFIXES
 from certlib.cli_output import percent
 from certlib.cli_plan import plan_payload
 from certlib.errors import CertlibError

@@ -2,7 +2,7 @@
 
 Sizes, classes and their counts (a stray class is flagged), each candidate's error rate
 and full-pool AUGRC, how often two candidates disagree, how alike their confidence
-orders are, and the first rows.  The numbers come from `certlib.pool_stats`.
+orders are, and the first rows.  The numbers come from `certlib.core.pool_stats`.
 """
 
 from __future__ import annotations
@@ -14,10 +14,10 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from certlib.errors import CertlibError
-from certlib.pool import UNREAD, pool_hash
-from certlib.pool_stats import pool_stats, stray_class_notes
-from certlib.saved_pools import SavedPools
-from certlib.store import LabelStore
+from certlib.core.pool import UNREAD, pool_hash
+from certlib.core.pool_stats import pool_stats, stray_class_notes
+from certlib.labelling.saved_pools import SavedPools
+from certlib.labelling.store import LabelStore
 from ui.common import (choose_pool, class_settings, load_ref, plain, plot_text, pool_key,
                        pool_ref)
 

@@ -1,7 +1,7 @@
 """Replay a policy on a labelled pool, row by row (issue 9): play, pause, step, with the
 bounds chart of the Label page, so a lead can watch a policy before paying for labels.
 
-The whole replay is computed once by the library (`certlib.bound_traces.replay_trace`,
+The whole replay is computed once by the library (`certlib.teaching.bound_traces.replay_trace`,
 cached by the pool's hash and the settings); the page only picks a step and draws it.
 The step and the play state live in st.session_state; the animated panel is an
 `st.fragment` that reruns on a timer only while playing.
@@ -13,7 +13,7 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
-from certlib.bound_traces import replay_trace
+from certlib.teaching.bound_traces import replay_trace
 from certlib.errors import CertlibError
 from ui.common import (RULE, choose_pool, page_link, plain, plot_text, policy_input, pool_key,
                        seed_input, sticky, tolerance_input)

@@ -6,7 +6,7 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from certlib import Session
-from certlib.teaching import completions, figure1_pool
+from certlib.teaching.worked_examples import completions, figure1_pool
 from ui.common import url_widget, write_url_state
 
 st.title("Figure 1: same predictions, different confidence orders")

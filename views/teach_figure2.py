@@ -7,8 +7,8 @@ import streamlit as st
 
 from certlib import certify, prelabel_bound
 from certlib.errors import CertlibError
-from certlib.teaching import (exact_lp, figure2_pool, minimum_certificates, pair_trace,
-                              reading_order)
+from certlib.teaching.worked_examples import (exact_lp, figure2_pool, minimum_certificates,
+                                              pair_trace, reading_order)
 from ui.common import url_state, url_widget, write_url_state
 
 st.title("Figure 2: the stopping test on four rows")

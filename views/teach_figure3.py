@@ -8,9 +8,10 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from certlib import certify, prelabel_bound, replay
-from certlib.pair_terms import initial_lower
-from certlib.teaching import (covering_problem, exact_lp, figure3_pool, minimum_certificates,
-                              reading_order, slice_region)
+from certlib.core.pair_terms import initial_lower
+from certlib.teaching.worked_examples import (covering_problem, exact_lp, figure3_pool,
+                                              minimum_certificates, reading_order,
+                                              slice_region)
 
 st.title("Figure 3: one label set must cover every rival")
 st.markdown(

@@ -7,7 +7,7 @@ import streamlit as st
 
 from certlib.errors import CertlibError
 from certlib.policies import policy_names
-from certlib.theory import (LIMITS, copula_prelabel, cyclic_shift, quarter_geometry,
+from certlib.teaching.theory import (LIMITS, copula_prelabel, cyclic_shift, quarter_geometry,
                             random_orders, sample_square)
 from ui.common import number_box, sticky
 

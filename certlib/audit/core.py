@@ -29,7 +29,7 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from .._values import class_value, class_value_from_text, first_text, first_true, \
+from ..core._values import class_value, class_value_from_text, first_text, first_true, \
     is_empty_cell, is_none_or_nan
 from ..errors import InvalidValueError, LabelError, ParameterError
 from .cs import PrplEBState, check_alpha, check_truncation, prpl_eb

@@ -57,13 +57,13 @@ from pathlib import Path
 
 import numpy as np
 
-from .. import _sqlite
-from .._values import class_value, class_value_from_text, first_text, first_true, \
+from ..labelling import _sqlite
+from ..core._values import class_value, class_value_from_text, first_text, first_true, \
     is_empty_cell, is_none_or_nan, python_scalar
 from ..errors import (CertlibError, ColumnError, InvalidValueError, LabelError, ParameterError,
                       PoolFileError)
-from ..events import same_annotator, utc_now
-from ..store import (DuplicateLabelError, NothingToUndoError, StaleStateError, StoreError,
+from ..labelling.events import same_annotator, utc_now
+from ..labelling.store import (DuplicateLabelError, NothingToUndoError, StaleStateError, StoreError,
                      UnknownProjectError, default_store_path)
 from .core import AuditConfig, AuditResult, Stream, _run, make_stream, stray_fraction
 from .cs import prpl_eb

@@ -22,12 +22,13 @@ from pathlib import Path
 
 import numpy as np
 
-from .._values import class_value, is_none_or_nan
+from ..core._values import class_value, is_none_or_nan
 from ..errors import ParameterError, PoolFileError
-from ..verification import AUDIT_KIND, Verification, refuse_other_kind, unique_keys
+from ..certificates.verification import AUDIT_KIND, Verification, refuse_other_kind, unique_keys
 from .core import AuditConfig, AuditResult, _run, make_stream
 
-# Verification is re-exported from certlib.verification (one result type for both verifiers)
+# Verification is re-exported from certlib.certificates.verification (one result type for
+# both verifiers)
 __all__ = ["RECORD_VERSION", "Verification", "make_record", "parse_record", "read_record",
            "stream_hash", "verify_record", "write_record"]
 

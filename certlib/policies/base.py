@@ -20,7 +20,7 @@ The policy only orders rows.  The stopping test decides when to stop and what
 is certified, so any policy is valid (paper Figure 6).
 
 Deterministic policies break score ties by lowest row position.  Scores use
-the potential gains of `certlib.pair_terms` (|a_ji - a_ki| for binary pools), so
+the potential gains of `certlib.core.pair_terms` (|a_ji - a_ki| for binary pools), so
 categorical pools work unchanged.
 """
 
@@ -31,7 +31,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from ..pair_terms import pair_potential
+from ..core.pair_terms import pair_potential
 from ..errors import ParameterError
 
 __all__ = ["OrderPolicy", "OrderState", "Policy", "PolicyContext", "order_by_score", "pair_scores"]

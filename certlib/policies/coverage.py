@@ -79,8 +79,8 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from ..bounds import deficits, eliminated_mask, thresholds
-from ..pair_terms import (
+from ..core.bounds import deficits, eliminated_mask, thresholds
+from ..core.pair_terms import (
     initial_lower,
     lower_terms,
     potential_terms,

@@ -39,7 +39,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..pair_terms import row_blocks
+from ..core.pair_terms import row_blocks
 
 __all__ = ["AGREEMENT_PRIOR", "LabelProbabilities", "LabelSampler", "SAMPLER_DEFAULTS",
            "agreement_applies", "agreement_pred_prob", "fit_label_sampler",
@@ -214,7 +214,7 @@ def unread_frame(labels: np.ndarray, draws: int):
             np.flatnonzero(labels < 0))
 
 # ---------------------------------------------------------------------------
-# The forecast's label sampler (`certlib.label_forecast`): the same experts, calibrated
+# The forecast's label sampler (`certlib.planning.label_forecast`): the same experts, calibrated
 # on the labels already read, sampled jointly per draw.
 #
 # Why not sample every row independently from the averaged experts?  Where the

@@ -1,0 +1,328 @@
+"""Minimum certificates in hindsight (SPEC section 7, paper 000 Theorem 2, section 4.1).
+
+With every label known and target k (the full-pool winner), a set S of rows
+certifies k iff, for every rival j != k,
+
+    sum_{i in S} g_ji >= D_j,     D_j = max(0, need_jk - L_jk(nothing read)),
+
+where g_ji = realised - lower term of row i for the pair (j, k) under the
+shared rule (`certlib.core.pair_terms`).  C(y) is the smallest such |S|: a covering
+integer program with one constraint per rival, solved by `certlib.certificates.covering`,
+which reports an **enclosure** ``lower <= C(y) <= upper`` with a witness
+verified in integers (rounding a basic LP solution adds at most K - 1 rows,
+paper Theorem 2).  This module is the pool layer: it builds the gains and
+deficits of each possible target, maps columns back to row ids, and with a
+tolerance minimises over every candidate within tau.
+
+One rival with a deficit (always the case for K = 2) is solved exactly by
+sorting (paper 4.1, "Two candidates").
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from fractions import Fraction
+
+import numpy as np
+
+from ..core.bounds import batch_lower, certified_mask, decide, deficits, thresholds
+from ..core.pair_terms import initial_lower, target_terms
+from .covering import (
+    DEFAULT_TIME_LIMIT,
+    DEFAULT_WORK_LIMIT,
+    Enclosure,
+    check_limits,
+    cover_enclosure,
+)
+from ..errors import LabelError, ParameterError
+from ..core.pool import UNREAD
+from ..core.weights import exact_fraction
+
+__all__ = ["Certificate", "Enclosure", "PartialCertificate", "certify", "certify_partial",
+           "cover_enclosure"]
+
+# ----------------------------------------------------------------------------- results
+@dataclass(frozen=True)
+class Certificate:
+    """Enclosure ``lower <= C(y) <= upper`` of the minimum certificate, with a verified witness.
+
+    ``selected`` is the name of the candidate certified (the full-pool winner at
+    tau = 0; with a tolerance, the candidate within tau whose certificate is
+    smallest), ``selected_index`` its index; the JSON keys are "winner" and
+    "winner_index" (SPEC section 10), and ``winner`` / ``winner_index`` remain as
+    read-only aliases.  ``witness`` the row ids of a
+    certificate of size ``upper``.  ``exact`` means ``lower == upper`` with
+    ``lower`` proved in exact arithmetic.  ``lp_value`` is the LP relaxation
+    value (float, a hint): 0.0 when there is nothing to cover, the fractional
+    greedy value (that LP's optimum) when one rival has a deficit, None when
+    HiGHS failed.  ``deficits`` holds
+    D_j for every candidate j against the selected one (0 at itself).
+    ``dual_bound`` is the exact weak-dual value (a Fraction) when an LP was
+    solved.  ``method`` says what last tightened the enclosure: "none" (nothing
+    to cover), "sorting" (one rival), "lp", "fixing", "milp", "branch-and-bound".
+    ``solver_minimum`` is **not proved**: when the enclosure is not exact and
+    HiGHS's MILP claims that ``upper`` is the minimum, it is that claim (equal to
+    ``upper``), else None.  ``work`` counts the search nodes spent
+    (`certlib.certificates.covering`); ``time_limited`` says the wall-clock safety net stopped
+    the search, so the result may then depend on the machine.
+    """
+
+    selected: str
+    lower: int
+    upper: int
+    exact: bool
+    lp_value: float | None
+    witness: tuple
+    selected_index: int
+    tolerance: Fraction
+    deficits: tuple
+    dual_bound: Fraction | None = None
+    method: str = "lp"
+    candidates: tuple = ()  # names of the candidates that were minimised over
+    solver_minimum: int | None = None
+    work: int = 0
+    time_limited: bool = False
+
+    @property
+    def gap(self) -> int:
+        return self.upper - self.lower
+
+    @property
+    def winner(self) -> str:
+        """Alias of ``selected`` (the SPEC section 10 JSON key)."""
+        return self.selected
+
+    @property
+    def winner_index(self) -> int:
+        """Alias of ``selected_index``."""
+        return self.selected_index
+
+    def to_dict(self) -> dict:
+        """JSON-ready dict: the SPEC section 10 keys first, then extras."""
+        return {
+            "winner": self.selected,
+            "lower": int(self.lower),
+            "upper": int(self.upper),
+            "exact": bool(self.exact),
+            "lp_value": None if self.lp_value is None else float(self.lp_value),
+            "witness": list(self.witness),  # Pool row ids are plain Python scalars
+            "winner_index": int(self.selected_index),
+            "tolerance": float(self.tolerance),
+            "deficits": [int(d) for d in self.deficits],
+            "dual_bound": None if self.dual_bound is None else float(self.dual_bound),
+            "method": self.method,
+            "candidates": list(self.candidates),
+            "solver_minimum": self.solver_minimum,
+            "work": int(self.work),
+            "time_limited": bool(self.time_limited),
+        }
+
+
+@dataclass(frozen=True)
+class PartialCertificate:
+    """Bounds on C(y) after a partial run (SPEC section 7, last paragraph).
+
+    ``upper``: size of a verified sub-certificate among the read rows, or None
+    when the read rows do not certify any candidate.  ``lower``: holds for
+    every completion of the unread labels (unread rows count with their
+    potential gain).  ``selected`` is the certified candidate's name, or None
+    (JSON key "winner"; ``winner`` remains as a read-only alias).
+    ``time_limited``: the wall-clock safety net stopped the search for ``upper``.
+    """
+
+    lower: int
+    upper: int | None
+    exact: bool
+    certified: bool
+    selected: str | None
+    witness: tuple
+    tolerance: Fraction
+    labels_read: int
+    time_limited: bool = False
+
+    @property
+    def winner(self) -> str | None:
+        """Alias of ``selected``."""
+        return self.selected
+
+    def to_dict(self) -> dict:
+        return {"lower": int(self.lower), "upper": self.upper, "exact": bool(self.exact),
+                "certified": self.certified, "winner": self.selected,
+                "witness": list(self.witness),  # Pool row ids are plain Python scalars
+                "tolerance": float(self.tolerance), "labels_read": self.labels_read,
+                "time_limited": bool(self.time_limited)}
+
+
+# --------------------------------------------------------------------- the pool layer
+def _target_index(pool, target) -> int:
+    if isinstance(target, (int, np.integer)) and not isinstance(target, bool):
+        k = int(target)
+        if not 0 <= k < pool.K:
+            raise ParameterError(f"target index {k} is out of range 0..{pool.K - 1}")
+        return k
+    if isinstance(target, str) and target in pool.names:
+        return pool.names.index(target)
+    raise ParameterError(f"target must be a candidate name {list(pool.names)} or index; "
+                         f"got {target!r}")
+
+
+def _check_tolerance(tolerance) -> Fraction:
+    return exact_fraction(tolerance, "tolerance")
+
+
+def _enclose_each(problems, work_limit: int, time_limit: float) -> list:
+    """`cover_enclosure` of each (G, D) in turn under one work limit and one deadline.
+
+    Each problem gets an equal share of the work still left, so what one does not
+    use goes to the next; the shares depend on work done, never on time."""
+    check_limits(work_limit, time_limit)
+    deadline = time.perf_counter() + time_limit
+    left, out = int(work_limit), []
+    for pos, (G, D) in enumerate(problems):
+        share = left // (len(problems) - pos)
+        enc = cover_enclosure(G, D, work_limit=share,
+                              time_limit=max(0.0, deadline - time.perf_counter()))
+        left -= enc.work
+        out.append(enc)
+    return out
+
+
+def certify(pool, tolerance=0.0, *, work_limit: int = DEFAULT_WORK_LIMIT,
+            time_limit: float = DEFAULT_TIME_LIMIT, target=None) -> Certificate:
+    """Enclose the minimum certificate C(y) of a fully labelled pool (SPEC section 7).
+
+    tolerance: tau >= 0 on the objective's scale.  With tau > 0 the deficits use
+        need = -floor(scale * tau) and every candidate within tau of the best on
+        the full pool is a possible target; the one with the smallest ``upper``
+        (then smallest ``lower``, then earliest) is reported, and ``lower`` is
+        the minimum of the targets' lowers.
+    work_limit: search nodes for closing a gap (HiGHS MILP, then the exact
+        branch-and-bound; see `certlib.certificates.covering`), shared by the targets; 0 stops
+        after the LP, rounding and exact dual bounds.  It, not time, decides when
+        to stop, so a pool gives the same certificate on every machine.
+    time_limit: seconds, a safety net for pathological pools; when it stops the
+        search the result says ``time_limited``.
+    target: a candidate name or index to certify instead; it must be the winner
+        (tau = 0) or within tau.
+
+    >>> from certlib import Pool
+    >>> pool = Pool.from_arrays([[0, 0, 1, 0], [0, 0, 0, 1]], [[4, 3, 2, 1], [3, 4, 1, 2]],
+    ...                         labels=[1, 0, 0, 0], names=["A", "B"])
+    >>> c = certify(pool)
+    >>> (c.selected, c.lower, c.upper, c.exact, c.lp_value)
+    ('B', 3, 3, True, 2.5)
+    """
+    tau = _check_tolerance(tolerance)
+    check_limits(work_limit, time_limit)
+    if not pool.fully_labelled:
+        i = int(np.flatnonzero(pool.labels == UNREAD)[0])
+        raise LabelError(
+            f"certify needs every label; row {pool.row_ids[i]!r} (position {i}) has none "
+            "(for a partial run: certlib.certify_partial, or certlib certificate --partial)")
+    risks = pool.risks()
+    th = thresholds(pool.K, pool.scale, "shared", tau)
+    T = th.tol_units
+    if tau > 0:
+        targets = [int(k) for k in np.flatnonzero(risks - risks.min() <= T)]
+    else:
+        targets = [int(np.argmin(risks))]  # earliest on ties, as Pool.winner
+    if target is not None:
+        k = _target_index(pool, target)
+        if k not in targets:
+            what = (f"within tolerance {float(tau)} of the best" if tau > 0
+                    else "the full-pool winner")
+            raise ParameterError(f"target {pool.names[k]!r} is not {what}; "
+                                 f"possible targets: {[pool.names[t] for t in targets]}")
+        targets = [k]
+    rows = np.arange(pool.n)
+    problems = []
+    for k in targets:
+        lower, gains = target_terms(pool, k, rows, pool.labels)
+        problems.append((gains, deficits(th.need[:, k], lower.sum(axis=1, dtype=np.int64))))
+    encs = _enclose_each(problems, work_limit, time_limit)
+    i = min(range(len(targets)), key=lambda t: (encs[t].upper, encs[t].lower, targets[t]))
+    k, enc, D = targets[i], encs[i], problems[i][1]
+    lower = min(e.lower for e in encs)
+    exact = lower == enc.upper
+    # HiGHS's claim for the whole minimisation: each target's minimum is proved or claimed
+    claims = [e.lower if e.exact else e.solver_minimum for e in encs]
+    solver_minimum = None if exact or None in claims else min(claims)
+    return Certificate(
+        selected=pool.names[k], lower=int(lower), upper=int(enc.upper), exact=exact,
+        lp_value=enc.lp_value, witness=tuple(map(pool.row_ids.__getitem__, enc.witness.tolist())),
+        selected_index=k, tolerance=tau, deficits=tuple(int(d) for d in D),
+        dual_bound=enc.dual_bound, method=enc.method,
+        candidates=tuple(pool.names[t] for t in targets), solver_minimum=solver_minimum,
+        work=sum(e.work for e in encs), time_limited=any(e.time_limited for e in encs))
+
+
+def certify_partial(pool, read_rows=None, tolerance=0.0, *,
+                    work_limit: int = DEFAULT_WORK_LIMIT,
+                    time_limit: float = DEFAULT_TIME_LIMIT) -> PartialCertificate:
+    """Bounds on the minimum certificate after a partial run (SPEC section 7).
+
+    read_rows: row positions read so far (default: every labelled row); each
+        must carry a label.
+    upper: if the read rows certify a candidate (the stopping test; with tau > 0
+        possibly several), the smallest verified certificate among the read rows
+        of any of them -- a certificate under the true labels.
+    lower: the exact LP/surrogate lower bound of the covering problem in which
+        read rows have their realised gain and unread rows their potential gain
+        (an unread row could contribute at most that under any completion); it
+        is minimised over the candidates that can still win (tau = 0: not
+        eliminated, or k alone when certified; tau > 0: every candidate).
+    work_limit, time_limit: as for `certify`, spent on ``upper``.
+    """
+    tau = _check_tolerance(tolerance)
+    check_limits(work_limit, time_limit)
+    if read_rows is None:
+        read = np.flatnonzero(pool.labels != UNREAD)
+    else:
+        read = np.unique(np.asarray(read_rows, dtype=np.int64))
+        if read.size and (read.min() < 0 or read.max() >= pool.n):
+            raise ParameterError(f"read_rows must be row positions in 0..{pool.n - 1}")
+        missing = read[pool.labels[read] == UNREAD]
+        if missing.size:
+            i = int(missing[0])
+            raise LabelError(f"row {pool.row_ids[i]!r} (position {i}) is listed as read "
+                             "but has no label")
+    th = thresholds(pool.K, pool.scale, "shared", tau)
+    L0 = initial_lower(pool, "shared")
+    L = batch_lower(pool, read)
+    dec = decide(L, th)
+    unread = np.ones(pool.n, dtype=bool)
+    unread[read] = False
+    if tau > 0:
+        # within a tolerance any candidate within tau under the completion may be the
+        # one certified most cheaply, whichever the read rows certify now
+        targets = list(range(pool.K))
+    elif dec.certified:
+        targets = [dec.selected_index]
+    else:
+        out = set(dec.eliminated)
+        targets = [k for k in range(pool.K) if k not in out]
+    rows = np.arange(pool.n)
+    placeholder = np.where(pool.labels == UNREAD, 0, pool.labels)
+    lowers = []
+    for k in targets:
+        D = deficits(th.need[:, k], L0[:, k])
+        _, G = target_terms(pool, k, rows, placeholder, potential_mask=unread)
+        if (G.sum(axis=1, dtype=np.int64) < D).any():
+            continue  # k cannot be certified under any completion
+        lowers.append(cover_enclosure(G, D, work_limit=0).lower)
+    lower = min(lowers) if lowers else 0
+    if not dec.certified:
+        return PartialCertificate(int(lower), None, False, False, None, (), tau, int(read.size))
+    # every candidate the read rows certify (one at tau = 0; possibly several within
+    # tau): the smallest verified sub-certificate among them is the upper bound
+    ks = [int(k) for k in np.flatnonzero(certified_mask(L, th))]
+    encs = _enclose_each([(target_terms(pool, k, read, pool.labels[read])[1],
+                           deficits(th.need[:, k], L0[:, k])) for k in ks], work_limit, time_limit)
+    i = min(range(len(ks)), key=lambda t: (encs[t].upper, t))
+    k, enc = ks[i], encs[i]
+    lower = min(max(lower, 0), enc.upper)
+    witness = tuple(pool.row_ids[int(read[i])] for i in enc.witness)
+    return PartialCertificate(int(lower), int(enc.upper), int(lower) == int(enc.upper), True,
+                              pool.names[k], witness, tau, int(read.size),
+                              any(e.time_limited for e in encs))

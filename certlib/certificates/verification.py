@@ -1,0 +1,71 @@
+"""The result of checking an evidence record against a recomputation, shared by the
+model-choice verifier (`certlib.labelling.record.verify_record`, SPEC section 12) and the audit
+verifier (`certlib.audit.record.verify_record`, SPEC section 11)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ..errors import PoolFileError
+
+__all__ = ["AUDIT_KIND", "RECORD_FORMAT", "Verification", "refuse_other_kind", "unique_keys"]
+
+RECORD_FORMAT = "certlib-labelling-record"  # a model-choice record's "format"
+AUDIT_KIND = "certlib-audit"  # an audit record's "kind"
+
+
+def refuse_other_kind(rec, name: str, want: str) -> None:
+    """Raise PoolFileError naming the command that checks ``rec`` when it is the other
+    kind of evidence record than ``want`` ("labelling" or "audit"); ``name`` is the
+    file's, as the message shows it."""
+    if not isinstance(rec, dict):
+        return
+    if want == "labelling" and rec.get("kind") == AUDIT_KIND:
+        raise PoolFileError(f"record file {name} is an update audit's record; check it "
+                            "with `certlib verify-audit RECORD STREAM`")
+    if want == "audit" and rec.get("format") == RECORD_FORMAT:
+        raise PoolFileError(f"record file {name} is a labelling project's evidence record, "
+                            "not an update audit's; check it with `certlib verify-record "
+                            "RECORD POOL` (or certlib.labelling.store.verify_record)")
+
+
+@dataclass(frozen=True)
+class Verification:
+    """``mismatches`` lists every number or setting of the record that the recomputation
+    does not reproduce, one readable line each; ``ok`` is True exactly when there is none.
+    ``recomputed`` holds the verifier's own outcome (its keys depend on the record kind).
+
+    >>> Verification(("selected: record says 'b', recomputed 'a'",)).ok
+    False
+    """
+
+    mismatches: tuple = ()
+    recomputed: dict = field(default_factory=dict, compare=False)
+
+    def __post_init__(self):
+        object.__setattr__(self, "mismatches", tuple(self.mismatches))
+
+    @property
+    def ok(self) -> bool:
+        return not self.mismatches
+
+    def to_dict(self) -> dict:
+        return {"ok": self.ok, "mismatches": list(self.mismatches)}
+
+
+def unique_keys(pairs) -> dict:
+    """``object_pairs_hook`` for `json.loads`: a JSON object that names a key twice is
+    refused.  ``json.loads`` keeps the last value, so a record could show a reader one
+    verdict early in the file and give the verifier another.
+
+    >>> import json
+    >>> json.loads('{"verdict": "safe", "verdict": "continue"}', object_pairs_hook=unique_keys)
+    Traceback (most recent call last):
+    ValueError: the key 'verdict' appears twice in one JSON object
+    """
+    out = {}
+    for key, value in pairs:
+        if key in out:
+            raise ValueError(f"the key {key!r} appears twice in one JSON object")
+        out[key] = value
+    return out

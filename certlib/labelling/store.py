@@ -1,0 +1,707 @@
+"""The append-only labelling store: projects and their label events in an SQLite file
+(SPEC section 12; STYLE rules 6 and 9: the edge that owns sqlite3).
+
+A *project* is one pool (its label-free hash, taken before the first label)
+with fixed settings: candidates in priority order, objective, policy, rule,
+tolerance, seed, budget and the prelabel bound at start.  Labels are *events*
+with a per-project sequence number, a UTC time and an annotator, committed one
+transaction per label.  Nothing is ever updated or deleted: `undo_last`
+appends an ``undo`` event that cancels the newest label still in force, so the
+full history survives in the file.  The values (`Project`, `Event`) live in
+`certlib.labelling.events`.
+
+Skips are events too: `skip_row` appends a ``skip`` event for a row the annotator
+cannot label now, and the policy passes over it while other unread rows are left
+(`Session.next_row(skip=...)`); `unskip_all` appends an ``unskip`` event that makes
+every skipped row available again, and a skipped row also comes back by itself when
+only skipped rows are left.  A skip never touches the labels, so it changes no bound,
+no certificate and no evidence-record verdict (the record keeps it in its event log).
+
+A project's budget is fixed at start but may be *extended* (issue 9): `extend_budget`
+appends a ``budget`` event with the new budget (or None, no budget), and the replay uses
+the start budget overridden by the last such event, so a session whose budget ran out
+continues with the same labels instead of a new project starting at 0.
+Stores of schema version 1 (labels and undos only), 2 (no budget events), 3 (no review
+events) or 4 (no keep events) are migrated on opening: the events are copied unchanged
+into a table that also admits the new kinds.
+
+Review (issue 14): `queue_review` appends a ``review_request`` event per row to be checked
+by a second annotator, `append_review` that annotator's label (a ``review`` event, which
+changes no bound), and `correct_label` a ``correct`` event that replaces the label of a
+row in force, keeping its place in the reading order: the session replays with it;
+`keep_label` a ``keep`` event that decides a disagreement for the label in force
+(`certlib.labelling.reviews` reads the review state).
+
+The state of a labelling session is never stored, only derived:
+``store.resume(project_id, pool)`` replays the labels in force through
+`certlib.Session` (a pure state transition, STYLE rule 6; `certlib.labelling.progress`),
+so a page reload or a server restart resumes exactly where the annotator stopped.
+
+    store = LabelStore("labels.db")
+    pid = store.open_project(pool, "demo.csv", policy="adaptive-pair-sum")
+    s = store.session(pid, pool)
+    store.append_label(pid, pool.row_ids[s.next_row()], 1, "ana", pool=pool)
+    store.skip_row(pid, row_id, "ana", pool=pool)     # pass over a row for now
+    store.unskip_all(pid, "ana")                      # every skipped row back
+    store.extend_budget(pid, 200, "ana")              # more labels for the same project
+    record = store.export_record(pid, pool)       # JSON-ready dict (certlib.labelling.record)
+    verify_record(record, pool).ok                # recomputed from the labels
+
+Concurrency: every write runs in ``BEGIN IMMEDIATE`` on a fresh connection
+(WAL mode, busy timeout), so two tabs, two processes or two annotators never
+lose a label; ``expect_seq`` lets a page refuse a click made on a stale view.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from fractions import Fraction
+from pathlib import Path
+
+import numpy as np
+
+from . import _sqlite
+from ..core._values import fraction_text, python_scalar
+from ..errors import CertlibError
+from .events import (FILE_ANNOTATOR, Event, Project, budget_in_force,
+                     imitates_file_annotator, labels_in_force, same_annotator, skipped_rows,
+                     utc_now)
+from ..policies import get_policy, policy_names
+from ..core.pool import UNREAD, pool_hash
+from ..certificates.prelabel import prelabel_bound
+from .progress import Progress
+from .record import make_record, verify_record
+from .session import Session
+from ..core.weights import exact_fraction
+
+# Re-exported: Project and Event from certlib.labelling.events (the store's methods return
+# them), and verify_record from certlib.labelling.record (the README imports it from
+# certlib.labelling.store).
+__all__ = [
+    "SCHEMA_VERSION",
+    "DuplicateLabelError",
+    "Event",
+    "FILE_ANNOTATOR",
+    "file_labels",
+    "NothingSkippedError",
+    "LabelStore",
+    "NothingToUndoError",
+    "PoolMismatchError",
+    "Project",
+    "StaleStateError",
+    "StoreError",
+    "UnknownProjectError",
+    "default_store_path",
+    "verify_record",
+]
+
+SCHEMA_VERSION = 5  # 2: skip and unskip events; 3: budget events; 4: review events;
+# 5: keep events
+ENV_VAR = "CERTLIB_STORE"
+DEFAULT_FILE = "certlib_labels.db"
+
+
+# ------------------------------------------------------------------ errors
+class StoreError(CertlibError):
+    """The labelling store refuses an operation (the message says why)."""
+
+
+class UnknownProjectError(StoreError):
+    """No project with this id in the store."""
+
+
+class DuplicateLabelError(StoreError):
+    """The row already has a label in force; undo it first."""
+
+
+class PoolMismatchError(StoreError):
+    """The pool given is not the pool the project was started on."""
+
+
+class StaleStateError(StoreError):
+    """The caller acted on an older view of the project than the store holds."""
+
+
+class NothingToUndoError(StoreError):
+    """Undo with no label in force."""
+
+
+class NothingSkippedError(StoreError):
+    """Unskip with no row skipped."""
+
+
+def file_labels(pool) -> list:
+    """[(row id, label)] of the labels the pool file holds, in row order: what a project
+    started ``from_file`` takes as its first label events (`certlib.labelling.events.file_seed`)."""
+    return [(python_scalar(pool.row_ids[i]), python_scalar(pool.classes[pool.labels[i]]))
+            for i in np.flatnonzero(pool.labels != UNREAD).tolist()]
+
+
+def _annotator_name(annotator) -> str:
+    """A person's name for an event: not empty, and not `FILE_ANNOTATOR`."""
+    name = str(annotator).strip()
+    if not name:
+        raise StoreError("annotator must be a non-empty name; it goes into the evidence record")
+    if same_annotator(name, FILE_ANNOTATOR) or imitates_file_annotator(name):
+        raise StoreError(f"{FILE_ANNOTATOR!r} names the labels a project takes from the pool "
+                         f"file, and {name!r} reads as it; choose another annotator name")
+    return name
+
+
+def default_store_path() -> Path:
+    """``$CERTLIB_STORE`` if set, else ``./certlib_labels.db``."""
+    return Path(os.environ.get(ENV_VAR) or DEFAULT_FILE)
+
+
+# ------------------------------------------------------------------ schema
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS projects (
+    id             INTEGER PRIMARY KEY AUTOINCREMENT,
+    pool_hash      TEXT NOT NULL,
+    pool_name      TEXT NOT NULL,
+    n              INTEGER NOT NULL,
+    candidates     TEXT NOT NULL,   -- JSON list, tie priority order
+    classes        TEXT NOT NULL,   -- JSON list
+    objective      TEXT NOT NULL,
+    policy         TEXT NOT NULL,
+    rule           TEXT NOT NULL,
+    tolerance      TEXT NOT NULL,   -- exact fraction "p/q"
+    seed           INTEGER NOT NULL,
+    budget         INTEGER,         -- NULL = no budget
+    prelabel_bound INTEGER NOT NULL,
+    created_at     TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS events (
+    project_id INTEGER NOT NULL REFERENCES projects(id),
+    seq        INTEGER NOT NULL CHECK (seq >= 1),
+    kind       TEXT NOT NULL CHECK (kind IN ('label', 'undo', 'skip', 'unskip', 'budget',
+                                         'review_request', 'review', 'correct',
+                                         'keep')),
+    row_id     TEXT,                -- JSON scalar
+    label      TEXT,                -- JSON scalar; of a budget event: the new budget
+    annotator  TEXT NOT NULL,
+    at         TEXT NOT NULL,
+    undoes     INTEGER,
+    PRIMARY KEY (project_id, seq)
+);
+CREATE INDEX IF NOT EXISTS projects_by_pool ON projects (pool_hash);
+CREATE TRIGGER IF NOT EXISTS events_no_update BEFORE UPDATE ON events
+BEGIN SELECT RAISE(ABORT, 'events are append-only'); END;
+CREATE TRIGGER IF NOT EXISTS events_no_delete BEFORE DELETE ON events
+BEGIN SELECT RAISE(ABORT, 'events are append-only'); END;
+"""
+_EVENTS_TABLE = _SCHEMA[_SCHEMA.index("CREATE TABLE IF NOT EXISTS events"):
+                        _SCHEMA.index("CREATE INDEX")]
+_TRIGGERS = _SCHEMA[_SCHEMA.index("CREATE TRIGGER"):]
+
+
+def _migrate(con, version: int) -> None:
+    """Version 1 admitted only label and undo events, version 2 no budget events, version 3
+    no review events, version 4 no keep events (a CHECK
+    constraint SQLite cannot alter): copy every event unchanged into a current table,
+    inside the caller's transaction, so the history is the same row for row."""
+    con.execute("DROP TRIGGER IF EXISTS events_no_update")
+    con.execute("DROP TRIGGER IF EXISTS events_no_delete")
+    con.execute(f"ALTER TABLE events RENAME TO events_v{version}")
+    con.execute(_EVENTS_TABLE)
+    con.execute(f"INSERT INTO events SELECT * FROM events_v{version}")
+    con.execute(f"DROP TABLE events_v{version}")
+    for trigger in _TRIGGERS.split("END;")[:-1]:
+        con.execute(trigger + "END;")
+    con.execute(f"UPDATE schema_version SET version = {SCHEMA_VERSION}")
+
+
+class LabelStore:
+    """An SQLite file of labelling projects and their append-only label events."""
+
+    def __init__(self, path=None):
+        self.path = Path(path) if path is not None else default_store_path()
+        _sqlite.open_schema(self.path, _SCHEMA, "schema_version", SCHEMA_VERSION, StoreError,
+                            "label store", migrate=_migrate, migratable=(1, 2, 3, 4))
+        self._recognised: set = set()  # pool hashes whose old-format projects are rewritten
+
+    # ----------------------------------------------------------- plumbing
+    def _connect(self):
+        return _sqlite.connect(self.path)
+
+    def _write(self):
+        """One write transaction; the lock is taken up front so reads inside it are current."""
+        return _sqlite.write(self.path)
+
+    @staticmethod
+    def _project_row(row) -> Project:
+        (pid, h, name, n, cands, classes, obj, policy, rule, tol, seed, budget, pre,
+         created) = row
+        return Project(pid, h, name, n, tuple(json.loads(cands)), tuple(json.loads(classes)),
+                       obj, policy, rule, Fraction(tol), seed, budget, pre, created)
+
+    @staticmethod
+    def _events_of(con, project_id) -> tuple:
+        rows = con.execute(
+            "SELECT seq, kind, row_id, label, annotator, at, undoes FROM events "
+            "WHERE project_id = ? ORDER BY seq", (project_id,)).fetchall()
+        return tuple(Event(seq, kind, None if r is None else json.loads(r),
+                           None if lab is None else json.loads(lab), who, at, und)
+                     for seq, kind, r, lab, who, at, und in rows)
+
+    def _get(self, con, project_id) -> Project:
+        row = con.execute("SELECT * FROM projects WHERE id = ?", (project_id,)).fetchone()
+        if row is None:
+            raise UnknownProjectError(
+                f"project_id {project_id!r} is not in the label store {str(self.path)!r}")
+        return self._project_row(row)
+
+    def _recognise(self, pool) -> None:
+        """Rewrite to the pool's hash every project that names this ``prob_`` pool by the
+        format-1 hash of an earlier build (`certlib.core.pool.Pool.matches_hash`), once per
+        store and pool.  The projects table is not part of the append-only log: a
+        project's hash only says which pool it is on, and after this every lookup by
+        `pool_hash` finds it and its records carry the hash that verifies on any
+        machine.  Cheap when there is nothing to do: the old hashes are computed only
+        when a project of the same size and candidates names another hash."""
+        h = pool_hash(pool)
+        if pool.derived is None or h in self._recognised:
+            return
+        with self._connect() as con:
+            others = {r[0] for r in con.execute(
+                "SELECT DISTINCT pool_hash FROM projects WHERE n = ? AND candidates = ? "
+                "AND pool_hash != ?", (pool.n, json.dumps(list(pool.names)), h))}
+        old = sorted(others & set(pool.legacy_hashes)) if others else []
+        if old:
+            with self._write() as con:
+                con.executemany("UPDATE projects SET pool_hash = ? WHERE pool_hash = ?",
+                                [(h, o) for o in old])
+        self._recognised.add(h)
+
+    @staticmethod
+    def _check_pool(project: Project, pool) -> None:
+        h = pool_hash(pool)
+        if not pool.matches_hash(project.pool_hash):
+            raise PoolMismatchError(
+                f"pool hash {h} does not match project {project.id} "
+                f"({project.pool_name!r}), which was started on pool hash {project.pool_hash}; "
+                "open the same pool file (predictions, confidences, row ids) it was started on")
+
+    # ----------------------------------------------------------- projects
+    def create_project(self, pool, name: str, policy: str = "adaptive-pair-sum",
+                       tolerance=0.0, budget: int | None = None, seed: int = 0,
+                       rule: str = "shared", from_file: bool = False) -> int:
+        """Start a new project on ``pool``; returns its id.  The settings are checked by
+        starting a session, and the pool hash and prelabel bound are taken now, before
+        any label.
+
+        ``from_file``: the labels the pool file already holds count as read.  They are
+        written as the project's first label events, in row order, by the annotator
+        `FILE_ANNOTATOR` (a name no person may use), in the same transaction: the policy
+        then asks only for unlabelled rows, the evidence record lists them, and a budget
+        counts them.  Nobody can undo them, and they are not reviewed (`_labelled_row`):
+        the record is checked against the file, so a wrong one is corrected in the file."""
+        new = self._new_project(pool, name, policy, tolerance, budget, seed, rule, from_file)
+        with self._write() as con:
+            return new(con)
+
+    def _new_project(self, pool, name, policy, tolerance, budget, seed, rule, from_file):
+        """Check the settings and compute what a new project stores (outside any
+        transaction: a prelabel bound can take a while); returns the insert, a function
+        of a write connection giving the new id."""
+        tol = exact_fraction(tolerance)
+        Session.start(pool, policy=policy, rule=rule, tolerance=tol, seed=seed, budget=budget)
+        policy_name = get_policy(policy).name
+        if policy_name not in policy_names():  # a resumed project looks it up by name
+            raise StoreError("policy must be a registered policy name to be stored; "
+                             f"got {policy!r}")
+        known = file_labels(pool) if from_file else []
+        if budget is not None and known and int(budget) <= len(known):
+            raise StoreError(
+                f"a budget of {int(budget):,} labels does not exceed the {len(known):,} labels "
+                "the pool file already holds, which count as read: choose a larger budget, "
+                "none, or start without the file's labels")
+        pre = prelabel_bound(pool, tolerance=tol).prelabel_bound
+        row = (pool_hash(pool), str(name), pool.n, json.dumps(list(pool.names)),
+               json.dumps([python_scalar(c) for c in pool.classes]), pool.objective,
+               policy_name, rule, fraction_text(tol), int(seed),
+               None if budget is None else int(budget), pre)
+
+        def insert(con) -> int:
+            cur = con.execute(
+                "INSERT INTO projects (pool_hash, pool_name, n, candidates, classes, objective, "
+                "policy, rule, tolerance, seed, budget, prelabel_bound, created_at) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", row + (utc_now(),))
+            pid = int(cur.lastrowid)
+            at = utc_now()
+            con.executemany(
+                "INSERT INTO events VALUES (?, ?, 'label', ?, ?, ?, ?, NULL)",
+                ((pid, seq, json.dumps(rid), json.dumps(lab), FILE_ANNOTATOR, at)
+                 for seq, (rid, lab) in enumerate(known, start=1)))
+            return pid
+
+        return insert
+
+    def find_project(self, pool, policy: str = "adaptive-pair-sum", tolerance=0.0,
+                     budget: int | None = None, seed: int = 0, rule: str = "shared",
+                     from_file: bool = False):
+        """Id of the newest project on this pool with these settings, or None.  On a pool
+        file with labels, ``from_file`` asks for a project that started from exactly the
+        labels the file holds now (`create_project`); without it, for one that started
+        from none.  (The pool hash leaves labels out, so a file whose labels changed
+        still opens its old projects by id, never by this match.)"""
+        self._recognise(pool)
+        with self._connect() as con:
+            return self._find(con, pool, policy, tolerance, budget, seed, rule, from_file)
+
+    @staticmethod
+    def _find(con, pool, policy, tolerance, budget, seed, rule, from_file):
+        args = (pool_hash(pool), policy, rule, fraction_text(exact_fraction(tolerance)),
+                int(seed))
+        want = file_labels(pool) if from_file else []
+        rows = con.execute(
+            "SELECT id FROM projects WHERE pool_hash = ? AND policy = ? AND rule = ? "
+            "AND tolerance = ? AND seed = ? AND budget IS ? ORDER BY id DESC",
+            args + (None if budget is None else int(budget),)).fetchall()
+        for (pid,) in rows:
+            seed_rows = con.execute(
+                "SELECT row_id, label FROM events WHERE project_id = ? AND kind = 'label' "
+                "AND annotator = ? ORDER BY seq", (pid, FILE_ANNOTATOR)).fetchall()
+            if [(json.loads(r), json.loads(lab)) for r, lab in seed_rows] == want:
+                return int(pid)
+        return None
+
+    def open_project(self, pool, name: str, policy: str = "adaptive-pair-sum", tolerance=0.0,
+                     budget: int | None = None, seed: int = 0, rule: str = "shared",
+                     from_file: bool = False) -> int:
+        """Resume the project on this pool with these settings, or create it
+        (``from_file``: `create_project`).  The search and the creation are one write
+        transaction, so two tabs starting the same project at once get the same one."""
+        settings = (policy, tolerance, budget, seed, rule, from_file)
+        pid = self.find_project(pool, *settings)
+        if pid is not None:
+            return pid
+        new = self._new_project(pool, name, *settings)
+        with self._write() as con:
+            pid = self._find(con, pool, *settings)
+            return new(con) if pid is None else pid
+
+    def project(self, project_id: int) -> Project:
+        with self._connect() as con:
+            return self._get(con, project_id)
+
+    def projects(self, pool=None) -> tuple:
+        """Every project (or those on ``pool``), oldest first."""
+        if pool is not None:
+            self._recognise(pool)
+        with self._connect() as con:
+            if pool is None:
+                rows = con.execute("SELECT * FROM projects ORDER BY id").fetchall()
+            else:
+                rows = con.execute("SELECT * FROM projects WHERE pool_hash = ? ORDER BY id",
+                                   (pool_hash(pool),)).fetchall()
+        return tuple(self._project_row(r) for r in rows)
+
+    # ------------------------------------------------------------- events
+    def events(self, project_id: int) -> tuple:
+        """Every event of a project (labels, undos, skips, unskips, budgets) in sequence
+        order."""
+        with self._connect() as con:
+            self._get(con, project_id)
+            return self._events_of(con, project_id)
+
+    def labels(self, project_id: int) -> tuple:
+        """The label events in force, in reading order."""
+        return tuple(labels_in_force(self.events(project_id)))
+
+    @staticmethod
+    def _check_seq(events, expect_seq) -> None:
+        last = events[-1].seq if events else 0
+        if expect_seq is not None and expect_seq != last:
+            raise StaleStateError(
+                f"the project changed since this view was drawn (expected last event "
+                f"{expect_seq}, the store has {last}); nothing was saved: check the row now "
+                "shown and answer again")
+
+    def append_label(self, project_id: int, row_id, label, annotator: str, *, pool,
+                     expect_seq: int | None = None) -> Event:
+        """Record one label, committed at once.  Refuses a row that already has a label in
+        force (DuplicateLabelError), a label outside the class set, a row id not in the
+        pool and a different pool.  ``pool`` is required: it says which row an id names
+        ("1" and 1 are the same row), so a row can never be labelled twice."""
+        annotator = _annotator_name(annotator)
+        row_id, label = python_scalar(row_id), python_scalar(label)
+        with self._write() as con:
+            project = self._get(con, project_id)
+            self._check_pool(project, pool)
+            row_id = pool.row_ids[pool.position(row_id)]
+            label = pool.classes[pool.class_code(label)]
+            events = self._events_of(con, project_id)
+            self._check_seq(events, expect_seq)
+            for e in labels_in_force(events):
+                if e.row_id == row_id:
+                    raise DuplicateLabelError(
+                        f"row_id {row_id!r} already has label {e.label!r} (event {e.seq}, "
+                        f"{e.annotator}, {e.at}); undo it before labelling the row again")
+            seq = (events[-1].seq if events else 0) + 1
+            ev = Event(seq, "label", python_scalar(row_id), python_scalar(label), annotator,
+                       utc_now())
+            con.execute("INSERT INTO events VALUES (?, ?, ?, ?, ?, ?, ?, NULL)",
+                        (project_id, seq, "label", json.dumps(ev.row_id), json.dumps(ev.label),
+                         annotator, ev.at))
+        return ev
+
+    def undo_last(self, project_id: int, annotator: str = "", *,
+                  expect_seq: int | None = None) -> Event:
+        """Cancel the newest label in force by appending an ``undo`` event (nothing is
+        deleted).  Only the annotator who gave that label may undo it (names compared
+        without surrounding spaces and case): nobody takes back a colleague's label, nor
+        the label a reviewer is reviewing."""
+        annotator = _annotator_name(annotator)
+        with self._write() as con:
+            self._get(con, project_id)
+            events = self._events_of(con, project_id)
+            self._check_seq(events, expect_seq)
+            live = labels_in_force(events)
+            if not live:
+                raise NothingToUndoError(f"project {project_id} has no label to undo")
+            target = live[-1]
+            if target.annotator == FILE_ANNOTATOR:
+                raise NothingToUndoError(
+                    f"project {project_id} has no label of yours to undo: the newest label in "
+                    f"force (row_id {target.row_id!r}) comes from the pool file")
+            if not same_annotator(target.annotator, annotator):
+                raise StoreError(f"the newest label in force (row_id {target.row_id!r}) was "
+                                 f"given by {target.annotator!r}; only they can undo it")
+            seq = events[-1].seq + 1
+            ev = Event(seq, "undo", target.row_id, target.label, annotator, utc_now(),
+                       target.seq)
+            con.execute("INSERT INTO events VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                        (project_id, seq, "undo", json.dumps(ev.row_id), json.dumps(ev.label),
+                         ev.annotator, ev.at, target.seq))
+        return ev
+
+    def skip_row(self, project_id: int, row_id, annotator: str, *, pool,
+                 expect_seq: int | None = None) -> Event:
+        """Pass over an unread row for now by appending a ``skip`` event (no bound
+        changes).  Refuses a row with a label in force or already skipped."""
+        annotator = _annotator_name(annotator)
+        with self._write() as con:
+            project = self._get(con, project_id)
+            self._check_pool(project, pool)
+            row_id = python_scalar(pool.row_ids[pool.position(python_scalar(row_id))])
+            events = self._events_of(con, project_id)
+            self._check_seq(events, expect_seq)
+            if any(e.row_id == row_id for e in labels_in_force(events)):
+                raise DuplicateLabelError(f"row_id {row_id!r} already has a label in force; "
+                                          "only an unread row can be skipped")
+            if row_id in skipped_rows(events):
+                raise StoreError(f"row_id {row_id!r} is already skipped")
+            return self._append(con, project_id, events, "skip", row_id, annotator)
+
+    def unskip_all(self, project_id: int, annotator: str = "", *,
+                   expect_seq: int | None = None) -> Event:
+        """Make every skipped row available again by appending an ``unskip`` event."""
+        with self._write() as con:
+            self._get(con, project_id)
+            events = self._events_of(con, project_id)
+            self._check_seq(events, expect_seq)
+            if not skipped_rows(events):
+                raise NothingSkippedError(f"project {project_id} has no skipped row")
+            return self._append(con, project_id, events, "unskip", None,
+                                str(annotator).strip())
+
+    def extend_budget(self, project_id: int, new_budget: int | None, annotator: str, *,
+                      expect_seq: int | None = None) -> Event:
+        """Extend the project's budget by appending a ``budget`` event (issue 9): the
+        replay uses the new budget from then on, so a session whose budget ran out
+        continues with the same labels.  ``new_budget`` is a whole number of labels or
+        None for no budget.
+
+        Extension only: refuses a budget below the labels in force or not above the
+        budget in force (a budget is never lowered; with no budget there is nothing to
+        extend), a non-integer, an unknown project and a stale view (``expect_seq``, as
+        in `append_label`)."""
+        annotator = _annotator_name(annotator)
+        value = python_scalar(new_budget)
+        if value is not None and (isinstance(value, bool) or not isinstance(value, int)):
+            raise StoreError(f"new_budget must be a whole number of labels or None (no "
+                             f"budget); got {new_budget!r}")
+        with self._write() as con:
+            project = self._get(con, project_id)
+            events = self._events_of(con, project_id)
+            self._check_seq(events, expect_seq)
+            current = budget_in_force(project.budget, events)
+            read = len(labels_in_force(events))
+            if current is None:
+                raise StoreError(f"project {project_id} has no budget, so new_budget "
+                                 f"{value!r} cannot extend it")
+            if value is not None and value < read:
+                raise StoreError(f"new_budget {value!r} is below the {read:,} labels already "
+                                 f"in force in project {project_id}")
+            if value is not None and value <= current:
+                raise StoreError(f"new_budget {value!r} does not extend the budget in force "
+                                 f"({current:,} labels) of project {project_id}; a budget "
+                                 "can only be raised or removed")
+            return self._append(con, project_id, events, "budget", None, annotator, value)
+
+    # ------------------------------------------------------------ review (issue 14)
+    def _labelled_row(self, con, project_id, row_id, annotator, pool, expect_seq):
+        """Checks shared by the review calls: returns (events, row id, its label event)."""
+        project = self._get(con, project_id)
+        self._check_pool(project, pool)
+        row_id = python_scalar(pool.row_ids[pool.position(python_scalar(row_id))])
+        events = self._events_of(con, project_id)
+        self._check_seq(events, expect_seq)
+        live = {e.row_id: e for e in labels_in_force(events)}
+        if row_id not in live:
+            raise StoreError(f"row_id {row_id!r} has no label in force in project {project_id}; "
+                             "only a labelled row can be reviewed or corrected")
+        if live[row_id].annotator == FILE_ANNOTATOR:
+            raise StoreError(f"the label of row_id {row_id!r} comes from the pool file, which "
+                             "the evidence record is checked against: it is not reviewed here; "
+                             "correct the file and start a project from it")
+        return events, row_id, live[row_id]
+
+    def queue_review(self, project_id: int, row_ids, annotator: str, *, pool,
+                     expect_seq: int | None = None) -> tuple:
+        """Queue labelled rows for a second annotator: one ``review_request`` event per row
+        (its ``label`` the label under review), all in one transaction.  Refuses a row
+        without a label in force or already waiting for a review."""
+        from .reviews import review_items
+
+        annotator = _annotator_name(annotator)
+        out = []
+        with self._write() as con:
+            ids = list(row_ids)
+            if not ids:
+                raise StoreError("row_ids must name at least one row to queue for review")
+            for rid in ids:
+                events, rid, lab = self._labelled_row(con, project_id, rid, annotator, pool,
+                                                      expect_seq)
+                if any(i.row_id == rid and i.status == "waiting" for i in review_items(events)):
+                    raise StoreError(f"row_id {rid!r} is already waiting for a review")
+                out.append(self._append(con, project_id, events, "review_request", rid,
+                                        annotator, lab.label))
+                expect_seq = None if expect_seq is None else out[-1].seq
+        return tuple(out)
+
+    def append_review(self, project_id: int, row_id, label, annotator: str, *, pool,
+                      expect_seq: int | None = None) -> Event:
+        """A second annotator's label for a row queued for review (a ``review`` event; no
+        bound changes).  Refuses a row not queued (or whose label under review was
+        replaced), a label outside the class set, and an annotator who gave or adopted
+        the label under review (`ReviewItem.authors`)."""
+        from .reviews import review_item
+
+        annotator = _annotator_name(annotator)
+        with self._write() as con:
+            events, rid, lab = self._labelled_row(con, project_id, row_id, annotator, pool,
+                                                  expect_seq)
+            item = review_item(events, rid)
+            if item is None:
+                raise StoreError(f"row_id {rid!r} is not queued for review")
+            if item.status == "withdrawn":
+                raise StoreError(f"the label of row_id {rid!r} under review was undone and "
+                                 "given again; queue the row again to review the new label")
+            if not item.may_review(annotator):
+                raise StoreError(f"annotator {annotator!r} gave the label of row_id {rid!r}; a "
+                                 "review must come from a second annotator")
+            value = python_scalar(pool.classes[pool.class_code(python_scalar(label))])
+            return self._append(con, project_id, events, "review", rid, annotator, value)
+
+    def keep_label(self, project_id: int, row_id, annotator: str, *, pool,
+                   expect_seq: int | None = None) -> Event:
+        """Decide a review disagreement for the label in force (a ``keep`` event naming
+        that label event; no bound changes): the row's status becomes "kept" until a
+        new review, a correction or an undo.  Refuses a row whose newest review agrees
+        (or that has none), and an annotator who gave the label in force, made the
+        correction that put it there, or reviewed it with that label
+        (`ReviewItem.may_keep`): as a reviewer cannot adopt their own review, someone
+        else decides (the reviewer who disagreed may withdraw the review this way)."""
+        from .reviews import review_item
+
+        annotator = _annotator_name(annotator)
+        with self._write() as con:
+            events, rid, lab = self._labelled_row(con, project_id, row_id, annotator, pool,
+                                                  expect_seq)
+            item = review_item(events, rid)
+            if item is None or item.status != "disagrees":
+                raise StoreError(f"row_id {rid!r} has no review disagreement to decide")
+            if not item.may_keep(annotator):
+                raise StoreError(f"annotator {annotator!r} gave or backed the label of row_id "
+                                 f"{rid!r} in force; someone else decides to keep it")
+            return self._append(con, project_id, events, "keep", rid, annotator, lab.label)
+
+    def correct_label(self, project_id: int, row_id, label, annotator: str, *, pool,
+                      expect_seq: int | None = None) -> Event:
+        """Replace the label in force of a row (a ``correct`` event that names the label
+        event it replaces); the row keeps its place in the reading order and the session
+        replays with the new label.  Refuses the label already in force, and a reviewer
+        adopting their own review of the row (someone else decides a disagreement)."""
+        from .reviews import review_item
+
+        annotator = _annotator_name(annotator)
+        with self._write() as con:
+            events, rid, lab = self._labelled_row(con, project_id, row_id, annotator, pool,
+                                                  expect_seq)
+            value = python_scalar(pool.classes[pool.class_code(python_scalar(label))])
+            if value == lab.label:
+                raise StoreError(f"row_id {rid!r} already has label {value!r}; nothing to "
+                                 "correct")
+            item = review_item(events, rid)
+            if item is not None and item.reviews \
+                    and same_annotator(item.reviews[-1][1], annotator) \
+                    and item.review_label == value:
+                raise StoreError(f"annotator {annotator!r} gave the review of row_id {rid!r}; "
+                                 "a reviewer cannot adopt their own review, another "
+                                 "annotator decides")
+            return self._append(con, project_id, events, "correct", rid, annotator, value,
+                                undoes=lab.seq)
+
+    @staticmethod
+    def _append(con, project_id, events, kind, row_id, annotator, value=None,
+                undoes=None) -> Event:
+        """Append a skip, unskip, budget or review event (``value``: the new budget, or
+        the label of a review event)."""
+        seq = (events[-1].seq if events else 0) + 1
+        ev = Event(seq, kind, row_id, value, annotator, utc_now(), undoes)
+        stored = None if kind in ("skip", "unskip") else json.dumps(value)
+        con.execute("INSERT INTO events VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                    (project_id, seq, kind, None if row_id is None else json.dumps(row_id),
+                     stored, annotator, ev.at, undoes))
+        return ev
+
+    # ------------------------------------------------------------ replay
+    def progress(self, project_id: int, pool, since: Progress | None = None) -> Progress:
+        """The project replayed from its events (`Progress.replay`): its settings and log
+        are read in one transaction, and ``pool`` must be the pool it was started on
+        (PoolMismatchError).  ``since``, an earlier Progress of this project, is extended
+        when the log grew by anything but an undo."""
+        self._recognise(pool)
+        with self._connect() as con:
+            project = self._get(con, project_id)
+            events = self._events_of(con, project_id)
+        self._check_pool(project, pool)
+        return Progress.replay(project, events, pool, since)
+
+    def resume(self, project_id, pool, since: Progress | None = None) -> Progress:
+        """Reopen a project where its annotators stopped, from an id as a page keeps it in
+        its URL: an int or its decimal text.  A malformed or unknown id raises
+        UnknownProjectError, another pool PoolMismatchError (both name the project)."""
+        return self.progress(self._project_id(project_id), pool, since)
+
+    def _project_id(self, project_id) -> int:
+        text = str(project_id).strip()
+        if isinstance(project_id, bool) or not text.isdecimal():
+            raise UnknownProjectError(
+                f"project_id {project_id!r} is not in the label store {str(self.path)!r}: "
+                "a project id is a positive whole number (1, 2, ...)")
+        return int(text)
+
+    def session(self, project_id: int, pool) -> Session:
+        """The labelling session of a project, rebuilt from its events."""
+        return self.progress(project_id, pool).session
+
+    # ------------------------------------------------------------ record
+    def export_record(self, project_id: int, pool) -> dict:
+        """Evidence record of SPEC section 12 (`certlib.labelling.record.make_record`),
+        JSON-ready."""
+        return make_record(self.progress(project_id, pool))

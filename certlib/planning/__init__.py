@@ -1,0 +1,6 @@
+"""Planning a budget from a pool's predictions (paper 000, section 6).
+
+`budget_plan` the budget map over candidate pairs and tolerances; `label_forecast`
+the forecast of labels a policy will read before the exact test stops it;
+`comparison` what the routes to a certificate cost on one fully labelled pool.
+"""
