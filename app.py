@@ -18,20 +18,20 @@ from ui.common import sync_url_settings
 
 st.set_page_config(page_title="certlib", page_icon=":material/verified:", layout="wide")
 
-PAGES_DIR = Path(__file__).resolve().parent / "views"
+PAGES_DIR = Path(__file__).resolve().parent / "pages"
 MODEL_CHOICE = [
     ("pool.py", "Pool", ":material/table:", "pool"),
-    ("home.py", "Plan and certify", ":material/calculate:", "plan"),
-    ("plan_budget.py", "Budget map and forecast", ":material/grid_on:", "budget"),
+    ("plan_certify.py", "Plan and certify", ":material/calculate:", "plan"),
+    ("budget.py", "Budget map and forecast", ":material/grid_on:", "budget"),
     ("replay.py", "Replay a policy", ":material/slideshow:", "replay"),
-    ("2_Label.py", "Label", ":material/edit_note:", "Label"),
+    ("label.py", "Label", ":material/edit_note:", "Label"),
     ("certificate.py", "Certificate", ":material/workspace_premium:", "certificate"),
 ]
 TEACH = [
     ("teach_figure1.py", "Figure 1: same predictions", ":material/looks_one:", "figure1"),
     ("teach_figure2.py", "Figure 2: the test step by step", ":material/looks_two:", "figure2"),
     ("teach_figure3.py", "Figure 3: covering every rival", ":material/looks_3:", "figure3"),
-    ("1_Teaching_figure.py", "Figure 10: bounds as labels arrive", ":material/school:",
+    ("teach_figure10.py", "Figure 10: bounds as labels arrive", ":material/school:",
      "Teaching_figure"),
     ("teach_theory.py", "Theory explorer", ":material/functions:", "theory"),
 ]
@@ -39,7 +39,7 @@ AUDIT = [("audit.py", "Audit a model update", ":material/rule:", "audit")]
 
 
 def _pages(entries, default=None):
-    return [st.Page(f"views/{f}", title=t, icon=i, url_path=u, default=(u == default))
+    return [st.Page(f"pages/{f}", title=t, icon=i, url_path=u, default=(u == default))
             for f, t, i, u in entries if (PAGES_DIR / f).exists()]
 
 

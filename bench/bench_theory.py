@@ -35,7 +35,7 @@ def main(runs: int = 5) -> None:
 
     for _ in range(runs):
         t = time.perf_counter()
-        at = AppTest.from_file(str(ROOT / "views" / "teach_theory.py"), default_timeout=120)
+        at = AppTest.from_file(str(ROOT / "pages" / "teach_theory.py"), default_timeout=120)
         at.run()
         assert not at.exception
         page.append(time.perf_counter() - t)

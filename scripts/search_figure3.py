@@ -13,7 +13,7 @@ that reproduce every number of the caption and the text:
 Pure-Python prefilter on the integer risks, then every survivor is checked through
 certlib (`certlib.teaching.worked_examples.figure3_checks`).  The pool
 `certlib.teaching.worked_examples.figure3_pool` hard-codes is the only survivor; run
-``python scripts/search_figure3.py`` to list them all (tests/test_teaching.py re-runs
+``python scripts/search_figure3.py`` to list them all (tests/core/test_teaching.py re-runs
 the search and checks the hard-coded pool is among them).
 """
 

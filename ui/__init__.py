@@ -1,2 +1,2 @@
-"""Helpers shared by the Streamlit pages (app.py, views/): choosing a pool and
+"""Helpers shared by the Streamlit pages (app.py, pages/): choosing a pool and
 showing errors.  Thin by design: every number comes from the certlib library."""

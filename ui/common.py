@@ -695,7 +695,7 @@ def annotator_input(key: str, container=None) -> str:
 
 
 def page_link(page: str, label: str, icon: str | None = None) -> None:
-    """A link to another page of the dashboard (``views/NAME.py``).  When the page runs
+    """A link to another page of the dashboard (``pages/NAME.py``).  When the page runs
     on its own (outside app.py's navigation, e.g. in AppTest) there is nothing to link
     to, so nothing is drawn."""
     from streamlit.errors import StreamlitAPIException

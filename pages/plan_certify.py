@@ -1,0 +1,145 @@
+"""Home page: plan a labelling budget, replay a policy, bound the minimum certificate."""
+
+from __future__ import annotations
+
+import pandas as pd
+import plotly.graph_objects as go
+import streamlit as st
+
+import certlib
+from certlib.errors import CertlibError
+from ui.common import (RULE, RULES, budget_input, cached_certify, cached_replay, choose_pool,
+                       default_budget, page_link, plain, policy_input, pool_key, pool_summary,
+                       project_state, seed_input, sticky, tolerance_input)
+from ui.label_errors import fragility_section
+
+st.title("certlib: how many labels does model choice need?")
+st.caption("Exact certificates for choosing between frozen candidates by AUGRC "
+           "(paper 000). Every number below is exact: integers, verified witnesses.")
+
+pool, label = choose_pool()
+if pool is None:
+    st.stop()
+pool_summary(pool)
+
+st.header("1. Before labelling: which budgets can never suffice")
+tol = tolerance_input(st, "tol", "AUGRC tolerance tau (0 = exact choice)")
+pre = certlib.prelabel_bound(pool, tolerance=tol)
+c1, c2 = st.columns([1, 2])
+c1.metric("prelabel bound", f"{pre.prelabel_bound:,} labels")
+c1.caption(f"{100 * pre.prelabel_fraction:.1f}% of the pool")
+# one budget box per pool: a value typed for a larger pool never outlives a switch
+budget = budget_input(c2, f"Your labelling budget (labels, at most n = {pool.n:,})", pool.n,
+                      default_budget(pool), key=f"budget_{pool_key(pool)[:16]}")  # the map's too
+if pre.ruled_out(budget):
+    c2.warning(f"A budget of {budget:,} is ruled out: no policy can certify the choice "
+               f"with fewer than {pre.prelabel_bound:,} labels, whatever the labels are. Raise "
+               "the budget, allow a tolerance, or change the candidate set.")
+else:
+    c2.success(f"A budget of {budget:,} is not ruled out (the bound is necessary, "
+               "not sufficient)."
+               + (f" It is below the {pool.n_labelled:,} labels already known, which count "
+                  "as read." if 0 < pool.n_labelled < pool.n and budget < pool.n_labelled
+                  else ""))
+with st.expander("Labels each candidate needs at least before it can be certified"):
+    st.dataframe(pd.DataFrame({
+        "candidate": [str(c) for c in pre.candidates],
+        "labels needed at least": ["never" if m is None else f"{m:,}" for m in pre.per_target],
+    }), hide_index=True)
+page_link("pages/budget.py", icon=":material/grid_on:",
+          label="Budget map and forecast: every tolerance and budget")
+
+def _projects_note(pool) -> None:
+    """The labelling projects on this pool and their status, with the way to their
+    hindsight (a walk-through: the page said "0 labels known" beside a certified one)."""
+    from certlib.labelling.store import LabelStore
+
+    try:
+        store = LabelStore()
+        mine = store.projects(pool)
+    except CertlibError:
+        return
+    shown = [(p, st_) for p in reversed(mine[-5:])
+             if (st_ := project_state(store, p.id, pool)) is not None]
+    if not shown:
+        return
+    st.markdown(f"**Labelling projects on this pool** ({len(mine):,}; page Label): "
+                + "; ".join(f"project {p.id} ({plain(p.policy)}, tau = {float(p.tolerance):g}): "
+                            f"{t:,} label{'' if t == 1 else 's'} read, {state}"
+                            for p, (t, state) in shown)
+                + ("; ..." if len(mine) > 5 else "") + ". Their hindsight (how many of those "
+                "labels would have sufficed) is on the Certificate page.")
+    page_link("pages/certificate.py", icon=":material/workspace_premium:",
+              label="Certificate: the hindsight of a labelling project")
+
+
+if not pool.fully_labelled:
+    sess = certlib.Session.from_pool_labels(pool, tolerance=tol)
+    st.info(f"{pool.n - pool.n_labelled:,} of {pool.n:,} rows have no label yet, so a replay "
+            "and the minimum certificate (which need every label) are not shown.")
+    st.markdown(f"**From the {pool.n_labelled:,} labels already known:** "
+                + (f"{plain(sess.selected)} is certified ({sess.status})."
+                   if sess.done and sess.certified else
+                   f"nothing is certified yet; best guess {plain(sess.best_guess)}, worst-case "
+                   f"AUGRC gap {float(sess.excess):.4g}."))
+    _projects_note(pool)
+    page_link("pages/label.py", icon=":material/edit_note:",
+              label="Label this pool: a new project starts from the tolerance chosen here")
+    st.stop()
+
+st.header("2. With labels known: what a policy would have read")
+c1, c2, c3 = st.columns([5, 3, 4])  # the policy names are long; at 800 px a narrower
+# seed box wrapped its label and lost its + and - (a walk-through)
+policy = policy_input(c1, "policy")
+rule = c2.selectbox("Stopping rule", RULES, **sticky("rule", "shared", RULE, RULES, index=True))
+seed = seed_input(c3, "seed")
+try:
+    rep = cached_replay(pool, pool_key(pool), policy, rule, tol, int(seed))
+except CertlibError as exc:
+    st.error(plain(exc))
+    st.stop()
+within = "exactly" if tol == 0 else f"within tau = {tol:g}"
+c1.metric("labels read", f"{rep.labels_read:,}")
+c1.caption(f"{100 * rep.labels_fraction:.1f}% of the pool; "
+           + (f"certified {within}" if rep.certified
+              else f"not certified, worst-case AUGRC gap {float(rep.excess):.3g}"))
+c2.metric("selected" if tol == 0 else "selected (within tau)", plain(rep.selected))
+c3.metric("full-pool winner", plain(rep.full_pool_winner))
+if tol > 0 and rep.selected != rep.full_pool_winner:
+    st.caption(f"With tau = {tol:g} every candidate within tau of the best qualifies: the policy "
+               f"certified {plain(rep.selected)}, whose AUGRC is within tau of the full-pool "
+               f"winner {plain(rep.full_pool_winner)}'s.")
+rep_b = cached_replay(pool, pool_key(pool), policy, rule, tol, int(seed), budget)
+if rep_b.certified:
+    st.success(f"**What your budget of {budget:,} labels buys:** {policy} certifies "
+               f"{plain(rep_b.selected)} {within} after {rep_b.labels_read:,} labels.")
+else:
+    st.warning(f"**What your budget of {budget:,} labels buys:** {policy} does not certify the "
+               f"choice within it; its best answer {plain(rep_b.selected)} is guaranteed within "
+               f"{float(rep_b.excess):.4g} AUGRC of the best (it needs {rep.labels_read:,} "
+               "labels to certify).")
+
+st.header("3. In hindsight: the smallest sufficient label set")
+cert = cached_certify(pool, pool_key(pool), tol)
+size = f"{cert.lower:,}" if cert.exact else f"{cert.lower:,} to {cert.upper:,}"
+st.metric("minimum certificate", f"{size} labels")
+st.caption(("exact minimum" if cert.exact else "enclosure: the minimum lies in this range")
+           + ("" if cert.solver_minimum is None
+              else f"; HiGHS finds {cert.solver_minimum:,} (not proved)")
+           + (f"; certifies {plain(cert.selected)}" if tol == 0 else
+              f"; the smallest certificate of any candidate within tau, here for "
+              f"{plain(cert.selected)}"))
+
+fig = go.Figure()
+fig.add_bar(x=["prelabel bound", "minimum certificate", f"{policy} ({rule})"],
+            y=[pre.prelabel_bound, cert.upper, rep.labels_read],
+            text=[pre.prelabel_bound, size, rep.labels_read], textposition="outside",
+            marker_color=["#f28e2b", "#59a14f", "#4e79a7"])
+fig.add_hline(y=pool.n, line_dash="dot", annotation_text=f"pool n = {pool.n}")
+fig.update_layout(yaxis_title="labels", height=380, margin=dict(t=30, b=10))
+st.plotly_chart(fig, width="stretch")
+st.caption("Necessary (prelabel) ≤ sufficient in hindsight (certificate) ≤ what a policy "
+           "reads without knowing the labels.")
+
+fragility_section(pool, pool_key(pool), tol, policy, rule, int(seed),
+                  header="4. If some labels are wrong")  # issue 14

@@ -1,0 +1,186 @@
+"""The Teach pages (AppTest, no browser): every number shown is the library's."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from streamlit.testing import v1 as st_testing
+
+from certlib import certify, load_pool
+from certlib.cli import main
+from certlib.teaching.theory import LIMITS, random_orders
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _run(script: str, **query) -> st_testing.AppTest:
+    at = st_testing.AppTest.from_file(str(ROOT / "pages" / script), default_timeout=120)
+    for k, v in query.items():
+        at.query_params[k] = v
+    return at.run()
+
+
+def _text(at) -> str:
+    return " ".join(m.value for m in at.markdown)
+
+
+def test_figure1_page():
+    at = _run("teach_figure1.py")
+    assert not at.exception, at.exception
+    assert any("either candidate can still win" in w.value and "(1, 0) favours B" in w.value
+               and "(0, 1) favours A" in w.value for w in at.warning)
+    assert "Accuracy ties in every completion" in _text(at)
+    # after y1 = 1, A can still win, but only through the tie (1, 1): the page says how
+    at.selectbox(key="fig1_y1").set_value(1).run()
+    assert any("(1, 0) favours B" in w.value and "(1, 1) is a tie, which goes to A" in w.value
+               for w in at.warning)
+    at.selectbox(key="fig1_y1").set_value(0).run()
+    assert any("every completion picks A" in s.value for s in at.success)
+    at.selectbox(key="fig1_y2").set_value(1).run()
+    assert "AUGRC A = 1/8, B = 3/8; the winner is **A**" in _text(at)
+
+
+def test_figure2_page_steps_through_the_interval_sequence():
+    at = _run("teach_figure2.py")
+    assert not at.exception, at.exception
+    seen = []
+    for t in range(5):
+        text = _text(at)
+        assert f"**After {t} of 4 labels:**" in text
+        seen.append(text.split("= **")[1].split("**")[0])
+        if t == 3:  # L = 0: the tie rule holds B back
+            assert any("tie rule at L_AB = 0" in w.value for w in at.warning)
+        if t < 4:
+            at.button(key="fig2_step").click().run()
+    assert seen == ["[-6, 6]", "[-2, 6]", "[-2, 2]", "[0, 2]", "[2, 2]"]
+    assert "[-6, 6] → [-2, 6] → [-2, 2] → [0, 2] → [2, 2]" in _text(at)
+    assert any("B is certified" in s.value for s in at.success)
+    metrics = {m.label: m.value for m in at.metric}
+    assert metrics == {"prelabel bound": "2", "LP relaxation": "2.5",
+                       "minimum certificate C(y)": "3", "labels this order read": "4"}
+    assert any("Row 4 was never needed" in i.value for i in at.info)
+    at.button(key="fig2_back").click().run()
+    assert "**After 3 of 4 labels:**" in _text(at)
+    at.button(key="fig2_reset").click().run()
+    assert "**After 0 of 4 labels:**" in _text(at)
+
+
+def test_figure2_page_follows_labels_and_order():
+    """A student's change: y4 = 1 and the order 1, 2, 3, 4; the numbers are the library's."""
+    from certlib.teaching.worked_examples import figure2_pool, pair_trace
+
+    at = _run("teach_figure2.py")
+    at.selectbox(key="fig2_y4").set_value(1).run()
+    at.text_input(key="fig2_order").set_value("1, 2, 3, 4").run()
+    tr = pair_trace(figure2_pool((1, 0, 0, 1)), [0, 1, 2, 3])
+    for _ in range(4):
+        at.button(key="fig2_step").click().run()
+    assert " → ".join(f"[{lo}, {hi}]" for lo, hi in tr.intervals) in _text(at)
+    c = certify(figure2_pool((1, 0, 0, 1)))
+    assert {m.label: m.value for m in at.metric}["minimum certificate C(y)"] == str(c.upper)
+
+
+@pytest.mark.parametrize("typed, message", [
+    ("1, 1, 2, 3", "row 1 is listed twice"),
+    ("0, 1, 2, 3", "'0' is not a row; rows are 1 to 4"),
+    ("1, 2, 3", "row 4 is missing"),
+    ("2, 3", "rows 1, 4 are missing"),
+    ("1, 2, x, 4", "'x' is not a row"),
+    ("1, 2, 3, 5", "'5' is not a row"),
+    ("1, 2, 3, ²", "'²' is not a row"),
+])
+def test_figure2_page_bad_order_names_the_typed_row(typed, message):
+    at = _run("teach_figure2.py")
+    at.text_input(key="fig2_order").set_value(typed).run()
+    assert not at.exception and len(at.error) == 1
+    err = at.error[0].value
+    assert err.startswith("Read order: ") and message in err
+    assert "-1" not in err and "0..3" not in err  # never the internal 0-based positions
+
+
+def test_figure2_page_says_when_the_test_stopped():
+    """Stepping past the stop: the page says since when B is certified, as the
+    hindsight metric does, instead of 'certified after 4 labels'."""
+    from certlib.teaching.worked_examples import figure2_pool, pair_trace
+
+    at = _run("teach_figure2.py")
+    at.text_input(key="fig2_order").set_value("1, 2, 3, 4").run()
+    stop = pair_trace(figure2_pool(), [0, 1, 2, 3]).certified_at
+    assert stop == 3
+    for t in range(1, 5):
+        at.button(key="fig2_step").click().run()
+        ok = [x.value for x in at.success if "certified" in x.value]
+        if t < stop:
+            assert not ok
+        elif t == stop:
+            assert ok and f"is certified** after {stop} labels" in ok[0]
+        else:
+            assert ok and f"has been certified since label {stop}**" in ok[0]
+            assert "after 4 labels" not in ok[0]
+    assert {m.label: m.value for m in at.metric}["labels this order read"] == str(stop)
+
+
+def test_figure3_page():
+    at = _run("teach_figure3.py")
+    assert not at.exception, at.exception
+    metrics = {m.label: m.value for m in at.metric}
+    assert metrics["risks (r_A, r_B, r_C)"] == "(8, 15, 13)"
+    assert metrics["lower bounds against A"] == "(-13, -15)"
+    text = _text(at)
+    assert "supplies gains (16, 12)" in text and "supply (16, 20)" in text
+    assert "x = (3/8, 1, 0, 0) with value **11/8**" in text
+    assert "**C(y) = 2**" in text and "stops after **3 labels**" in text
+    assert "reads rows 2, 3, 1, 4" in text
+    table = at.dataframe[0].value  # one column per row of the pool, one line per quantity
+    assert list(table.columns) == ["", "row 1", "row 2", "row 3", "row 4"]
+    lines = {r[""]: [int(v) for v in r[1:]] for _, r in table.iterrows()}
+    assert lines["gain vs B"] == [4, 12, 4, 0] and lines["gain vs C"] == [8, 12, 0, 0]
+    assert [lines[f"w_{c}"] for c in "ABC"] == [[1, 7, 3, 5], [3, 5, 7, 1], [7, 5, 3, 1]]
+    assert lines["y"] == [1, 0, 0, 1]
+
+
+@pytest.mark.parametrize("sample,zero", [("teaching", None), ("figure2", 3)])
+def test_figure10_stops_equal_cli_replay(sample, zero, capsys):
+    """The three stopping counts shown equal `certlib replay --rule ...` on the same pool;
+    the tie-rule moment shows when it occurs (Figure 2's pool: after 3 labels)."""
+    from ui.common import SAMPLES
+
+    path = SAMPLES[sample][1]
+    at = _run("teach_figure10.py", pool=f"sample:{sample}")
+    assert not at.exception, at.exception
+    text = _text(at)
+    stops = {}
+    for rule in ("shared", "centered", "separate"):
+        main(["replay", str(path), "--rule", rule, "--json"])
+        stops[rule] = json.loads(capsys.readouterr().out)["labels_read"]
+    assert f"shared {stops['shared']}, centered {stops['centered']}, " \
+           f"separate {stops['separate']}" in text
+    tie = [i.value for i in at.info if "Tie rule" in i.value]
+    if zero is None:
+        assert not tie
+    else:
+        assert tie and f"After {zero} labels" in tie[0]
+    # the cursor: at the shared stop, shared is certified and the others are not yet
+    at.slider(key="fig_cursor").set_value(stops["shared"]).run()
+    caps = [c.value for c in at.caption]
+    assert f"certified (stops at {stops['shared']})" in caps
+    c = certify(load_pool(path))
+    assert f"In hindsight {c.lower}" in _text(at)
+
+
+def test_theory_page_defaults():
+    """At the default n (10,000) the page shows the library's simulation, within the
+    stated tolerances of the limits (tests/core/test_teaching.py::test_random_orders_default_limits)."""
+    at = _run("teach_theory.py")
+    assert not at.exception, at.exception
+    r = random_orders(ns=(10000,), K=2, q=0.3, seeds=5, policy="adaptive-pair-sum")
+    text = _text(at)
+    assert (f"prelabel/n = **{r.prelabel[0]:.3f}** (limit {LIMITS['prelabel']})" in text)
+    assert f"C(y)/n = **{r.cert_upper[0]:.3f}**" in text
+    assert f"reads **{r.policy_read[0]:.3f}** n" in text
+    assert abs(r.prelabel[0] - 0.25) <= 0.01 and 0.40 <= r.cert_upper[0] <= 0.5
+    assert 0.80 <= r.policy_read[0] <= 1
+    assert "probability **1/4** but carries **1/2**" in text
+    assert "prelabel = **90** (= s)" in text
