@@ -18,9 +18,28 @@ start-up does not pay for polars (file reading) or the audit.
 from __future__ import annotations
 
 from importlib import import_module
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # the names a type checker sees; at run time they load on first use
+    from . import audit as audit
+    from .certificates.certificate import certify as certify
+    from .certificates.certificate import certify_partial as certify_partial
+    from .certificates.prelabel import prelabel_bound as prelabel_bound
+    from .core.pool import Pool as Pool
+    from .core.pool import pool_hash as pool_hash
+    from .errors import CertlibError as CertlibError
+    from .io import load_pool as load_pool
+    from .labelling.label_errors import full_pool_fragility as full_pool_fragility
+    from .labelling.label_errors import label_error_margin as label_error_margin
+    from .labelling.replay import replay as replay
+    from .labelling.session import Session as Session
+    from .planning.budget_plan import budget_map as budget_map
+    from .planning.label_forecast import forecast as forecast
+    from .policies import policy_names as policy_names
+    from .policies import register_policy as register_policy
 
 # public name -> module that defines it
-_EXPORTS = {
+_EXPORTS: dict[str, str] = {
     "CertlibError": "errors",
     "Pool": "core.pool",
     "Session": "labelling.session",
@@ -37,13 +56,13 @@ _EXPORTS = {
     "budget_map": "planning.budget_plan",
     "forecast": "planning.label_forecast",
 }
-_SUBMODULES = {"audit"}
+_SUBMODULES: set[str] = {"audit"}
 
 __all__ = sorted([*_EXPORTS, *_SUBMODULES])
 __version__ = "0.1.0"
 
 
-def __getattr__(name: str):
+def __getattr__(name: str) -> Any:  # each name has its own type (see TYPE_CHECKING above)
     if name in _SUBMODULES:
         return import_module(f"{__name__}.{name}")
     if name in _EXPORTS:
@@ -53,5 +72,5 @@ def __getattr__(name: str):
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-def __dir__():
+def __dir__() -> list[str]:
     return sorted([*globals(), *__all__])

@@ -9,9 +9,15 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from .cli_output import emit, percent
 from .errors import CertlibError
+
+if TYPE_CHECKING:
+    from .core.pool import Pool
+    from .labelling.replay import ReplayResult
 
 __all__ = ["build_parser", "main"]
 
@@ -24,12 +30,12 @@ def _pool_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--json", action="store_true", help="print one JSON object")
 
 
-def _tolerance_arg(p):
+def _tolerance_arg(p: argparse.ArgumentParser) -> None:
     p.add_argument("--tolerance", "--tau", dest="tolerance", default="0",
                    help="objective tolerance tau >= 0 (default 0: exact choice)")
 
 
-def _load(args):
+def _load(args: argparse.Namespace) -> Pool:
     from .io import load_pool
 
     classes = None
@@ -38,12 +44,8 @@ def _load(args):
     return load_pool(args.pool, classes=classes, objective=args.objective)
 
 
-def _tau(pool, tol) -> str:
-    return "0 (exact choice)" if float(tol) == 0 else f"{tol} (scaled {pool.objective} units)"
-
-
 # ------------------------------------------------------------------- prelabel
-def _cmd_prelabel(args) -> int:
+def _cmd_prelabel(args: argparse.Namespace) -> int:
     from .certificates.prelabel import prelabel_bound
 
     pool = _load(args)
@@ -65,7 +67,7 @@ def _cmd_prelabel(args) -> int:
 
 
 # --------------------------------------------------------------------- replay
-def _cmd_replay(args) -> int:
+def _cmd_replay(args: argparse.Namespace) -> int:
     from .labelling.replay import replay
 
     pool = _load(args)
@@ -97,9 +99,11 @@ def _cmd_replay(args) -> int:
     return 0
 
 
-def _label_error_lines(r) -> list:
-    """The label-error margin at stop and the full-pool fragility (issue 14)."""
+def _label_error_lines(r: ReplayResult) -> list[str]:
+    """The label-error margin at stop and the full-pool fragility: how many wrong labels
+    among the rows read, and among all n, the answer survives."""
     m, f = r.margin, r.fragility
+    assert m is not None and f is not None  # both set when label_errors was asked
     rows = ", ".join(str(x) for x in m.critical_ids[:12]) + \
         (" ..." if len(m.critical_ids) > 12 else "")
     frag = ("the full-pool choice survives any number of wrong labels" if f.flips is None
@@ -115,7 +119,7 @@ def _label_error_lines(r) -> list:
 
 
 # ---------------------------------------------------------------- certificate
-def _cmd_certificate(args) -> int:
+def _cmd_certificate(args: argparse.Namespace) -> int:
     from .certificates.certificate import certify
 
     pool = _load(args)
@@ -153,12 +157,12 @@ def _cmd_certificate(args) -> int:
     return 0
 
 
-def _witness_text(witness) -> str:
+def _witness_text(witness: Sequence[object]) -> str:
     """The first 12 witness row ids, comma-separated (the certificate tables)."""
     return ", ".join(str(x) for x in witness[:12]) + (" ..." if len(witness) > 12 else "")
 
 
-def _partial_certificate(args, pool) -> int:
+def _partial_certificate(args: argparse.Namespace, pool: Pool) -> int:
     """``certificate --partial``: the rows holding a label count as read (a labelling
     run's labels merged into the pool file); the minimum certificate among them is
     enclosed, as the Label page's hindsight does."""
@@ -190,7 +194,7 @@ def _partial_certificate(args, pool) -> int:
 
 
 # ------------------------------------------------------------------ verify-record
-def _cmd_verify_record(args) -> int:
+def _cmd_verify_record(args: argparse.Namespace) -> int:
     """A labelling project's evidence record (the Label page's download, SPEC section 12)
     recomputed from its labels and the pool file; exit 1 on any mismatch.  Without
     ``--classes`` the pool is read with the record's class set (a declared set can hold a
@@ -233,6 +237,14 @@ def _cmd_verify_record(args) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    """The ``certlib`` command line's parser, with every subcommand registered.
+
+    Returns
+    -------
+    argparse.ArgumentParser
+        ``prelabel``, ``replay``, ``certificate``, ``verify-record``, the audit commands
+        (`certlib.audit.cli`) and ``plan`` (`certlib.cli_plan`).
+    """
     from .certificates.covering import DEFAULT_TIME_LIMIT, DEFAULT_WORK_LIMIT
     from .policies import policy_names
 
@@ -257,7 +269,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--budget", type=int, default=None, help="stop after this many labels")
     p.add_argument("--label-errors", type=int, default=None, metavar="E",
                    help="stop only when the answer survives any E wrong labels among the rows "
-                   "read (issue 14); reports the label-error margin and full-pool fragility")
+                   "read; reports the label-error margin and full-pool fragility")
     p.set_defaults(func=_cmd_replay)
 
     p = sub.add_parser("certificate", help="hindsight enclosure of the minimum certificate")
@@ -289,11 +301,26 @@ def build_parser() -> argparse.ArgumentParser:
     from .audit import cli as audit_cli
 
     audit_cli.register(sub)
-    from . import cli_plan; cli_plan.register(sub)  # noqa: E702 (issue 10: certlib plan)
+    from . import cli_plan
+
+    cli_plan.register(sub)
     return parser
 
 
-def main(argv=None) -> int:
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line: parse ``argv``, run the command, return its exit code.
+
+    Parameters
+    ----------
+    argv : sequence of str, optional
+        The arguments after the program name (default: ``sys.argv[1:]``).
+
+    Returns
+    -------
+    int
+        0 on success, 1 when ``verify-record`` finds a mismatch, 2 on bad input (a
+        `CertlibError`, printed as one line on stderr, no traceback).
+    """
     parser = build_parser()
     args = parser.parse_args(argv)
     try:

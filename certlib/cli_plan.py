@@ -1,17 +1,28 @@
 """``certlib plan POOL``: the budget-tolerance map, Figure 8's answer and a forecast
-(issue 10).  Registered by `certlib.cli.build_parser` through `register`."""
+(paper 000 section 6).  Registered by `certlib.cli.build_parser` through `register`."""
 
 from __future__ import annotations
+
+import argparse
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, TypeVar
 
 from .cli_output import emit, percent
 from .errors import ParameterError
 
+if TYPE_CHECKING:
+    from .core.pool import Pool
+    from .planning.budget_plan import BudgetMap, Number
+    from .planning.label_forecast import Forecast
+
+_T = TypeVar("_T")
+
 __all__ = ["plan_payload", "register"]
 
-MARK = {"ruled_out": "x", "certified": "C", "unresolved": "."}
+MARK: dict[str, str] = {"ruled_out": "x", "certified": "C", "unresolved": "."}
 
 
-def _numbers(text, what, cast):
+def _numbers(text: str, what: str, cast: Callable[[str], _T]) -> list[_T]:
     try:
         return [cast(x.strip()) for x in text.split(",") if x.strip()]
     except ValueError:
@@ -19,7 +30,14 @@ def _numbers(text, what, cast):
                              f"{text!r}") from None
 
 
-def register(sub) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add the ``plan`` command to the command line's subcommands.
+
+    Parameters
+    ----------
+    sub : argparse subparsers action
+        What `argparse.ArgumentParser.add_subparsers` returned in `certlib.cli.build_parser`.
+    """
     from .policies import policy_names
 
     p = sub.add_parser("plan", help="budget-tolerance map, smallest tolerance per budget "
@@ -47,17 +65,49 @@ def register(sub) -> None:
     p.set_defaults(func=_cmd_plan)
 
 
-def plan_payload(pool, tolerances=None, budgets=None, policy="adaptive-pair-sum",
-                 forecast_draws=0, seed=0, progress=None) -> tuple:
-    """(map, forecasts) as the command and the Plan page compute them: one forecast per
-    tolerance of the map (None when ``forecast_draws`` is 0 or every label is known: the
-    replay is then exact and a forecast would only repeat n)."""
+def plan_payload(pool: Pool, *, tolerances: Sequence[Number] | None = None,
+                 budgets: Sequence[int] | None = None, policy: str = "adaptive-pair-sum",
+                 forecast_draws: int = 0, seed: int = 0,
+                 progress: Callable[[float], object] | None = None
+                 ) -> tuple[BudgetMap, list[Forecast] | None]:
+    """The budget map and the forecasts, as ``certlib plan`` and the Plan page compute them.
+
+    Parameters
+    ----------
+    pool : Pool
+        The pool, with the labels read so far.
+    tolerances : sequence of numbers, optional
+        Objective tolerances (default `certlib.planning.budget_plan.DEFAULT_TOLERANCES`).
+    budgets : sequence of int, optional
+        Label counts (default floor(b n), b = 0, .1, ..., 1).
+    policy : str, default "adaptive-pair-sum"
+        The policy replayed and forecast.
+    forecast_draws : int, default 0
+        Label draws per forecast (0: no forecast).
+    seed : int, default 0
+        Seed of the forecasts.
+    progress : callable, optional
+        Called with the fraction of the forecasts done in [0, 1].
+
+    Returns
+    -------
+    map : BudgetMap
+        The budget-tolerance map.
+    forecasts : list of Forecast or None
+        One forecast per tolerance of the map; None when ``forecast_draws`` is 0 or every
+        label is known (the replay is then exact and a forecast would only repeat n).
+
+    Raises
+    ------
+    ParameterError
+        On a bad tolerance, budget, policy or number of draws.
+    """
     from .planning.budget_plan import DEFAULT_TOLERANCES, budget_map
     from .planning.label_forecast import forecast
 
     tols = DEFAULT_TOLERANCES if tolerances is None else tolerances
-    m = budget_map(pool, tols, budgets, policy=policy)
-    fcs = None
+    m = budget_map(pool, tols, budgets=budgets, policy=policy)
+    fcs: list[Forecast] | None = None
     if forecast_draws and not pool.fully_labelled:
         fcs = []
         for i, t in enumerate(m.tolerances):
@@ -68,7 +118,7 @@ def plan_payload(pool, tolerances=None, budgets=None, policy="adaptive-pair-sum"
     return m, fcs
 
 
-def _cmd_plan(args) -> int:
+def _cmd_plan(args: argparse.Namespace) -> int:
     from .io import load_pool
 
     classes = None
@@ -79,7 +129,8 @@ def _cmd_plan(args) -> int:
     buds = None if args.budgets is None else _numbers(args.budgets, "--budgets", int)
     if args.forecast < 0:
         raise ParameterError(f"--forecast must be a number of draws >= 0; got {args.forecast}")
-    m, fcs = plan_payload(pool, tols, buds, args.policy, args.forecast, args.seed)
+    m, fcs = plan_payload(pool, tolerances=tols, budgets=buds, policy=args.policy,
+                          forecast_draws=args.forecast, seed=args.seed)
     payload = {"pool": args.pool, "map": m.to_dict(),
                "forecast": None if fcs is None else [f.to_dict() for f in fcs]}
     if fcs is not None:
@@ -88,7 +139,7 @@ def _cmd_plan(args) -> int:
     return 0
 
 
-def _table(name, pool, m, fcs) -> str:
+def _table(name: str, pool: Pool, m: BudgetMap, fcs: list[Forecast] | None) -> str:
     w = max(6, max(len(str(b)) for b in m.budgets) + 1)
     lines = [f"pool      {name}: n = {pool.n} rows, K = {pool.K} candidates, "
              f"{pool.n_labelled} labels known",

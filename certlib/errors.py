@@ -17,7 +17,21 @@ __all__ = [
 
 
 class CertlibError(ValueError):
-    """Base class of every error certlib raises on bad input."""
+    """Base class of every error certlib raises on bad input.
+
+    A subclass of `ValueError`, so ``except ValueError`` catches it too; the command
+    line prints its message and exits with status 2.
+
+    Examples
+    --------
+    >>> import certlib
+    >>> try:
+    ...     certlib.Pool.from_arrays([[0, 1], [1, 0]], [[1, 2], [2, 1]], labels=[0, 7],
+    ...                              classes=[0, 1])
+    ... except certlib.CertlibError as exc:
+    ...     print(type(exc).__name__)
+    LabelError
+    """
 
 
 class PoolFileError(CertlibError):

@@ -50,18 +50,22 @@ from __future__ import annotations
 import csv
 import io
 import os
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
+from typing import cast
 
 import numpy as np
 import polars as pl
+from numpy.typing import ArrayLike, NDArray
 
 from .core._values import EXACT_INT_LIMIT, file_class_key, first_true, python_scalar
 from .core.derived_scores import SCORE_RULE, builtin_scores, row_sums
-from .errors import ColumnError, InvalidValueError, LabelError, ParameterError, PoolFileError
+from .errors import (CertlibError, ColumnError, InvalidValueError, LabelError, ParameterError,
+                     PoolFileError)
 from .core.pool import DerivedFrom, Pool, pool_hash
 
-# pool_hash is re-exported from certlib.core.pool: certlib.io was its home before it moved there
+# pool_hash is re-exported so that the file reader and the hash of what it read come
+# from one import
 __all__ = [
     "BUILTIN_SCORES",
     "DEFAULT_MAX_BYTES",
@@ -70,20 +74,30 @@ __all__ = [
     "pool_hash",
 ]
 
-DEFAULT_MAX_BYTES = 2 * 1024**3
-BUILTIN_SCORES = ("msp", "neg_entropy", "margin")
-PROB_SUM_TOLERANCE = 1e-3
+DEFAULT_MAX_BYTES: int = 2 * 1024**3
+BUILTIN_SCORES: tuple[str, ...] = ("msp", "neg_entropy", "margin")
+PROB_SUM_TOLERANCE: float = 1e-3
 
-_CSV_SUFFIXES = {".csv": ",", ".tsv": "\t"}
-_PARQUET_SUFFIXES = {".parquet", ".pq"}
+# (candidate name, prediction column or None, confidence column or None)
+_Candidate = tuple[str, "str | None", "str | None"]
+
+_CSV_SUFFIXES: dict[str, str] = {".csv": ",", ".tsv": "\t"}
+_PARQUET_SUFFIXES: set[str] = {".parquet", ".pq"}
 # Rows inspected by polars before it fixes a column type.  A later cell that
 # does not fit makes us re-read every column as text, which is slower but
 # gives the exact column/row in the error message.
-_INFER_ROWS = 10_000
+_INFER_ROWS: int = 10_000
+
+
+def _first(mask: ArrayLike) -> int:
+    """Position of the first True of a mask that holds one (an error's row)."""
+    i = first_true(mask)
+    assert i is not None, "called only on a mask with a True"
+    return i
 
 
 # ---------------------------------------------------------------- file level
-def _read_bytes(path, max_bytes) -> tuple[Path, bytes]:
+def _read_bytes(path: str | os.PathLike[str], max_bytes: int) -> tuple[Path, bytes]:
     if isinstance(max_bytes, bool) or not isinstance(max_bytes, (int, np.integer)) \
             or max_bytes <= 0:
         raise ParameterError(f"max_bytes must be a positive integer; got {max_bytes!r}")
@@ -153,7 +167,8 @@ def _csv_header(name: str, data: bytes, sep: str, kind: str = "pool file") -> li
     return header
 
 
-def _lines(data: bytes):
+def _lines(data: bytes) -> tuple[NDArray[np.uint8], NDArray[np.intp], NDArray[np.intp],
+                                 NDArray[np.bool_]]:
     """Line starts, ends (without CR/LF) and blank flags of the whole file."""
     buf = np.frombuffer(data, dtype=np.uint8)
     nl = np.flatnonzero(buf == 10)
@@ -165,7 +180,7 @@ def _lines(data: bytes):
     return buf, starts, ends, ends == starts
 
 
-def _first_ragged(data: bytes, sep: str, width: int):
+def _first_ragged(data: bytes, sep: str, width: int) -> tuple[int, int] | None:
     """(line number, field count) of the first record whose width differs, or None.
 
     Exact but slower than the totals check in `_read_csv`; it runs only when
@@ -185,11 +200,12 @@ def _first_ragged(data: bytes, sep: str, width: int):
     bad[0] = False  # the header defines the width
     if not bad.any():
         return None
-    k = first_true(bad)
+    k = _first(bad)
     return k + 1, int(counts[k])
 
 
-def _ragged_error(name: str, data: bytes, sep: str, width: int, kind: str = "pool file"):
+def _ragged_error(name: str, data: bytes, sep: str, width: int,
+                  kind: str = "pool file") -> PoolFileError | None:
     found = _first_ragged(data, sep, width)
     if found is None:
         return None
@@ -201,7 +217,7 @@ def _ragged_error(name: str, data: bytes, sep: str, width: int, kind: str = "poo
 
 
 def _quoted_records(name: str, data: bytes, sep: str, width: int,
-                    kind: str = "pool file") -> np.ndarray:
+                    kind: str = "pool file") -> NDArray[np.int64]:
     """Check every record of a file with quotes; return the indices of blank lines."""
     reader = csv.reader(io.StringIO(data.decode("utf-8"), newline=""), delimiter=sep)
     next(reader, None)
@@ -245,17 +261,20 @@ def _read_csv(name: str, data: bytes, sep: str, kind: str = "pool file",
     if not quoted:
         expected = int((~blank).sum()) * (width - 1)
         if int(np.count_nonzero(buf == ord(sep))) != expected:
-            raise _ragged_error(name, data, sep, width, kind)
+            err = _ragged_error(name, data, sep, width, kind)
+            assert err is not None  # the separator count says some line is ragged
+            raise err
     else:
         blank_records = _quoted_records(name, data, sep, width, kind)
     del buf, starts, ends
-    opts = {"separator": sep, "has_header": True, "raise_if_empty": False}
     try:
-        df = pl.read_csv(io.BytesIO(data), infer_schema_length=infer_rows, **opts)
+        df = pl.read_csv(io.BytesIO(data), infer_schema_length=infer_rows, separator=sep,
+                         has_header=True, raise_if_empty=False)
     except pl.exceptions.PolarsError:
         # a cell beyond the inferred rows does not fit the column type: read text
         try:
-            df = pl.read_csv(io.BytesIO(data), infer_schema=False, **opts)
+            df = pl.read_csv(io.BytesIO(data), infer_schema=False, separator=sep,
+                             has_header=True, raise_if_empty=False)
         except pl.exceptions.PolarsError as exc:
             raise (_ragged_error(name, data, sep, width, kind) or PoolFileError(
                 f"{kind} {name!r} cannot be parsed as CSV: {exc}")) from None
@@ -272,11 +291,42 @@ def _read_csv(name: str, data: bytes, sep: str, kind: str = "pool file",
     return df.rename(dict(zip(df.columns, header)))
 
 
-def read_csv_bytes(name: str, data: bytes, kind: str, sep: str = ",") -> pl.DataFrame:
-    """A CSV file's table with the pool files' checks (UTF-8 text, a header of unique
-    names, no ragged rows, blank lines dropped), every message naming ``kind`` and
-    ``name`` (e.g. "stream file 'x.csv' cannot be parsed: line 77 has 3 fields ...").
-    Column types are inferred from every row.  Audit streams and batches use it."""
+def read_csv_bytes(name: str, data: bytes, *, kind: str, sep: str = ",") -> pl.DataFrame:
+    """A CSV file's table, with the checks of the pool files.
+
+    UTF-8 text, a header of unique names, no ragged rows, blank lines dropped; column
+    types are inferred from every row.  Audit streams and batches use it.
+
+    Parameters
+    ----------
+    name : str
+        The file's name, for the messages.
+    data : bytes
+        The file's content.
+    kind : str
+        What the file is, for the messages (e.g. ``"stream file"``).
+    sep : str, default ","
+        The field separator.
+
+    Returns
+    -------
+    polars.DataFrame
+        The table, its column names stripped of surrounding spaces.
+
+    Raises
+    ------
+    PoolFileError
+        When the bytes are not UTF-8 text, have no header or ragged rows, or cannot be
+        parsed; the message names ``kind`` and ``name`` (e.g. "stream file 'x.csv' cannot
+        be parsed: line 77 has 3 fields ...").
+    ColumnError
+        When a column name appears twice.
+
+    Examples
+    --------
+    >>> read_csv_bytes("x.csv", b"a,b\\n1,2\\n\\n3,4\\n", kind="stream file").shape
+    (2, 2)
+    """
     return _read_csv(name, data, sep, kind, infer_rows=None)
 
 
@@ -284,7 +334,7 @@ def _read_parquet(name: str, data: bytes) -> pl.DataFrame:
     if len(data) < 12 or data[:4] != b"PAR1" or data[-4:] != b"PAR1":
         raise PoolFileError(f"pool file {name!r} is not a Parquet file (no PAR1 magic bytes)")
     try:
-        import pyarrow.parquet as pq
+        import pyarrow.parquet as pq  # type: ignore[import-untyped]  # pyarrow ships no types
 
         names = pq.ParquetFile(io.BytesIO(data)).schema_arrow.names
     except Exception as exc:  # noqa: BLE001 - pyarrow raises several unrelated types on corrupt files
@@ -299,7 +349,7 @@ def _read_parquet(name: str, data: bytes) -> pl.DataFrame:
 
 
 def _check_names(name: str, header: Sequence[str], kind: str = "pool file") -> None:
-    seen = {}
+    seen: dict[str, int] = {}
     for pos, col in enumerate(header):
         if col in seen:
             raise ColumnError(
@@ -310,7 +360,7 @@ def _check_names(name: str, header: Sequence[str], kind: str = "pool file") -> N
 
 
 # ------------------------------------------------------------ column layout
-def _layout(columns: Sequence[str]):
+def _layout(columns: Sequence[str]) -> tuple[str, list[_Candidate], list[str]]:
     """Recognise the file layout; return (mode, candidate list, prob columns)."""
     has_pred = "pred" in columns
     pred_cols = [c for c in columns if c.startswith("pred_")]
@@ -338,7 +388,7 @@ def _layout(columns: Sequence[str]):
                 f"only one probability column ({prob_cols[0]!r}); prob_<class> needs a "
                 "column for each of at least two classes"
             )
-        cands = [(s, None, None) for s in BUILTIN_SCORES]
+        cands: list[_Candidate] = [(s, None, None) for s in BUILTIN_SCORES]
         for c in conf_cols:
             nm = c[5:]
             if nm in BUILTIN_SCORES:
@@ -391,13 +441,24 @@ class _Rows:
     """Formats 'data row i (row_id r)' for error messages: the zero-based position i - 1
     counted from 1, as a user reading the file counts the rows under its header."""
 
-    def __init__(self, row_ids=None):
+    def __init__(self, row_ids: NDArray[np.int64] | list[object] | None = None) -> None:
         self.row_ids = row_ids
 
     def __call__(self, i: int) -> str:
         if self.row_ids is None:
             return f"data row {i + 1}"
         return f"data row {i + 1} (row_id {python_scalar(self.row_ids[i])!r})"
+
+
+def _cast(s: pl.Series, dtype: type[pl.DataType]) -> pl.Series:
+    out: pl.Series = s.cast(dtype)
+    return out
+
+
+def _column(name: str | None) -> str:
+    """A candidate's prediction or confidence column, in a layout that has one."""
+    assert name is not None, "this layout names the column"
+    return name
 
 
 def _canon_series(s: pl.Series, col: str) -> pl.Series:
@@ -407,17 +468,19 @@ def _canon_series(s: pl.Series, col: str) -> pl.Series:
     below `EXACT_INT_LIMIT` become Int64 ("1", 1 and 1.0 are one value); a column with
     any other value becomes String with those numbers written as integers.
     """
-    dt = s.dtype
+    dt: pl.DataType | type[pl.DataType] = s.dtype
+    f: pl.Series
+    text: pl.Series
     if dt == pl.Boolean:
-        return s.cast(pl.Int64)
+        return _cast(s, pl.Int64)
     if dt.is_integer():
-        wide = s.cast(pl.Int64, strict=False)
+        wide: pl.Series = s.cast(pl.Int64, strict=False)
         if wide.null_count() == s.null_count():
             return wide
         # beyond 64 bits (polars reads 10**23 as Int128): its digits, as text would be
         s, dt = s.cast(pl.String), pl.String
     if dt == pl.Null:
-        return s.cast(pl.String)
+        return _cast(s, pl.String)
     if dt.is_float():
         s = s.fill_nan(None)
         f = s
@@ -434,14 +497,14 @@ def _canon_series(s: pl.Series, col: str) -> pl.Series:
     is_int = is_int.fill_null(False)
     nonnull = text.is_not_null()
     if bool((is_int | ~nonnull).all()):
-        return f.cast(pl.Int64).alias(col)
-    out = pl.select(
+        return _cast(f, pl.Int64).alias(col)
+    out: pl.Series = pl.select(
         pl.when(is_int).then(f.cast(pl.Int64, strict=False).cast(pl.String)).otherwise(text)
     ).to_series()
     return out.alias(col)
 
 
-def _float_column(s: pl.Series, col: str, rows: _Rows, what: str) -> np.ndarray:
+def _float_column(s: pl.Series, col: str, rows: _Rows, what: str) -> NDArray[np.float64]:
     """Numeric column -> float64 array; any missing, non-numeric, NaN or inf cell is an error."""
     dt = s.dtype
     if dt.is_numeric() or dt == pl.Boolean:
@@ -454,58 +517,61 @@ def _float_column(s: pl.Series, col: str, rows: _Rows, what: str) -> np.ndarray:
         raise ColumnError(f"column {col!r} has type {dt}; expected numbers ({what})")
     null = f.is_null().to_numpy()
     if null.any():
-        i = first_true(null)
+        i = _first(null)
         raw = None if text is None else text[i]
         if raw is None or raw == "":
             raise InvalidValueError(f"column {col!r} is empty at {rows(i)}; expected a {what}")
         raise InvalidValueError(
             f"column {col!r} holds {raw!r} at {rows(i)}; expected a {what} (a number)"
         )
-    a = f.to_numpy().astype(np.float64, copy=False)
+    a: NDArray[np.float64] = f.to_numpy().astype(np.float64, copy=False)
     bad = ~np.isfinite(a)
     if bad.any():
-        i = first_true(bad)
+        i = _first(bad)
         raise InvalidValueError(
             f"column {col!r} holds {float(a[i])} at {rows(i)}; expected a finite {what}"
         )
     return a
 
 
-def _row_ids(df: pl.DataFrame):
+def _row_ids(df: pl.DataFrame) -> NDArray[np.int64] | list[object] | None:
     if "row_id" not in df.columns:
         return None
     s = _canon_series(df["row_id"], "row_id")
     null = s.is_null().to_numpy()
     if null.any():
         raise InvalidValueError(
-            f"column 'row_id' is empty at data row {first_true(null) + 1}; every row needs "
+            f"column 'row_id' is empty at data row {_first(null) + 1}; every row needs "
             "a unique row_id"
         )
     dup = s.is_duplicated().to_numpy()
     if dup.any():
-        same = np.flatnonzero(dup & (s == s[first_true(dup)]).to_numpy())
+        same = np.flatnonzero(dup & (s == s[_first(dup)]).to_numpy())
         j, k = int(same[0]), int(same[1])
         raise InvalidValueError(
             f"column 'row_id': value {s[j]!r} appears at data rows {j + 1} and {k + 1}; "
             "row ids must be unique"
         )
     if s.dtype == pl.Int64:
-        return s.to_numpy()
-    return s.to_list()
+        ids: NDArray[np.int64] = s.to_numpy()
+        return ids
+    return list(s.to_list())
 
 
-def _declared(classes, where: str):
+def _declared(classes: object, where: str) -> list[int | str]:
     if isinstance(classes, (str, bytes)) or not hasattr(classes, "__iter__"):
         raise ParameterError(f"classes must be a list of class values; got {classes!r} {where}")
-    out = [file_class_key(c) for c in classes]
+    values = list(cast(Iterable[object], classes))  # iterable, checked just above
+    out = [file_class_key(c) for c in values]
     if len(out) < 2:
-        raise ParameterError(f"classes needs at least two values; got {list(classes)} {where}")
+        raise ParameterError(f"classes needs at least two values; got {values} {where}")
     if len(set(out)) != len(out):
-        raise ParameterError(f"classes repeats a value: {list(classes)} {where}")
+        raise ParameterError(f"classes repeats a value: {values} {where}")
     return out
 
 
-def _unify(series: list[pl.Series], declared):
+def _unify(series: list[pl.Series], declared: list[int | str] | None
+           ) -> tuple[list[pl.Series], list[int | str] | None, bool]:
     """Bring class columns and declared classes to one kind: all Int64 or all String."""
     int_mode = all(s.dtype == pl.Int64 for s in series) and (
         declared is None or all(isinstance(c, int) for c in declared)
@@ -513,31 +579,35 @@ def _unify(series: list[pl.Series], declared):
     if int_mode:
         return series, declared, True
     series = [s.cast(pl.String) for s in series]
-    declared = None if declared is None else [str(c) for c in declared]
-    return series, declared, False
+    as_text: list[int | str] | None = None if declared is None else [str(c) for c in declared]
+    return series, as_text, False
 
 
-def _check_in(s: pl.Series, declared, col: str, rows: _Rows, err, what: str) -> None:
+def _check_in(s: pl.Series, declared: Sequence[int | str], col: str, rows: _Rows,
+              err: type[CertlibError], what: str) -> None:
     bad = (~s.is_in(declared) & s.is_not_null()).to_numpy()
     if bad.any():
-        i = first_true(bad)
+        i = _first(bad)
         raise err(
             f"column {col!r}: {what} {s[i]!r} at {rows(i)} is not in the class set {declared}"
         )
 
 
-def _labels_array(s: pl.Series | None, int_mode: bool, minus_one_is_class: bool):
+def _labels_array(s: pl.Series | None, int_mode: bool, minus_one_is_class: bool
+                  ) -> NDArray[np.int64] | NDArray[np.object_] | None:
     """Labels for `Pool.from_arrays`: int64 with -1 = unread, or objects with None."""
     if s is None:
         return None
     if int_mode and not minus_one_is_class:
-        return s.fill_null(-1).to_numpy().astype(np.int64, copy=False)
+        codes: NDArray[np.int64] = s.fill_null(-1).to_numpy().astype(np.int64, copy=False)
+        return codes
     # -1 is a real class (labels in {-1, +1}) or values are text: None marks unread
     return np.asarray(s.to_list(), dtype=object)
 
 
 # ------------------------------------------------------------ prob layout
-def _prob_scores(P: np.ndarray, cols: list[str], rows: _Rows):
+def _prob_scores(P: NDArray[np.float64], cols: list[str], rows: _Rows
+                 ) -> tuple[NDArray[np.intp], list[NDArray[np.float64]]]:
     """Validate probabilities; return argmax index and the built-in scores."""
     bad = (P < 0) | (P > 1)
     if bad.any():
@@ -549,7 +619,7 @@ def _prob_scores(P: np.ndarray, cols: list[str], rows: _Rows):
     total = row_sums(P)
     off = np.abs(total - 1.0) > PROB_SUM_TOLERANCE
     if off.any():
-        i = first_true(off)
+        i = _first(off)
         raise InvalidValueError(
             f"the prob_ columns sum to {total[i]!r} at {rows(i)}; each row must sum to 1 "
             f"(within {PROB_SUM_TOLERANCE})"
@@ -560,20 +630,49 @@ def _prob_scores(P: np.ndarray, cols: list[str], rows: _Rows):
 
 
 # ----------------------------------------------------------------- loading
-def load_pool(path, *, classes: Sequence | None = None, objective: str = "augrc",
-              max_bytes: int = DEFAULT_MAX_BYTES) -> Pool:
+def load_pool(path: str | os.PathLike[str], *, classes: Sequence[object] | None = None,
+              objective: str = "augrc", max_bytes: int = DEFAULT_MAX_BYTES) -> Pool:
     """Read a CSV (.csv, .tsv) or Parquet (.parquet, .pq) pool file into a `Pool`.
 
-    path: the file.  Its layout is recognised from the column names (module
-        docstring, SPEC section 2).
-    classes: the declared class set (``--classes`` on the command line);
-        predictions and labels outside it are errors.  Default: the union of
-        predictions and labels, or the ``prob_`` suffixes.  With ``prob_``
-        columns a declared set must name the same classes (its order is kept).
-    objective: ``"augrc"`` (default) or ``"accuracy"``.
-    max_bytes: files larger than this are refused before reading (default 2 GiB).
+    Parameters
+    ----------
+    path : str or path-like
+        The file.  Its layout (pairs, shared prediction or probabilities) is recognised
+        from the column names (module docstring, SPEC section 2).
+    classes : sequence, optional
+        The declared class set (``--classes`` on the command line); predictions and
+        labels outside it are errors.  Default: the union of predictions and labels, or
+        the ``prob_`` suffixes.  With ``prob_`` columns a declared set must name the same
+        classes (its order is kept).
+    objective : {"augrc", "accuracy"}, default "augrc"
+        The objective the pool's weights compute (paper 000 section 2).
+    max_bytes : int, default DEFAULT_MAX_BYTES (2 GiB)
+        Files larger than this are refused before reading.
 
-    Raises one `CertlibError` subclass naming the column/row at fault.
+    Returns
+    -------
+    Pool
+        The validated pool; an empty ``label`` cell is an unread row.
+
+    Raises
+    ------
+    CertlibError
+        Exactly one, of a subclass naming the file, column or row at fault:
+        `PoolFileError` (the file), `ColumnError` (a column), `InvalidValueError` (a
+        cell), `LabelError` (a label), `ParameterError` (an argument).
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> import certlib
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "pool.csv"
+    >>> _ = path.write_text("row_id,pred_A,conf_A,pred_B,conf_B,label\\n"
+    ...                     "r1,0,0.9,0,0.8,1\\n"
+    ...                     "r2,0,0.8,0,0.9,0\\n"
+    ...                     "r3,1,0.7,0,0.6,\\n")
+    >>> pool = certlib.load_pool(path)
+    >>> pool.names, pool.n, pool.n_labelled, pool.row_ids
+    (('A', 'B'), 3, 2, ('r1', 'r2', 'r3'))
     """
     from .core.weights import get_objective
 
@@ -598,12 +697,15 @@ def load_pool(path, *, classes: Sequence | None = None, objective: str = "augrc"
     rows = _Rows(row_ids)
     names = [c[0] for c in cands]
 
-    confs_by_col = {}
+    confs_by_col: dict[str, NDArray[np.float64]] = {}
     for _, _, cc in cands:
         if cc is not None:
             confs_by_col[cc] = _float_column(df[cc], cc, rows, "confidence")
 
     label = _canon_series(df["label"], "label") if "label" in columns else None
+    class_list: list[int | str] | None
+    preds: NDArray[np.int64] | NDArray[np.object_]
+    derived: DerivedFrom | None
 
     if mode == "prob":
         suffixes = [file_class_key(c[5:]) for c in prob_cols]
@@ -613,7 +715,7 @@ def load_pool(path, *, classes: Sequence | None = None, objective: str = "augrc"
             )
         if declared is not None and set(declared) != set(suffixes):
             raise ParameterError(
-                f"classes={list(classes)} does not match the prob_ columns {prob_cols}"
+                f"classes={list(classes or ())} does not match the prob_ columns {prob_cols}"
             )
         class_list = declared if declared is not None else suffixes
         # + 0.0: a cell "-0" is the probability 0 (the same scores, so the same hash)
@@ -628,17 +730,17 @@ def load_pool(path, *, classes: Sequence | None = None, objective: str = "augrc"
             label_s = None if label is None else label.cast(pl.String)
         suffix_vals = suffixes if int_mode else [str(s) for s in suffixes]
         pred_vals = np.asarray(suffix_vals, dtype=np.int64 if int_mode else object)[arg]
-        confs = np.vstack(scores + [confs_by_col[c[2]] for c in cands[3:]])
+        confs = np.vstack(scores + [confs_by_col[_column(c[2])] for c in cands[3:]])
         preds = pred_vals
         P.flags.writeable = False
         derived = DerivedFrom(P, tuple(prob_cols), BUILTIN_SCORES, SCORE_RULE)
     else:
-        pred_cols = ["pred"] if mode == "shared" else [c[1] for c in cands]
+        pred_cols = ["pred"] if mode == "shared" else [_column(c[1]) for c in cands]
         pred_s = [_canon_series(df[c], c) for c in pred_cols]
         for s, c in zip(pred_s, pred_cols):
             null = s.is_null().to_numpy()
             if null.any():
-                i = first_true(null)
+                i = _first(null)
                 raise InvalidValueError(
                     f"column {c!r} is empty at {rows(i)}; every row needs a prediction"
                 )
@@ -653,7 +755,7 @@ def load_pool(path, *, classes: Sequence | None = None, objective: str = "augrc"
         preds = cols[0] if mode == "shared" else np.vstack(cols)
         if not int_mode:
             preds = preds.astype(object)
-        confs = np.vstack([confs_by_col[c[2]] for c in cands])
+        confs = np.vstack([confs_by_col[_column(c[2])] for c in cands])
         derived = None
 
     if label_s is not None and class_list is not None:

@@ -1,4 +1,4 @@
-"""Regenerate the README's dashboard screenshots in docs/screenshots/.
+"""Regenerate the dashboard screenshots of the README and the docs in docs/screenshots/.
 
 Starts `streamlit run app.py` on 127.0.0.1 with a throw-away label store, drives
 Debian's chromium (headless, through Playwright) over the workflow a user follows

@@ -47,7 +47,7 @@ def search():
     for a, b, c in itertools.product(*per):
         weights = (a[0], b[0], c[0])
         preds = (a[1], b[1], c[1])
-        pool = pool_from_weights(preds, weights, Y, names=("A", "B", "C"))
+        pool = pool_from_weights(preds, weights, labels=Y, names=("A", "B", "C"))
         if all(figure3_checks(pool).values()):
             found.append((weights, preds))
     return found

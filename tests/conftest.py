@@ -82,3 +82,23 @@ def server(tmp_path):
     srv.start()
     yield srv
     srv.stop()
+
+
+def prob_pool(seed: int, n: int = 30, K: int = 4, kind: str = "binary", labelled: bool = True,
+              extra=None) -> Pool:
+    """A pool whose confidences are probabilities of each candidate's own prediction."""
+    rng = np.random.default_rng(seed)
+    C = 2 if kind == "binary" else 3
+    y = rng.integers(0, C, n)
+    preds, confs = [], []
+    shared = rng.integers(0, C, n)
+    for _ in range(K):
+        right = rng.random(n) < 0.75
+        other = (y + rng.integers(1, C, n)) % C
+        p = np.where(right, y, other) if kind != "shared" else shared
+        preds.append(p)
+        # a few distinct levels in [1/C, 1]: ties are frequent
+        confs.append(np.round(1 / C + (1 - 1 / C) * rng.integers(0, 5, n) / 4, 3))
+    preds = np.array(preds)
+    return Pool.from_arrays(preds[0] if kind == "shared" else preds, np.array(confs),
+                            labels=y if labelled else None, classes=tuple(range(C)), extra=extra)

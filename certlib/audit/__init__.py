@@ -9,6 +9,22 @@ Public API (SPEC section 10):
   :class:`PrplEBState` its streaming form.
 * :func:`audit` - the two-tier audit in one vectorised call;
   :class:`AuditState` the same audit one item at a time (``observe``).
+
+Modules, one concept each:
+
+* `certlib.audit.cs` - the PrPl-EB confidence sequence;
+* `certlib.audit.routing` - routing probabilities pi_t and the seeded draws U_t;
+* `certlib.audit.core` - the audit engine (`run_stream`), its settings and result;
+* `certlib.audit.window`, `certlib.audit.ledger`, `certlib.audit.baselines` - the
+  windowed audit, the promotion ledger and the baselines of paper section 6;
+* `certlib.audit.record` - the evidence record and its verifier;
+* `certlib.audit.batch` - the one reader and checker of stream and batch files;
+* `certlib.audit.store` - audit projects in the SQLite label store (`AuditStore`),
+  routing each item to labelling when it arrives;
+* `certlib.audit.status` - a project's verdict and queue, recomputed from the store;
+* `certlib.audit.cli`, `certlib.audit.project_cli` - ``certlib audit``,
+  ``certlib verify-audit`` and ``certlib audit-project``;
+* `certlib.audit.synthetic` - synthetic streams for teaching, tests and benchmarks.
 """
 
 from .core import AuditConfig, AuditResult, AuditState, Routed, SliceVerdict, TraceEntry, audit

@@ -24,9 +24,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+import numpy.typing as npt
 
 from ..errors import LabelError, ParameterError
-from .core import AuditConfig, _run, make_stream
+from .core import AuditConfig, make_stream, run_stream
 from .cs import prpl_eb
 from .routing import uniforms
 
@@ -35,13 +36,36 @@ __all__ = ["BaselineRow", "BaselineComparison", "compare_baselines"]
 
 @dataclass(frozen=True)
 class BaselineRow:
+    """One method's labels to verdict on the stream.
+
+    Parameters
+    ----------
+    method : {"discern", "uniform", "ppi", "active"}
+        The labelling method (module docstring).
+    verdict : {"safe", "regression", "continue"}
+        Its verdict.
+    stopping_time : int, optional
+        The 1-based item at which it was issued.
+    labels_used : int
+        Labels paid for up to then.
+    delta_interval : tuple of float
+        Its interval for Delta there.
+    """
+
     method: str
     verdict: str
     stopping_time: int | None
     labels_used: int
-    delta_interval: tuple
+    delta_interval: tuple[float, float]
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, object]:
+        """The row as JSON-ready data.
+
+        Returns
+        -------
+        dict
+            Every field under its own name.
+        """
         return {"method": self.method, "verdict": self.verdict,
                 "stopping_time": self.stopping_time, "labels_used": self.labels_used,
                 "delta_interval": list(self.delta_interval)}
@@ -49,19 +73,42 @@ class BaselineRow:
 
 @dataclass(frozen=True)
 class BaselineComparison:
-    """Side-by-side labels to verdict; ``rows[0]`` is Discern itself."""
+    """Side-by-side labels to verdict; ``rows[0]`` is Discern itself.
 
-    rows: tuple
+    Parameters
+    ----------
+    rows : tuple of BaselineRow
+        Discern, uniform, PPI-style and active-testing, in that order.
+    """
 
-    def by_method(self) -> dict:
+    rows: tuple[BaselineRow, ...]
+
+    def by_method(self) -> dict[str, BaselineRow]:
+        """The rows by method name.
+
+        Returns
+        -------
+        dict of str to BaselineRow
+            ``{"discern": ..., "uniform": ..., "ppi": ..., "active": ...}``.
+        """
         return {r.method: r for r in self.rows}
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, object]:
+        """The comparison as JSON-ready data (``certlib audit --baselines``).
+
+        Returns
+        -------
+        dict
+            ``{"baselines": [row, ...]}``.
+        """
         return {"baselines": [r.to_dict() for r in self.rows]}
 
 
-def _sequential(method, z, paid, c, alpha, eps, cfg, has_label):
-    lo, hi = prpl_eb((z + c) / (2 * c), alpha, cfg.truncation, cfg.running_intersection)
+def _sequential(method: str, z: npt.NDArray[np.float64], paid: npt.NDArray[np.bool_], c: float,
+                alpha: float, eps: float, cfg: AuditConfig,
+                has_label: npt.NDArray[np.bool_]) -> BaselineRow:
+    lo, hi = prpl_eb((z + c) / (2 * c), alpha, truncation=cfg.truncation,
+                     running_intersection=cfg.running_intersection)
     lo, hi = 2 * c * lo - c, 2 * c * hi - c
     fire = (lo > 0) | (hi < eps)
     hits = np.flatnonzero(fire)
@@ -78,11 +125,41 @@ def _sequential(method, z, paid, c, alpha, eps, cfg, has_label):
                        int(paid[:end + 1].sum()), (float(lo[end]), float(hi[end])))
 
 
-def compare_baselines(incumbent, candidate, labels, *, epsilon, delta=0.05, seed=0, pi=None,
-                      pi_min=None, judge=None, ppi_rate=0.5, active_floor=0.1,
-                      truncation=0.5) -> BaselineComparison:
+def compare_baselines(incumbent: npt.ArrayLike, candidate: npt.ArrayLike,
+                      labels: npt.ArrayLike | None, *, epsilon: float, delta: float = 0.05,
+                      seed: int = 0, pi: float | None = None, pi_min: float | None = None,
+                      judge: npt.ArrayLike | None = None, ppi_rate: float = 0.5,
+                      active_floor: float = 0.1, truncation: float = 0.5) -> BaselineComparison:
     """Discern, uniform, PPI-style and active-testing labelling on one stream.
 
+    Every method feeds the same confidence sequence and verdict rule (module
+    docstring); only where labels are spent differs (paper section 6.4).
+
+    Parameters
+    ----------
+    incumbent, candidate, labels
+        As in `certlib.audit.audit`; the stream must hold every label a method pays for.
+    epsilon, delta, seed, pi, pi_min, judge, truncation
+        As in `certlib.audit.audit`.
+    ppi_rate : float, default 0.5
+        The PPI-style baseline's labelling rate q, in (0, 1].
+    active_floor : float, default 0.1
+        The active-testing floor with a judge, in (0, 1].
+
+    Returns
+    -------
+    BaselineComparison
+        One row per method.
+
+    Raises
+    ------
+    ParameterError
+        A setting out of range.
+    LabelError
+        A method needs a label the stream does not hold.
+
+    Examples
+    --------
     >>> import numpy as np
     >>> rng = np.random.default_rng(0)
     >>> y = rng.integers(0, 2, 20000); f = y.copy(); g = y.copy()
@@ -97,9 +174,9 @@ def compare_baselines(incumbent, candidate, labels, *, epsilon, delta=0.05, seed
     for name, v in (("ppi_rate", ppi_rate), ("active_floor", active_floor)):
         if not (isinstance(v, (int, float)) and 0 < v <= 1):
             raise ParameterError(f"`{name}` must lie in (0, 1], got {v!r}")
-    stream = make_stream(incumbent, candidate, labels, judge)
+    stream = make_stream(incumbent, candidate, labels, judge=judge)
     n, B, eps, alpha = stream.n, cfg.B, cfg.epsilon, cfg.delta
-    res = _run(stream, cfg)
+    res = run_stream(stream, cfg)
     if res.needs_label is not None:
         raise LabelError(f"Discern needs the label of item {res.needs_label + 1} (index "
                          f"{res.needs_label}), which is missing; baselines replay fully "

@@ -2,15 +2,27 @@
 
 from __future__ import annotations
 
+import argparse
 import sys
+from typing import TYPE_CHECKING, Any
 
 from ..cli_output import emit, interval
 from ..errors import InvalidValueError, LabelError, ParameterError
 
+if TYPE_CHECKING:
+    from .batch import StreamColumns
+
 __all__ = ["register"]
 
 
-def register(sub) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add ``audit``, ``verify-audit`` and ``audit-project`` to the ``certlib`` command.
+
+    Parameters
+    ----------
+    sub : argparse subparsers
+        The ``certlib`` parser's subcommands.
+    """
     p = sub.add_parser("audit", help="certified no-regression audit of a model update (Discern)",
                        description="Audit candidate vs incumbent on a stream with columns "
                        "pred_incumbent, pred_candidate and optional label. With labels it "
@@ -45,7 +57,7 @@ def register(sub) -> None:
     v.add_argument("--json", action="store_true")
     v.set_defaults(func=_run_verify)
 
-    from .project_cli import register as register_project  # audit-project (issue 12)
+    from .project_cli import register as register_project  # certlib audit-project
 
     register_project(sub)
 
@@ -57,7 +69,7 @@ _MEANING = {
 }
 
 
-def _table(d: dict) -> str:
+def _table(d: dict[str, Any]) -> str:
     tier = f" (tier {d['tier']})" if d.get("tier") is not None else ""
     meaning = f"  -- {_MEANING[d['verdict']]}" if d.get("verdict") in _MEANING else ""
     lines = [f"verdict        {d['verdict']}{tier}{meaning}",
@@ -86,18 +98,8 @@ def _table(d: dict) -> str:
     return "\n".join(lines)
 
 
-def _check_as_the_page(path, judge, slices) -> None:
-    """Refuse a bad stream file with the Audit page's message (`check_batch`: the file's
-    column, the data row counted from 1 and the item_id); the core's own checks counted
-    rows from 0 and named the API's parameters (a walk-through: "`incumbent` at row 6"
-    where the page said "`pred_incumbent`, data row 7")."""
-    from .project import check_batch
-
-    check_batch(path, judge_column=judge, slice_column=slices, stream=True)
-
-
-def _run_audit(args) -> int:
-    from .io import read_stream
+def _run_audit(args: argparse.Namespace) -> int:
+    from .batch import read_stream
 
     if args.window is not None and (args.slices or args.record or args.ledger):
         raise ParameterError("`--window` cannot be combined with --slices, --record or --ledger")
@@ -105,15 +107,17 @@ def _run_audit(args) -> int:
     try:
         return _audit_columns(args, cols)
     except (InvalidValueError, LabelError):
-        # a bad cell: named as the page names it (read again only now: the page's
-        # row-by-row check took 4 times the audit's time on a 1M-row stream)
-        _check_as_the_page(args.stream, args.judge, args.slices)
+        # a bad cell: named as the Audit page names it (the file's column, the data row
+        # counted from 1, the item id), not as the API's parameter at a 0-based row; the
+        # cell-by-cell check runs only now, as it takes 4 times the audit's time on a
+        # 1M-row stream
+        cols.explain()
         raise
 
 
-def _audit_columns(args, cols) -> int:
+def _audit_columns(args: argparse.Namespace, cols: StreamColumns) -> int:
     from .baselines import compare_baselines
-    from .core import AuditConfig, _run, make_stream
+    from .core import AuditConfig, make_stream, run_stream
     from .ledger import PromotionLedger
     from .record import make_record, stream_hash, write_record
     from .window import audit_windowed
@@ -131,12 +135,15 @@ def _audit_columns(args, cols) -> int:
     else:
         cfg = AuditConfig.make(epsilon=args.epsilon, delta=delta, pi=args.pi, pi_min=args.pi_min,
                                judge=cols.judge is not None, seed=args.seed)
-        stream = make_stream(cols.incumbent, cols.candidate, cols.labels, cols.judge, cols.slices)
-        result = _run(stream, cfg)
+        stream = make_stream(cols.incumbent, cols.candidate, cols.labels, judge=cols.judge,
+                             slices=cols.slices)
+        result = run_stream(stream, cfg)
         payload = result.to_dict()
         if args.record:
-            digest = stream_hash(cols.incumbent, cols.candidate, cols.judge, cols.slices)
-            write_record(args.record, make_record(result, digest, args.judge, args.slices))
+            digest = stream_hash(cols.incumbent, cols.candidate, judge=cols.judge,
+                                 slices=cols.slices)
+            write_record(args.record, make_record(result, digest, judge_column=args.judge,
+                                                  slice_column=args.slices))
             payload["record"] = args.record
         if ledger is not None:
             ledger = ledger.record({"stream": str(args.stream), "verdict": result.verdict,
@@ -152,8 +159,8 @@ def _audit_columns(args, cols) -> int:
     return 0
 
 
-def _run_verify(args) -> int:
-    from .io import read_stream
+def _run_verify(args: argparse.Namespace) -> int:
+    from .batch import read_stream
     from .record import read_record, verify_record
 
     rec = read_record(args.record)
@@ -163,7 +170,8 @@ def _run_verify(args) -> int:
     cols = read_stream(args.stream, judge=judge_col, slices=slice_col)
     if cfg["routing"]["kind"] == "judge" and cols.judge is None:
         raise ParameterError("the record routes by a judge but names no judge column")
-    ver = verify_record(rec, cols.incumbent, cols.candidate, cols.labels, cols.judge, cols.slices)
+    ver = verify_record(rec, cols.incumbent, cols.candidate, cols.labels, judge=cols.judge,
+                        slices=cols.slices)
     table = (f"verified: every interval, the verdict ({ver.recomputed['verdict']}) and the "
              "trace match") if ver.ok else \
         "MISMATCH:\n" + "\n".join(f"  {m}" for m in ver.mismatches)

@@ -26,8 +26,10 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field, replace
+from typing import Any, Literal, TypeVar, overload
 
 import numpy as np
+import numpy.typing as npt
 
 from ..core._values import class_value, class_value_from_text, first_text, first_true, \
     is_empty_cell, is_none_or_nan
@@ -46,14 +48,21 @@ __all__ = [
     "TraceEntry",
     "audit",
     "make_stream",
+    "run_stream",
+    "tier1_start",
 ]
 
 #: Loss range B of the 0/1 loss.
 LOSS_RANGE = 1.0
 
+_Bound = TypeVar("_Bound", float, npt.NDArray[np.float64])
+#: A verdict's rule at every item (an array) or at one item (a bool).
+_Holds = bool | np.bool_ | npt.NDArray[np.bool_]
+
 
 # ----------------------------------------------------------------- input edge
-def _pred_array(values, name: str):
+def _pred_array(values: npt.ArrayLike,
+                name: str) -> tuple[Literal["num", "str"], npt.NDArray[Any]]:
     arr = np.asarray(values, dtype=object) if not isinstance(values, np.ndarray) else values
     if arr.ndim != 1:
         raise InvalidValueError(f"`{name}` must be one-dimensional, got shape {arr.shape}")
@@ -69,7 +78,7 @@ def _pred_array(values, name: str):
                 f"`{name}` at row {i} is {float(num[i])!r}; expected a class value")
         return "num", num
     out = np.empty(arr.size, dtype=object)
-    kinds = set()
+    kinds: set[Literal["num", "str"]] = set()
     for i, v in enumerate(arr.tolist()):
         if is_empty_cell(v):  # None, NaN or blank text, as an empty cell of a file
             raise InvalidValueError(
@@ -90,18 +99,38 @@ def _pred_array(values, name: str):
     return kind, (out.astype(float) if kind == "num" else out)
 
 
-def stray_fraction(f, g, y, have) -> int | None:
-    """The first labelled row whose numeric label has a fractional part while every
-    prediction is a whole number (a typo such as 0.5 among classes 0 and 1), else None."""
-    f, g = np.asarray(f, dtype=float), np.asarray(g, dtype=float)
-    if not (np.all(f == np.round(f)) and np.all(g == np.round(g))):
+def stray_fraction(f: npt.ArrayLike, g: npt.ArrayLike, y: npt.ArrayLike,
+                   have: npt.ArrayLike) -> int | None:
+    """The first labelled row whose label has a fractional part among whole-number classes.
+
+    A label of 0.5 where every prediction is a whole number is a typo (0/1 classes),
+    not a class: the audit would count both models wrong on that item.
+
+    Parameters
+    ----------
+    f, g : array_like of float
+        The incumbent's and the candidate's numeric predictions.
+    y : array_like of float
+        The labels (any value where unlabelled).
+    have : array_like of bool
+        Which items are labelled.
+
+    Returns
+    -------
+    int or None
+        The 0-based row of the first such label, or None (also when a prediction has a
+        fractional part: then a fractional label may be a class).
+    """
+    fa, ga = np.asarray(f, dtype=float), np.asarray(g, dtype=float)
+    if not (np.all(fa == np.round(fa)) and np.all(ga == np.round(ga))):
         return None
-    y = np.asarray(y, dtype=float)
-    bad = np.asarray(have, dtype=bool) & (y != np.round(np.where(np.isfinite(y), y, 0)))
+    ya = np.asarray(y, dtype=float)
+    bad = np.asarray(have, dtype=bool) & (ya != np.round(np.where(np.isfinite(ya), ya, 0)))
     return int(np.flatnonzero(bad)[0]) if bad.any() else None
 
 
-def _label_array(labels, kind: str, n: int):
+def _label_array(labels: npt.ArrayLike | None, kind: str,
+                 n: int) -> tuple[npt.NDArray[np.bool_], npt.NDArray[Any]]:
     if labels is None:
         empty = np.full(n, np.nan) if kind == "num" else np.empty(n, dtype=object)
         return np.zeros(n, dtype=bool), empty
@@ -145,28 +174,93 @@ def _label_array(labels, kind: str, n: int):
 class Stream:
     """A validated audit stream: the core trusts it and never re-validates.
 
-    ``a`` disagreement indicator, ``d`` loss difference g - f where the label
-    is known (0 elsewhere), ``has_label``, ``labels`` (original values, for
-    the trace), optional ``judge`` in [0, 1] and ``slices`` (slice keys).
+    Parameters
+    ----------
+    a : numpy.ndarray of bool
+        The disagreement indicators A_t = 1{f != g}.
+    d : numpy.ndarray of float
+        The loss difference D_t = 1{g != y} - 1{f != y} where the label is known, 0
+        elsewhere.
+    has_label : numpy.ndarray of bool
+        Which items are labelled.
+    labels : numpy.ndarray
+        The labels as given (for the trace).
+    judge : numpy.ndarray of float, optional
+        Judge scores in [0, 1].
+    slices : numpy.ndarray of str, optional
+        Slice keys.
     """
 
-    a: np.ndarray
-    d: np.ndarray
-    has_label: np.ndarray
-    labels: np.ndarray
-    judge: np.ndarray | None
-    slices: np.ndarray | None
+    a: npt.NDArray[np.bool_]
+    d: npt.NDArray[np.float64]
+    has_label: npt.NDArray[np.bool_]
+    labels: npt.NDArray[Any]
+    judge: npt.NDArray[np.float64] | None
+    slices: npt.NDArray[np.object_] | None
 
     @property
     def n(self) -> int:
+        """The number of items."""
         return int(self.a.size)
 
+    def part(self, lo: int, hi: int) -> Stream:
+        """Items ``lo .. hi - 1`` (0-based) as a stream of their own, without slice keys:
+        a window of a windowed audit (paper section 5.7), which audits no slices.
 
-def make_stream(incumbent, candidate, labels=None, judge=None, slices=None,
-                check_fractions: bool = True) -> Stream:
-    """Validate predictions, labels, judge scores and slice keys into a :class:`Stream`.
-    ``check_fractions``: refuse a label with a fractional part when every prediction is a
-    whole number (a typo, `stray_fraction`); off for stored data already checked."""
+        Parameters
+        ----------
+        lo, hi : int
+            The first item and one past the last.
+
+        Returns
+        -------
+        Stream
+            The window's items.
+        """
+        return Stream(self.a[lo:hi], self.d[lo:hi], self.has_label[lo:hi], self.labels[lo:hi],
+                      None if self.judge is None else self.judge[lo:hi], None)
+
+
+def make_stream(incumbent: npt.ArrayLike, candidate: npt.ArrayLike,
+                labels: npt.ArrayLike | None = None, *, judge: npt.ArrayLike | None = None,
+                slices: npt.ArrayLike | None = None, check_fractions: bool = True) -> Stream:
+    """Validate predictions, labels, judge scores and slice keys into a `Stream`.
+
+    Parameters
+    ----------
+    incumbent, candidate : array_like
+        The two models' predictions, numbers or text (one kind for both).
+    labels : array_like, optional
+        The labels, None, NaN or blank where unlabelled; numbers written as text are
+        numbers when the predictions are.
+    judge : array_like of float, optional
+        Judge scores in [0, 1].
+    slices : array_like, optional
+        Slice keys.
+    check_fractions : bool, default True
+        Refuse a label with a fractional part when every prediction is a whole number
+        (a typo, `stray_fraction`); off for stored data already checked.
+
+    Returns
+    -------
+    Stream
+        The validated stream.
+
+    Raises
+    ------
+    InvalidValueError
+        A missing or non-class prediction, predictions of two kinds or lengths, an
+        empty stream, a bad judge score or a missing slice key (named by its 0-based
+        row and the parameter).
+    LabelError
+        A label of the other kind than the predictions, or a stray fraction.
+
+    Examples
+    --------
+    >>> s = make_stream([0, 1, 1], [0, 0, 1], [None, 1, None])
+    >>> s.a.tolist(), s.has_label.tolist(), s.d.tolist()
+    ([False, True, False], [False, True, False], [0.0, 1.0, 0.0])
+    """
     kf, f = _pred_array(incumbent, "incumbent")
     kg, g = _pred_array(candidate, "candidate")
     if f.size != g.size:
@@ -184,17 +278,17 @@ def make_stream(incumbent, candidate, labels=None, judge=None, slices=None,
     n = f.size
     have, y = _label_array(labels, kf, n)
     if kf == "num" and check_fractions:
-        i = stray_fraction(f, g, y, have)
-        if i is not None:
-            raise LabelError(f"label at row {i} is {float(y[i])!r}; every prediction is a "
-                             "whole number (a class), so a label must be one too")
+        i_frac = stray_fraction(f, g, y, have)
+        if i_frac is not None:
+            raise LabelError(f"label at row {i_frac} is {float(y[i_frac])!r}; every prediction "
+                             "is a whole number (a class), so a label must be one too")
     a = f != g
     d = np.zeros(n)
     if have.any():
         idx = np.flatnonzero(have)
         d[idx] = (g[idx] != y[idx]).astype(float) - (f[idx] != y[idx]).astype(float)
     j = None if judge is None else check_judge(judge, n)
-    s = None
+    keys = None
     if slices is not None:
         s = np.asarray(slices, dtype=object)
         if s.ndim != 1 or s.size != n:
@@ -204,14 +298,40 @@ def make_stream(incumbent, candidate, labels=None, judge=None, slices=None,
             if is_none_or_nan(v):
                 raise InvalidValueError(
                     f"slice key at row {i} is missing; every item needs a slice")
-        s = np.array([str(v) for v in s.tolist()], dtype=object)
-    return Stream(np.asarray(a, dtype=bool), d, have, y, j, s)
+        keys = np.array([str(v) for v in s.tolist()], dtype=object)
+    return Stream(np.asarray(a, dtype=bool), d, have, y, j, keys)
 
 
 # -------------------------------------------------------------- config, result
 @dataclass(frozen=True)
 class AuditConfig:
-    """Everything that fixes an audit besides the stream."""
+    """Everything that fixes an audit besides the stream.
+
+    Parameters
+    ----------
+    epsilon : float
+        Tolerance eps > 0 on Delta: Safe means Delta < eps.
+    delta : float
+        The audit's miscoverage.
+    delta0, delta1 : float
+        The levels of Tier 0 and Tier 1 (delta0 + delta1 <= delta).
+    routing : Routing
+        The routing rule pi_t.
+    seed : int
+        Seed of the labelling draws U_t.
+    B : float, default 1.0
+        Loss range (0/1 loss).
+    truncation : float, default 0.5
+        The PrPl-EB bet truncation.
+    running_intersection : bool, default True
+        Intersect both tiers' intervals over time (module docstring).
+
+    Examples
+    --------
+    >>> cfg = AuditConfig.make(epsilon=0.05)
+    >>> cfg.delta0, cfg.delta1, cfg.routing.pi, cfg.c
+    (0.025, 0.025, 0.5, 2.0)
+    """
 
     epsilon: float
     delta: float
@@ -228,27 +348,104 @@ class AuditConfig:
         """Tier-1 increment range [-c, c], c = B / pi_min."""
         return self.B / self.routing.pi_min
 
-    def tier0_cannot_certify(self, rho_lower):
-        """B * lower(rho) >= eps: Tier 0 can never issue Safe again (its interval is
-        nested), so Tier 1 starts with the next item (module docstring)."""
-        return self.B * rho_lower >= self.epsilon
+    @overload
+    def tier0_cannot_certify(self, rho_lower: float) -> bool: ...
+
+    @overload
+    def tier0_cannot_certify(self, rho_lower: npt.NDArray[np.float64]
+                             ) -> npt.NDArray[np.bool_]: ...
+
+    def tier0_cannot_certify(self, rho_lower: float | npt.NDArray[np.float64]
+                             ) -> bool | npt.NDArray[np.bool_]:
+        """Whether B * lower(rho) >= eps: Tier 0 can never issue Safe again (its interval
+        is nested), so Tier 1 starts with the next item (module docstring).
+
+        Parameters
+        ----------
+        rho_lower : float or numpy.ndarray of float
+            Tier 0's lower bound on rho, at one item or at every item.
+
+        Returns
+        -------
+        bool or numpy.ndarray of bool
+            The rule, of the shape of ``rho_lower``.
+        """
+        holds: bool | npt.NDArray[np.bool_] = self.B * rho_lower >= self.epsilon
+        return holds
 
     # The Tier-1 mapping (module docstring), for one value or an array alike: the batch
     # audit and `AuditState` both go through these two methods.
-    def tier1_unit(self, z):
-        """A Tier-1 increment z in [-c, c] mapped to [0, 1], the range PrPl-EB needs."""
-        c = self.c
-        return np.clip((z + c) / (2 * c), 0.0, 1.0)
+    def tier1_unit(self, z: _Bound) -> _Bound:
+        """A Tier-1 increment z in [-c, c] mapped to [0, 1], the range PrPl-EB needs.
 
-    def tier1_delta(self, x):
-        """A bound x of the [0, 1] mean mapped back to Delta: 2 c x - c, clipped to
-        [-B, B] (Delta lies there whatever happens, so the interval stays valid)."""
+        Parameters
+        ----------
+        z : float or numpy.ndarray of float
+            Horvitz-Thompson increments Z_t = A_t L_t D_t / pi_t.
+
+        Returns
+        -------
+        float or numpy.ndarray of float
+            (z + c) / (2c), clipped to [0, 1].
+        """
+        c = self.c
+        out: _Bound = np.clip((z + c) / (2 * c), 0.0, 1.0)
+        return out
+
+    def tier1_delta(self, x: _Bound) -> _Bound:
+        """A bound x of the [0, 1] mean mapped back to Delta.
+
+        Parameters
+        ----------
+        x : float or numpy.ndarray of float
+            A bound of the confidence sequence on the mapped increments.
+
+        Returns
+        -------
+        float or numpy.ndarray of float
+            2 c x - c, clipped to [-B, B] (Delta lies there whatever happens, so the
+            interval stays valid).
+        """
         c, B = self.c, self.B
-        return np.clip(2 * c * x - c, -B, B)
+        out: _Bound = np.clip(2 * c * x - c, -B, B)
+        return out
 
     @classmethod
-    def make(cls, *, epsilon, delta=0.05, delta0=None, delta1=None, pi=None, pi_min=None,
-             judge=False, seed=0, truncation=0.5, running_intersection=True) -> AuditConfig:
+    def make(cls, *, epsilon: float, delta: float = 0.05, delta0: float | None = None,
+             delta1: float | None = None, pi: float | None = None,
+             pi_min: float | None = None, judge: bool = False, seed: int = 0,
+             truncation: float = 0.5, running_intersection: bool = True) -> AuditConfig:
+        """Checked settings of an audit.
+
+        Parameters
+        ----------
+        epsilon : float
+            Tolerance eps > 0 on Delta.
+        delta : float, default 0.05
+            Miscoverage in (0, 1).
+        delta0, delta1 : float, optional
+            Tier 0's and Tier 1's levels (default delta / 2 each).
+        pi, pi_min : float, optional
+            Routing probability and floor (`Routing.make`).
+        judge : bool, default False
+            Route by judge scores.
+        seed : int, default 0
+            Seed of the labelling draws.
+        truncation : float, default 0.5
+            PrPl-EB bet truncation in (0, 1).
+        running_intersection : bool, default True
+            Intersect the intervals over time.
+
+        Returns
+        -------
+        AuditConfig
+            The settings.
+
+        Raises
+        ------
+        ParameterError
+            A setting out of range, or delta0 + delta1 > delta.
+        """
         try:
             eps = float(epsilon)
         except (TypeError, ValueError):
@@ -260,10 +457,17 @@ class AuditConfig:
         d1 = d / 2 if delta1 is None else check_alpha(delta1, "delta1")
         if d0 + d1 > d * (1 + 1e-12):
             raise ParameterError(f"`delta0` + `delta1` ({d0} + {d1}) must not exceed `delta` ({d})")
-        return cls(eps, d, d0, d1, Routing.make(pi, pi_min, judge), check_seed(seed),
+        return cls(eps, d, d0, d1, Routing.make(pi, pi_min, judge=judge), check_seed(seed),
                    LOSS_RANGE, check_truncation(truncation), bool(running_intersection))
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, object]:
+        """The settings as JSON-ready data (the record's ``config``).
+
+        Returns
+        -------
+        dict
+            Every setting, the routing as a dict, and ``"loss": "0/1"``.
+        """
         return {"epsilon": self.epsilon, "delta": self.delta, "delta0": self.delta0,
                 "delta1": self.delta1, "B": self.B, "pi_min": self.routing.pi_min,
                 "routing": self.routing.to_dict(), "seed": self.seed,
@@ -273,7 +477,24 @@ class AuditConfig:
 
 @dataclass(frozen=True)
 class TraceEntry:
-    """One paid label: item t (1-based), its routing probability, its label."""
+    """One paid label of the trace.
+
+    Parameters
+    ----------
+    t : int
+        The item, 1-based.
+    pi : float
+        Its routing probability pi_t.
+    label : int, float or str
+        Its label.
+
+    Examples
+    --------
+    >>> f, g = [0, 1] * 200, [1, 1] * 200
+    >>> r = audit(f, g, [1] * 400, epsilon=0.05, pi=1.0)
+    >>> r.tier1_start, r.trace[0]   # the first disagreement once Tier 1 runs
+    (26, TraceEntry(t=27, pi=1.0, label=1))
+    """
 
     t: int
     pi: float
@@ -282,7 +503,33 @@ class TraceEntry:
 
 @dataclass(frozen=True)
 class SliceVerdict:
-    """Tier-1 verdict of one slice at level delta1 / K (paper Prop. 12)."""
+    """Tier-1 verdict of one slice at level delta1 / K (paper Prop. 12).
+
+    Parameters
+    ----------
+    slice : str
+        The slice key.
+    items : int
+        Items of the slice seen.
+    disagreements : int
+        Disagreements among them.
+    verdict : {"safe", "regression", "continue"}
+        The slice's verdict.
+    stopping_time : int, optional
+        The 1-based (global) item at which it was issued.
+    labels_used : int
+        Labels the slice's audit paid for.
+    delta_interval : tuple of float
+        The slice's interval for Delta.
+
+    Examples
+    --------
+    >>> f = [0] * 4000
+    >>> g = [1 if t % 500 == 0 else 0 for t in range(4000)]
+    >>> r = audit(f, g, [0] * 4000, epsilon=0.05, slices=["a", "b"] * 2000)
+    >>> [(s.slice, s.verdict) for s in r.slices]
+    [('a', 'safe'), ('b', 'safe')]
+    """
 
     slice: str
     items: int
@@ -290,9 +537,16 @@ class SliceVerdict:
     verdict: str
     stopping_time: int | None
     labels_used: int
-    delta_interval: tuple
+    delta_interval: tuple[float, float]
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, object]:
+        """The slice verdict as JSON-ready data.
+
+        Returns
+        -------
+        dict
+            Every field under its own name.
+        """
         return {"slice": self.slice, "items": self.items, "disagreements": self.disagreements,
                 "verdict": self.verdict, "stopping_time": self.stopping_time,
                 "labels_used": self.labels_used, "delta_interval": list(self.delta_interval)}
@@ -302,32 +556,68 @@ class SliceVerdict:
 class AuditResult:
     """Outcome of one audit.  Field names are the JSON keys (SPEC section 10).
 
-    ``verdict`` is ``"safe"``, ``"regression"`` or ``"continue"``; ``tier`` is
-    0 or 1 for a verdict, None for continue; ``stopping_time`` is the 1-based
-    item at which the verdict was issued (None for continue); ``needs_label``
-    is the zero-based row whose label the audit needs next (continue only).
-    ``rho_lower`` ... ``delta_upper`` are both tiers' intervals over time for
-    items 1..items_seen (Delta is [-B, B] while Tier 1 is dormant).
+    Parameters
+    ----------
+    verdict : {"safe", "regression", "continue"}
+        The verdict.
+    tier : int, optional
+        0 or 1 for a verdict, None for continue.
+    stopping_time : int, optional
+        The 1-based item at which the verdict was issued (None for continue).
+    labels_used : int
+        Labels paid for.
+    rho_interval : tuple of float
+        Tier 0's interval for the disagreement rate rho at the last item processed.
+    delta_interval : tuple of float
+        Tier 1's interval for Delta there ([-B, B] while Tier 1 is dormant).
+    slices : tuple of SliceVerdict
+        Per-slice verdicts.
+    items_seen : int
+        Items processed.
+    needs_label : int, optional
+        The 0-based row whose label the audit needs next (continue only).
+    tier1_start : int, optional
+        The 1-based item at which Tier 1 started.
+    config : AuditConfig
+        The settings.
+    trace : tuple of TraceEntry
+        Every paid label.
+    rho_lower, rho_upper, delta_lower, delta_upper : numpy.ndarray of float
+        Both tiers' intervals over time for items 1..items_seen.
+
+    Examples
+    --------
+    >>> r = audit([0] * 4000, [1 if t % 500 == 0 else 0 for t in range(4000)], epsilon=0.05)
+    >>> r.verdict, r.stopping_time is not None, r.to_dict()["labels_used"]
+    ('safe', True, 0)
     """
 
     verdict: str
     tier: int | None
     stopping_time: int | None
     labels_used: int
-    rho_interval: tuple
-    delta_interval: tuple
-    slices: tuple
+    rho_interval: tuple[float, float]
+    delta_interval: tuple[float, float]
+    slices: tuple[SliceVerdict, ...]
     items_seen: int
     needs_label: int | None
     tier1_start: int | None
     config: AuditConfig
-    trace: tuple = field(repr=False)
-    rho_lower: np.ndarray = field(repr=False, compare=False)
-    rho_upper: np.ndarray = field(repr=False, compare=False)
-    delta_lower: np.ndarray = field(repr=False, compare=False)
-    delta_upper: np.ndarray = field(repr=False, compare=False)
+    trace: tuple[TraceEntry, ...] = field(repr=False)
+    rho_lower: npt.NDArray[np.float64] = field(repr=False, compare=False)
+    rho_upper: npt.NDArray[np.float64] = field(repr=False, compare=False)
+    delta_lower: npt.NDArray[np.float64] = field(repr=False, compare=False)
+    delta_upper: npt.NDArray[np.float64] = field(repr=False, compare=False)
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, object]:
+        """The result as JSON-ready data (the keys of SPEC section 10).
+
+        Returns
+        -------
+        dict
+            Verdict, tier, stopping time, labels, intervals, slices, items seen, the
+            label needed next, Tier 1's start and the settings.
+        """
         return {
             "verdict": self.verdict, "tier": self.tier, "stopping_time": self.stopping_time,
             "labels_used": self.labels_used, "rho_interval": list(self.rho_interval),
@@ -342,21 +632,50 @@ class AuditResult:
 
 
 # ------------------------------------------------------------ vectorised core
-def _tier1_cs(z: np.ndarray, alpha: float, cfg: AuditConfig):
+def _tier1_cs(z: npt.NDArray[np.float64], alpha: float,
+              cfg: AuditConfig) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
     """CS for Delta from HT increments z in [-c, c] (mapped to [0, 1] and back)."""
-    lo, hi = prpl_eb(cfg.tier1_unit(z), alpha, cfg.truncation, cfg.running_intersection)
+    lo, hi = prpl_eb(cfg.tier1_unit(z), alpha, truncation=cfg.truncation,
+                     running_intersection=cfg.running_intersection)
     return cfg.tier1_delta(lo), cfg.tier1_delta(hi)
+
+
+def tier1_start(cfg: AuditConfig, a: npt.NDArray[np.bool_]) -> int:
+    """The first item of Tier 1 on disagreements ``a``, as the audit finds it.
+
+    Tier 1 starts with the item after the one at which Tier 0's lower bound on rho
+    reaches eps / B, i.e. once Tier 0 can no longer certify (module docstring; paper
+    section 4).
+
+    Parameters
+    ----------
+    cfg : AuditConfig
+        The audit's settings.
+    a : numpy.ndarray of bool
+        The disagreement indicators A_1, ..., A_n.
+
+    Returns
+    -------
+    int
+        The 0-based position of Tier 1's first item, or ``a.size`` when Tier 0 can
+        still certify at the last item.
+    """
+    rlo = prpl_eb(a.astype(float), cfg.delta0, truncation=cfg.truncation,
+                  running_intersection=cfg.running_intersection).lower
+    i_act = first_true(cfg.tier0_cannot_certify(rlo))
+    return int(a.size) if i_act is None else i_act + 1
 
 
 #: Verdict precedence when several fire at the same item (module docstring).
 VERDICT_ORDER = (("regression", 1), ("safe", 0), ("safe", 1))
 
 
-def _rules(cfg: AuditConfig, rho_upper=None, delta=None) -> dict:
+def _rules(cfg: AuditConfig, rho_upper: _Bound | None = None,
+           delta: tuple[_Bound, _Bound] | None = None) -> dict[tuple[str, int], _Holds]:
     """Where each verdict's rule holds, {(verdict, tier): bool or boolean array}: Tier-0
     Safe from rho's upper bound, Tier-1 Regression and Safe from Delta's (lower, upper)
     while Tier 1 runs.  Arrays give the rule at every item, floats at one item."""
-    out = {}
+    out: dict[tuple[str, int], _Holds] = {}
     if rho_upper is not None:
         out[("safe", 0)] = cfg.B * rho_upper < cfg.epsilon
     if delta is not None:
@@ -365,19 +684,55 @@ def _rules(cfg: AuditConfig, rho_upper=None, delta=None) -> dict:
     return out
 
 
-def _first_verdict(first: dict):
+def _first_verdict(first: dict[tuple[str, int], int | None]) -> tuple[int, str, int] | None:
     """(item, verdict, tier) of the verdict that fires first, given the first item at
     which each (verdict, tier) fires (absent or None: never); at one item the earlier
     in `VERDICT_ORDER` wins.  None when nothing fires."""
-    hits = [(first[key], rank, key) for rank, key in enumerate(VERDICT_ORDER)
-            if first.get(key) is not None]
+    hits = [(item, rank, key) for rank, key in enumerate(VERDICT_ORDER)
+            if (item := first.get(key)) is not None]
     if not hits:
         return None
     item, _, (verdict, tier) = min(hits)
     return item, verdict, tier
 
 
-def _run(stream: Stream, cfg: AuditConfig, offset: int = 0, to_end: bool = False) -> AuditResult:
+def run_stream(stream: Stream, cfg: AuditConfig, *, offset: int = 0,
+               to_end: bool = False) -> AuditResult:
+    """The audit engine: both tiers and the slice audits on a validated stream.
+
+    `audit` is this function after `AuditConfig.make` and `make_stream`; the command
+    line, the verifier (`certlib.audit.record.verify_record`), the windowed audit, the
+    baselines and an audit project's status call it directly on a stream they have
+    validated.
+
+    Parameters
+    ----------
+    stream : Stream
+        The validated stream (`make_stream`).
+    cfg : AuditConfig
+        The audit's settings.
+    offset : int, default 0
+        The stream's first item's global 0-based position: a window of a longer stream
+        draws the uniforms U_t of its own items, and its trace and ``needs_label`` count
+        items globally.
+    to_end : bool, default False
+        Keep both tiers running to the end of the stream (coverage studies): the
+        verdict and stopping time are unchanged, the trajectories and ``labels_used``
+        cover every item.
+
+    Returns
+    -------
+    AuditResult
+        Verdict, tier, stopping time, intervals, trace and slice verdicts.
+
+    Examples
+    --------
+    >>> cfg = AuditConfig.make(epsilon=0.05)
+    >>> s = make_stream([0] * 4000, [1 if t % 500 == 0 else 0 for t in range(4000)])
+    >>> r = run_stream(s, cfg)
+    >>> r.verdict, r.tier, r.labels_used
+    ('safe', 0, 0)
+    """
     n, B = stream.n, cfg.B
     a = stream.a
     pi = cfg.routing.probabilities(stream.judge, n)
@@ -386,7 +741,8 @@ def _run(stream: Stream, cfg: AuditConfig, offset: int = 0, to_end: bool = False
     z = np.where(draw, stream.d / pi, 0.0)    # Horvitz-Thompson increment
 
     # Tier 0 on A_t.
-    rlo, rhi = prpl_eb(a.astype(float), cfg.delta0, cfg.truncation, cfg.running_intersection)
+    rlo, rhi = prpl_eb(a.astype(float), cfg.delta0, truncation=cfg.truncation,
+                       running_intersection=cfg.running_intersection)
     first = {key: first_true(holds) for key, holds in _rules(cfg, rho_upper=rhi).items()}
     i_act = first_true(cfg.tier0_cannot_certify(rlo))
     start = n if i_act is None else i_act + 1  # first Tier-1 item (0-based)
@@ -402,8 +758,9 @@ def _run(stream: Stream, cfg: AuditConfig, offset: int = 0, to_end: bool = False
     stop = _first_verdict(first)  # (0-based item, verdict, tier) or None
 
     # Per-slice Tier-1 audits (ungated, level delta1 / K).
-    slice_stops = {}
-    slice_info = []
+    slice_stops: dict[str, int | None] = {}
+    slice_info: list[tuple[str, npt.NDArray[np.intp], npt.NDArray[np.float64],
+                           npt.NDArray[np.float64], int | None, str | None]] = []
     if stream.slices is not None:
         keys = sorted(set(stream.slices.tolist()))
         alpha_k = cfg.delta1 / len(keys)
@@ -422,20 +779,21 @@ def _run(stream: Stream, cfg: AuditConfig, offset: int = 0, to_end: bool = False
     if start < n:
         needed[start:overall_end + 1] = True
     for k, idx, *_ in slice_info:
-        s_end = slice_stops[k] if slice_stops[k] is not None else n - 1
-        needed[idx[idx <= s_end]] = True
+        stop_k = slice_stops[k]
+        needed[idx[idx <= (n - 1 if stop_k is None else stop_k)]] = True
     needed &= draw
     missing = first_true(needed & ~stream.has_label)
     horizon = n if missing is None else missing   # items processed: 0..horizon-1
 
-    def within(i):
+    def within(i: int | None) -> bool:
         return i is not None and i < horizon
 
     if to_end:
         end = horizon
     elif slice_info:
         ends = [stop[0] if stop is not None else None] + list(slice_stops.values())
-        end = max(ends) + 1 if all(within(e) for e in ends) else horizon
+        end = (max(e for e in ends if e is not None) + 1 if all(within(e) for e in ends)
+               else horizon)
     else:
         end = stop[0] + 1 if stop is not None and within(stop[0]) else horizon
 
@@ -454,7 +812,7 @@ def _run(stream: Stream, cfg: AuditConfig, offset: int = 0, to_end: bool = False
         seen = idx < end
         m = int(seen.sum())
         if j is not None and within(int(idx[j])):
-            sv, st, last = v, int(idx[j]) + 1, j
+            sv, st, last = str(v), int(idx[j]) + 1, j
         else:
             sv, st, last = "continue", None, m - 1
         lab = int((needed[idx] & (idx <= (idx[last] if last >= 0 else -1))).sum())
@@ -475,19 +833,63 @@ def _run(stream: Stream, cfg: AuditConfig, offset: int = 0, to_end: bool = False
     )
 
 
-def audit(incumbent, candidate, labels=None, *, epsilon, delta=0.05, seed=0, pi=None,
-          pi_min=None, judge=None, slices=None, delta0=None, delta1=None,
-          truncation=0.5, running_intersection=True, run_to_end=False) -> AuditResult:
+def audit(incumbent: npt.ArrayLike, candidate: npt.ArrayLike,
+          labels: npt.ArrayLike | None = None, *, epsilon: float, delta: float = 0.05,
+          seed: int = 0, pi: float | None = None, pi_min: float | None = None,
+          judge: npt.ArrayLike | None = None, slices: npt.ArrayLike | None = None,
+          delta0: float | None = None, delta1: float | None = None,
+          truncation: float = 0.5, running_intersection: bool = True,
+          run_to_end: bool = False) -> AuditResult:
     """Run the Discern audit on a stream of paired predictions, in one vectorised call.
 
-    ``labels`` may be None or hold None/NaN for unlabelled items: the audit
-    replays as far as the labels go and, if it reaches an item whose label
-    it decides to pay for but does not have, returns ``verdict="continue"``
-    with ``needs_label`` set to that row.  ``run_to_end=True`` keeps both
-    tiers running to the end of the stream (coverage studies): the verdict and
-    stopping time are unchanged, the trajectories and ``labels_used`` cover
-    every item.
+    The audit replays as far as the labels go and, if it reaches an item whose label
+    it decides to pay for but does not have, returns ``verdict="continue"`` with
+    ``needs_label`` set to that row.
 
+    Parameters
+    ----------
+    incumbent, candidate : array_like
+        The incumbent's (f) and the candidate's (g) predictions, numbers or text.
+    labels : array_like, optional
+        The labels, None or NaN where unlabelled (None: no labels at all).
+    epsilon : float
+        Tolerance eps > 0: Safe certifies Delta = E[loss(g) - loss(f)] < eps.
+    delta : float, default 0.05
+        Miscoverage: every verdict is true with probability at least 1 - delta, at
+        any stopping time (paper Thm 5).
+    seed : int, default 0
+        Seed of the labelling draws U_t.
+    pi, pi_min : float, optional
+        Routing probability on disagreements (default 0.5) and its floor.
+    judge : array_like of float, optional
+        Judge scores in [0, 1]: pi_t = pi_min + (1 - pi_min) judge_t.
+    slices : array_like, optional
+        Slice keys: a Tier-1 audit per slice at delta1 / K (paper Prop. 12).
+    delta0, delta1 : float, optional
+        Tier 0's and Tier 1's levels (default delta / 2 each).
+    truncation : float, default 0.5
+        PrPl-EB bet truncation.
+    running_intersection : bool, default True
+        Intersect both tiers' intervals over time (module docstring).
+    run_to_end : bool, default False
+        Keep both tiers running to the end of the stream (coverage studies): the
+        verdict and stopping time are unchanged, the trajectories and
+        ``labels_used`` cover every item.
+
+    Returns
+    -------
+    AuditResult
+        The verdict, its tier and stopping time, the intervals and the trace.
+
+    Raises
+    ------
+    ParameterError
+        A setting out of range.
+    InvalidValueError, LabelError
+        What `make_stream` refuses.
+
+    Examples
+    --------
     >>> f = [0] * 4000
     >>> g = [1 if t % 500 == 0 else 0 for t in range(4000)]   # rho = 0.002
     >>> r = audit(f, g, None, epsilon=0.05)
@@ -497,14 +899,31 @@ def audit(incumbent, candidate, labels=None, *, epsilon, delta=0.05, seed=0, pi=
     cfg = AuditConfig.make(epsilon=epsilon, delta=delta, delta0=delta0, delta1=delta1, pi=pi,
                            pi_min=pi_min, judge=judge is not None, seed=seed,
                            truncation=truncation, running_intersection=running_intersection)
-    stream = make_stream(incumbent, candidate, labels, judge, slices)
-    return _run(stream, cfg, to_end=bool(run_to_end))
+    stream = make_stream(incumbent, candidate, labels, judge=judge, slices=slices)
+    return run_stream(stream, cfg, to_end=bool(run_to_end))
 
 
 # ------------------------------------------------------------- streaming form
 @dataclass(frozen=True)
 class Routed:
-    """Routing decision for the next item, made before its label is drawn."""
+    """Routing decision for the next item, made before its label is drawn.
+
+    Parameters
+    ----------
+    t : int
+        The item, 1-based.
+    disagree : bool
+        Whether the models disagree on it.
+    pi : float
+        Its routing probability pi_t.
+    needs_label : bool
+        Whether its label is paid for (Tier 1 running, a disagreement, U_t < pi_t).
+
+    Examples
+    --------
+    >>> AuditState.start(epsilon=0.05).route(0, 1)
+    Routed(t=1, disagree=True, pi=0.5, needs_label=False)
+    """
 
     t: int
     disagree: bool
@@ -516,9 +935,34 @@ class Routed:
 class AuditState:
     """Streaming audit: ``state.observe(f, g, label) -> new state`` (pure).
 
-    Equal to :func:`audit` on every prefix (no slices).  Call
-    :meth:`route` first to learn whether the next item's label is paid for.
+    Equal to `audit` on every prefix (no slices).  Call `route` first to learn
+    whether the next item's label is paid for.
 
+    Parameters
+    ----------
+    config : AuditConfig
+        The settings.
+    tier0 : PrplEBState
+        Tier 0's confidence sequence on A_t.
+    tier1 : PrplEBState, optional
+        Tier 1's, on the mapped increments (None while dormant).
+    t : int
+        Items observed.
+    tier1_start : int, optional
+        The 1-based item at which Tier 1 starts.
+    labels_used : int
+        Labels paid for.
+    verdict : {"safe", "regression", "continue"}
+        The verdict so far.
+    tier : int, optional
+        The verdict's tier.
+    stopping_time : int, optional
+        The item at which the verdict was issued.
+    trace : tuple of TraceEntry
+        Every paid label.
+
+    Examples
+    --------
     >>> s = AuditState.start(epsilon=0.05)
     >>> for t in range(4000):
     ...     s = s.observe(0, 1 if t % 500 == 0 else 0)
@@ -537,30 +981,75 @@ class AuditState:
     verdict: str = "continue"
     tier: int | None = None
     stopping_time: int | None = None
-    trace: tuple = ()
+    trace: tuple[TraceEntry, ...] = ()
 
     @classmethod
-    def start(cls, *, epsilon, delta=0.05, seed=0, pi=None, pi_min=None, judge=False,
-              delta0=None, delta1=None, truncation=0.5, running_intersection=True) -> AuditState:
+    def start(cls, *, epsilon: float, delta: float = 0.05, seed: int = 0,
+              pi: float | None = None, pi_min: float | None = None, judge: bool = False,
+              delta0: float | None = None, delta1: float | None = None,
+              truncation: float = 0.5, running_intersection: bool = True) -> AuditState:
+        """The state before any item.
+
+        Parameters
+        ----------
+        epsilon, delta, seed, pi, pi_min, delta0, delta1, truncation, running_intersection
+            As in `audit`.
+        judge : bool, default False
+            Route by judge scores (each `observe` then needs ``judge=``).
+
+        Returns
+        -------
+        AuditState
+            The initial state.
+
+        Raises
+        ------
+        ParameterError
+            A setting out of range.
+        """
         cfg = AuditConfig.make(epsilon=epsilon, delta=delta, delta0=delta0, delta1=delta1,
                                pi=pi, pi_min=pi_min, judge=judge, seed=seed,
                                truncation=truncation, running_intersection=running_intersection)
-        tier0 = PrplEBState.start(cfg.delta0, cfg.truncation, cfg.running_intersection)
+        tier0 = PrplEBState.start(cfg.delta0, truncation=cfg.truncation,
+                                  running_intersection=cfg.running_intersection)
         return cls(cfg, tier0, None)
 
     @property
-    def rho_interval(self) -> tuple:
+    def rho_interval(self) -> tuple[float, float]:
+        """Tier 0's interval for the disagreement rate rho ([0, 1] before any item)."""
         return (self.tier0.lower, self.tier0.upper) if self.t else (0.0, 1.0)
 
     @property
-    def delta_interval(self) -> tuple:
+    def delta_interval(self) -> tuple[float, float]:
+        """Tier 1's interval for Delta ([-B, B] while Tier 1 has no item)."""
         if self.tier1 is None or self.tier1.t == 0:
             return (-self.config.B, self.config.B)
         cfg = self.config
         return (float(cfg.tier1_delta(self.tier1.lower)), float(cfg.tier1_delta(self.tier1.upper)))
 
-    def route(self, incumbent, candidate, judge=None) -> Routed:
-        """Decide, before any label is seen, whether item t+1's label is paid for."""
+    def route(self, incumbent: object, candidate: object, *,
+              judge: float | None = None) -> Routed:
+        """Decide, before any label is seen, whether item t+1's label is paid for.
+
+        Parameters
+        ----------
+        incumbent, candidate : object
+            The two predictions of item t+1.
+        judge : float, optional
+            Its judge score (required when routing by a judge).
+
+        Returns
+        -------
+        Routed
+            The decision.
+
+        Raises
+        ------
+        ParameterError
+            No judge score for a judge-routed audit.
+        InvalidValueError
+            A judge score outside [0, 1].
+        """
         t = self.t + 1
         disagree = bool(incumbent != candidate)
         if self.config.routing.kind == "judge":
@@ -572,12 +1061,35 @@ class AuditState:
         u = float(uniforms(self.config.seed, t - 1, t)[0])
         return Routed(t, disagree, pi, bool(active and disagree and u < pi))
 
-    def observe(self, incumbent, candidate, label=None, judge=None) -> AuditState:
-        """Pure transition for one item; ``label`` is required only when routed."""
+    def observe(self, incumbent: object, candidate: object, label: object = None, *,
+                judge: float | None = None) -> AuditState:
+        """The state after one more item (a pure transition).
+
+        Parameters
+        ----------
+        incumbent, candidate : object
+            The item's two predictions.
+        label : object, optional
+            Its label, required only when `route` says it is paid for.
+        judge : float, optional
+            Its judge score (required when routing by a judge).
+
+        Returns
+        -------
+        AuditState
+            The new state.
+
+        Raises
+        ------
+        ParameterError
+            The audit already has its verdict, or a judge score is missing.
+        LabelError
+            The item is routed and ``label`` is missing.
+        """
         if self.verdict != "continue":
             raise ParameterError(f"the audit already reached its verdict ({self.verdict}) "
                                  f"at item {self.stopping_time}; start a new audit")
-        r = self.route(incumbent, candidate, judge)
+        r = self.route(incumbent, candidate, judge=judge)
         cfg = self.config
         z = 0.0
         trace = self.trace
@@ -601,6 +1113,7 @@ class AuditState:
         if hit is not None:
             return replace(new, verdict=hit[1], tier=hit[2], stopping_time=r.t)
         if tier1 is None and cfg.tier0_cannot_certify(tier0.lower):
-            tier1 = PrplEBState.start(cfg.delta1, cfg.truncation, cfg.running_intersection)
+            tier1 = PrplEBState.start(cfg.delta1, truncation=cfg.truncation,
+                                      running_intersection=cfg.running_intersection)
             return replace(new, tier1=tier1, tier1_start=r.t + 1)
         return new

@@ -19,19 +19,21 @@ upper) only on the miscoverage event; it is then reported as is.
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 import numpy as np
+import numpy.typing as npt
 
 from ..errors import InvalidValueError, ParameterError
 
 __all__ = ["prpl_eb", "ConfidenceSequence", "PrplEBState", "check_alpha", "check_truncation"]
 
 
-def _open_unit(value, name: str) -> float:
+def _open_unit(value: object, name: str) -> float:
     """A number strictly between 0 and 1, or a ParameterError naming it."""
     try:
-        v = float(value)
+        v = float(value)  # type: ignore[arg-type]  # any value; errors become ParameterError
     except (TypeError, ValueError):
         raise ParameterError(f"`{name}` must be a number in (0, 1), got {value!r}") from None
     if not (0.0 < v < 1.0):
@@ -39,17 +41,51 @@ def _open_unit(value, name: str) -> float:
     return v
 
 
-def check_alpha(alpha, name: str = "alpha") -> float:
-    """Validate a miscoverage level in (0, 1)."""
+def check_alpha(alpha: object, name: str = "alpha") -> float:
+    """Validate a miscoverage level in (0, 1).
+
+    Parameters
+    ----------
+    alpha : float
+        The level (a delta or an alpha).
+    name : str, default "alpha"
+        The parameter's name in the message.
+
+    Returns
+    -------
+    float
+        ``alpha`` as a float.
+
+    Raises
+    ------
+    ParameterError
+        ``alpha`` is no number strictly between 0 and 1.
+    """
     return _open_unit(alpha, name)
 
 
-def check_truncation(truncation) -> float:
-    """Validate the bet truncation c in (0, 1)."""
+def check_truncation(truncation: object) -> float:
+    """Validate the bet truncation c in (0, 1).
+
+    Parameters
+    ----------
+    truncation : float
+        The largest bet lambda_t of PrPl-EB (SPEC section 11).
+
+    Returns
+    -------
+    float
+        ``truncation`` as a float.
+
+    Raises
+    ------
+    ParameterError
+        ``truncation`` is no number strictly between 0 and 1.
+    """
     return _open_unit(truncation, "truncation")
 
 
-def _check_unit(x) -> np.ndarray:
+def _check_unit(x: npt.ArrayLike) -> npt.NDArray[np.float64]:
     arr = np.asarray(x, dtype=float)
     if arr.ndim != 1:
         raise InvalidValueError(f"`x` must be a one-dimensional array, got shape {arr.shape}")
@@ -65,27 +101,42 @@ class ConfidenceSequence:
     """Lower and upper ends of C_1, ..., C_n (index i is time t = i + 1).
 
     Unpacks as ``lower, upper = prpl_eb(x)`` (SPEC section 10).
+
+    Parameters
+    ----------
+    lower, upper : numpy.ndarray of float
+        The interval's ends at every time, in [0, 1].
+    alpha : float
+        The miscoverage level: with probability at least 1 - alpha, the mean lies in
+        every C_t at once.
+    truncation : float
+        The bet truncation c.
+    running_intersection : bool
+        Whether C_t is the intersection of C_1, ..., C_t.
+
+    Examples
+    --------
+    >>> cs = prpl_eb([0.5] * 100)
+    >>> lo, hi = cs
+    >>> bool(lo[-1] < 0.5 < hi[-1]), len(lo)
+    (True, 100)
     """
 
-    lower: np.ndarray
-    upper: np.ndarray
+    lower: npt.NDArray[np.float64]
+    upper: npt.NDArray[np.float64]
     alpha: float
     truncation: float
     running_intersection: bool
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[npt.NDArray[np.float64]]:
         return iter((self.lower, self.upper))
 
     def __len__(self) -> int:
         return 2
 
-    def first_below(self, threshold: float):
-        """First time t (1-based) with ``upper < threshold``, or None."""
-        hits = np.flatnonzero(self.upper < threshold)
-        return int(hits[0]) + 1 if hits.size else None
 
-
-def _raw(x: np.ndarray, alpha: float, c: float):
+def _raw(x: npt.NDArray[np.float64], alpha: float,
+         c: float) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
     n = x.size
     t = np.arange(1, n + 1, dtype=float)
     csum = np.cumsum(x)
@@ -103,13 +154,38 @@ def _raw(x: np.ndarray, alpha: float, c: float):
     return np.maximum(centre - radius, 0.0), np.minimum(centre + radius, 1.0)
 
 
-def prpl_eb(x, alpha: float = 0.05, truncation: float = 0.5,
+def prpl_eb(x: npt.ArrayLike, alpha: float = 0.05, *, truncation: float = 0.5,
             running_intersection: bool = False) -> ConfidenceSequence:
     """PrPl-EB confidence sequence for the mean of [0, 1]-valued ``x``.
 
-    Exactly the formulas of SPEC section 11.  Returns lower and upper arrays
-    over time; ``running_intersection`` reports the intersection of C_1..C_t.
+    Exactly the formulas of SPEC section 11 (Waudby-Smith & Ramdas 2024, Thm 2):
+    predictable plug-in bets on the empirical-Bernstein supermartingale.
 
+    Parameters
+    ----------
+    x : array_like of float
+        The observations x_1, ..., x_n, each in [0, 1].
+    alpha : float, default 0.05
+        Miscoverage level in (0, 1).
+    truncation : float, default 0.5
+        The bet truncation c in (0, 1).
+    running_intersection : bool, default False
+        Report the intersection of C_1, ..., C_t at every t (module docstring).
+
+    Returns
+    -------
+    ConfidenceSequence
+        Lower and upper ends over time; unpacks as ``lower, upper``.
+
+    Raises
+    ------
+    ParameterError
+        ``alpha`` or ``truncation`` outside (0, 1).
+    InvalidValueError
+        ``x`` is not one-dimensional or holds a value outside [0, 1].
+
+    Examples
+    --------
     >>> x = [0.2, 0.9, 0.4, 0.7, 0.1] * 200
     >>> lo, hi = prpl_eb(x)
     >>> round(float(lo[49]), 12), round(float(hi[49]), 12)
@@ -118,6 +194,8 @@ def prpl_eb(x, alpha: float = 0.05, truncation: float = 0.5,
     alpha = check_alpha(alpha)
     c = check_truncation(truncation)
     arr = _check_unit(x)
+    lower: npt.NDArray[np.float64]
+    upper: npt.NDArray[np.float64]
     if arr.size == 0:
         lower = upper = np.empty(0)
     else:
@@ -132,6 +210,25 @@ def prpl_eb(x, alpha: float = 0.05, truncation: float = 0.5,
 class PrplEBState:
     """Streaming PrPl-EB: ``state.update(x)`` returns the state after one more point.
 
+    Its interval equals `prpl_eb`'s on every prefix.
+
+    Parameters
+    ----------
+    alpha, truncation, running_intersection
+        As in `prpl_eb`.
+    t : int
+        Points seen.
+    sum_x, sum_dev : float
+        Running sums of x_i and of (x_i - mu_i)^2.
+    mu, s2 : float
+        The predictable mean and variance estimates mu_t and sigma^2_t.
+    lam_sum, lam_x_sum, penalty : float
+        Running sums of lambda_i, lambda_i x_i and v_i psi(lambda_i).
+    lower, upper : float
+        The interval C_t ([0, 1] before any point).
+
+    Examples
+    --------
     >>> s = PrplEBState.start(alpha=0.05)
     >>> for v in [0.2, 0.9, 0.4, 0.7, 0.1] * 10:
     ...     s = s.update(v)
@@ -154,12 +251,49 @@ class PrplEBState:
     upper: float = 1.0
 
     @classmethod
-    def start(cls, alpha: float = 0.05, truncation: float = 0.5,
+    def start(cls, alpha: float = 0.05, *, truncation: float = 0.5,
               running_intersection: bool = False) -> PrplEBState:
+        """The state before any point.
+
+        Parameters
+        ----------
+        alpha : float, default 0.05
+            Miscoverage level in (0, 1).
+        truncation : float, default 0.5
+            The bet truncation c in (0, 1).
+        running_intersection : bool, default False
+            Intersect the intervals over time.
+
+        Returns
+        -------
+        PrplEBState
+            The initial state, interval [0, 1].
+
+        Raises
+        ------
+        ParameterError
+            ``alpha`` or ``truncation`` outside (0, 1).
+        """
         return cls(check_alpha(alpha), check_truncation(truncation), bool(running_intersection))
 
     def update(self, x: float) -> PrplEBState:
-        """Pure transition: validate first, then build the next state."""
+        """The state after one more point (a pure transition: validate, then build).
+
+        Parameters
+        ----------
+        x : float
+            The next observation, in [0, 1].
+
+        Returns
+        -------
+        PrplEBState
+            The new state.
+
+        Raises
+        ------
+        InvalidValueError
+            ``x`` is no number in [0, 1].
+        """
         try:
             x = float(x)
         except (TypeError, ValueError):

@@ -1,21 +1,34 @@
-"""``certlib audit-project new|append|label|status|export`` (issue 12): a pipeline feeds
-traffic and reads the verdict while annotators label in the browser."""
+"""``certlib audit-project new|append|label|status|export``: a pipeline feeds traffic and
+reads the verdict while annotators label in the browser (`certlib.audit.store`)."""
 
 from __future__ import annotations
+
+import argparse
+from typing import TYPE_CHECKING
 
 from ..cli_output import emit, interval
 from ..errors import ParameterError
 
+if TYPE_CHECKING:
+    from .store import AuditStore
+
 __all__ = ["register"]
 
 
-def register(sub) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add ``audit-project`` and its actions to the ``certlib`` command.
+
+    Parameters
+    ----------
+    sub : argparse subparsers
+        The ``certlib`` parser's subcommands.
+    """
     p = sub.add_parser("audit-project", help="a running update audit kept in the label store",
                        description="A persistent Discern audit: append traffic in batches, "
                        "label the routed disagreements, read the verdict, export the record.")
     acts = p.add_subparsers(dest="action", required=True, metavar="ACTION")
 
-    def common(q):
+    def common(q: argparse.ArgumentParser) -> None:
         q.add_argument("--store", default=None, metavar="PATH",
                        help="SQLite store (default $CERTLIB_STORE or ./certlib_labels.db)")
         q.add_argument("--json", action="store_true", help="print one JSON object")
@@ -70,13 +83,13 @@ def register(sub) -> None:
     e.set_defaults(func=_export)
 
 
-def _store(args):
-    from .project import AuditStore
+def _store(args: argparse.Namespace) -> AuditStore:
+    from .store import AuditStore
 
     return AuditStore(args.store)
 
 
-def _new(args) -> int:
+def _new(args: argparse.Namespace) -> int:
     st = _store(args)
     pid = st.create(epsilon=args.epsilon, delta=args.delta, pi=args.pi, pi_min=args.pi_min,
                     seed=args.seed, judge_column=args.judge, slice_column=args.slices,
@@ -87,7 +100,7 @@ def _new(args) -> int:
     return 0
 
 
-def _append(args) -> int:
+def _append(args: argparse.Namespace) -> int:
     st = _store(args)
     b = st.append_batch(args.project, args.batch, who=args.who)
     s = st.status(args.project)
@@ -99,7 +112,7 @@ def _append(args) -> int:
     return 0
 
 
-def _label(args) -> int:
+def _label(args: argparse.Namespace) -> int:
     st = _store(args)
     if args.undo:
         if args.label is not None:
@@ -116,7 +129,7 @@ def _label(args) -> int:
     return 0
 
 
-def _status(args) -> int:
+def _status(args: argparse.Namespace) -> int:
     if args.queue < 0:
         raise ParameterError(f"`--queue` must be >= 0, got {args.queue}")
     s = _store(args).status(args.project)
@@ -150,7 +163,7 @@ def _status(args) -> int:
     return 0
 
 
-def _export(args) -> int:
+def _export(args: argparse.Namespace) -> int:
     rec = _store(args).export(args.project, args.record, args.stream)
     emit(args, {"record": args.record, "stream": args.stream, "verdict": rec["verdict"],
                 "labels_used": rec["labels_used"]},

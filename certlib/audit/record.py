@@ -19,13 +19,16 @@ import hashlib
 import json
 import math
 from pathlib import Path
+from collections.abc import Iterable, Sized
+from typing import Any, TypeAlias, cast
 
 import numpy as np
+import numpy.typing as npt
 
 from ..core._values import class_value, is_none_or_nan
 from ..errors import ParameterError, PoolFileError
 from ..certificates.verification import AUDIT_KIND, Verification, refuse_other_kind, unique_keys
-from .core import AuditConfig, AuditResult, _run, make_stream
+from .core import AuditConfig, AuditResult, make_stream, run_stream
 
 # Verification is re-exported from certlib.certificates.verification (one result type for
 # both verifiers)
@@ -35,8 +38,11 @@ __all__ = ["RECORD_VERSION", "Verification", "make_record", "parse_record", "rea
 RECORD_VERSION = 1
 _TOL = 1e-9
 
+#: An evidence record: a JSON object, its values as JSON parses them.
+Record: TypeAlias = dict[str, Any]
 
-def _hash_text(values) -> str:
+
+def _hash_text(values: npt.ArrayLike) -> str:
     """One stream column as text for `stream_hash`: integral numbers written as integers,
     other floats by ``repr``, anything else by ``str``; values separated by U+001F."""
     arr = np.asarray(values) if not isinstance(values, np.ndarray) else values
@@ -53,8 +59,32 @@ def _hash_text(values) -> str:
     return "\x1f".join(out)
 
 
-def stream_hash(incumbent, candidate, judge=None, slices=None) -> str:
-    """SHA-256 of the unlabelled stream (predictions, judge scores, slice keys)."""
+def stream_hash(incumbent: npt.ArrayLike, candidate: npt.ArrayLike, *,
+                judge: npt.ArrayLike | None = None, slices: npt.ArrayLike | None = None) -> str:
+    """SHA-256 of the unlabelled stream (predictions, judge scores, slice keys).
+
+    Labels are left out: a pipeline feeds them back later, and the trace holds those the
+    verdict used.  Integral numbers hash as integers, so 1 and 1.0 hash alike.
+
+    Parameters
+    ----------
+    incumbent, candidate : array_like
+        The two prediction columns.
+    judge : array_like of float, optional
+        Judge scores.
+    slices : array_like, optional
+        Slice keys.
+
+    Returns
+    -------
+    str
+        The hex digest.
+
+    Examples
+    --------
+    >>> stream_hash([0, 1], [1, 1]) == stream_hash([0.0, 1.0], [1.0, 1.0])
+    True
+    """
     h = hashlib.sha256()
     for part in (incumbent, candidate, judge, slices):
         h.update(b"\x1e")
@@ -63,11 +93,36 @@ def stream_hash(incumbent, candidate, judge=None, slices=None) -> str:
     return h.hexdigest()
 
 
-def make_record(result: AuditResult, digest: str, judge_column: str | None = None,
-                slice_column: str | None = None) -> dict:
-    """The evidence record of ``result`` (column names let the verifier reread the file)."""
+def make_record(result: AuditResult, digest: str, *, judge_column: str | None = None,
+                slice_column: str | None = None) -> Record:
+    """The evidence record of an audit (paper section 7).
+
+    Parameters
+    ----------
+    result : AuditResult
+        The audit's result.
+    digest : str
+        `stream_hash` of its stream.
+    judge_column, slice_column : str, optional
+        The stream file's judge and slice columns, so that the verifier can read the
+        file again.
+
+    Returns
+    -------
+    dict
+        The record: version, kind, configuration, stream hash, the result's keys and
+        the trace as [t, pi_t, label] triples.
+
+    Examples
+    --------
+    >>> from certlib.audit import audit
+    >>> f, g = [0] * 4000, [1 if t % 500 == 0 else 0 for t in range(4000)]
+    >>> rec = make_record(audit(f, g, epsilon=0.05), stream_hash(f, g))
+    >>> rec["verdict"], rec["trace"], verify_record(rec, f, g).ok
+    ('safe', [], True)
+    """
     cfg = result.config
-    rec = {"record_version": RECORD_VERSION, "kind": AUDIT_KIND,
+    rec: Record = {"record_version": RECORD_VERSION, "kind": AUDIT_KIND,
            "config": cfg.to_dict(), "stream_sha256": digest,
            "judge_column": judge_column, "slice_column": slice_column}
     rec.update(result.to_dict())
@@ -75,11 +130,37 @@ def make_record(result: AuditResult, digest: str, judge_column: str | None = Non
     return rec
 
 
-def write_record(path, record: dict) -> None:
+def write_record(path: str | Path, record: Record) -> None:
+    """Write a record as indented JSON.
+
+    Parameters
+    ----------
+    path : str or Path
+        The record file.
+    record : dict
+        The record (`make_record`).
+    """
     Path(path).write_text(json.dumps(record, indent=2, default=str))
 
 
-def read_record(path) -> dict:
+def read_record(path: str | Path) -> Record:
+    """Read an audit record file.
+
+    Parameters
+    ----------
+    path : str or Path
+        The record file.
+
+    Returns
+    -------
+    dict
+        The record (`parse_record`).
+
+    Raises
+    ------
+    PoolFileError
+        The file is missing or unreadable, or not an audit record.
+    """
     p = Path(path)
     if not p.exists():
         raise PoolFileError(f"record file {p} does not exist")
@@ -90,13 +171,31 @@ def read_record(path) -> dict:
     return parse_record(data, str(p))
 
 
-def parse_record(data: bytes | str, name: str = "record") -> dict:
-    """The audit record in ``data`` (JSON text); ``name`` (the file's) is what errors say."""
+def parse_record(data: bytes | str, name: str = "record") -> Record:
+    """The audit record in ``data``.
+
+    Parameters
+    ----------
+    data : bytes or str
+        JSON text.
+    name : str, default "record"
+        What messages call the file.
+
+    Returns
+    -------
+    dict
+        The record.
+
+    Raises
+    ------
+    PoolFileError
+        Not JSON, a repeated key, another kind of record, or a required key missing.
+    """
     try:
-        rec = json.loads(data, object_pairs_hook=unique_keys)
+        rec: Record = json.loads(data, object_pairs_hook=unique_keys)
     except ValueError as exc:
         raise PoolFileError(f"record file {name} is not valid JSON ({exc})") from None
-    refuse_other_kind(rec, name, "audit")
+    refuse_other_kind(rec, name=name, want="audit")
     if not isinstance(rec, dict) or rec.get("kind") != AUDIT_KIND:
         raise PoolFileError(f"record file {name} is not a certlib audit record "
                             f"(expected \"kind\": \"{AUDIT_KIND}\")")
@@ -106,7 +205,7 @@ def parse_record(data: bytes | str, name: str = "record") -> dict:
     return rec
 
 
-def _config_from(rec: dict) -> AuditConfig:
+def _config_from(rec: Record) -> AuditConfig:
     """The record's settings rebuilt by `AuditConfig.make`, the constructor every audit
     runs through, so its checks apply (delta0 + delta1 <= delta, pi_min <= pi, ...);
     `verify_record` then requires the record's whole `config` to equal the rebuilt one
@@ -126,7 +225,7 @@ def _config_from(rec: dict) -> AuditConfig:
                             running_intersection=c["running_intersection"])
 
 
-def _same(a, b) -> bool:
+def _same(a: object, b: object) -> bool:
     if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
         return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
     if isinstance(a, dict) and isinstance(b, dict):
@@ -137,32 +236,69 @@ def _same(a, b) -> bool:
     return a == b
 
 
-def verify_record(rec: dict, incumbent, candidate, labels=None, judge=None,
-                  slices=None) -> Verification:
+def verify_record(rec: Record, incumbent: npt.ArrayLike, candidate: npt.ArrayLike,
+                  labels: npt.ArrayLike | None = None, *, judge: npt.ArrayLike | None = None,
+                  slices: npt.ArrayLike | None = None) -> Verification:
     """Recompute the audit from the stream and the record's trace; list every mismatch.
-    ``recomputed`` is the recomputed result in the record's keys."""
-    bad = []
+
+    Every pi_t and labelling draw is derived again from the configuration and seed, the
+    audit is fed only the labels of the trace, and every logged number is compared;
+    trace labels are checked against the stream's labels where it has them.
+
+    Parameters
+    ----------
+    rec : dict
+        The record (`read_record`, `parse_record`).
+    incumbent, candidate : array_like
+        The stream's prediction columns.
+    labels : array_like, optional
+        The stream's labels, to check the trace against.
+    judge : array_like of float, optional
+        Judge scores (required when the record routes by a judge).
+    slices : array_like, optional
+        Slice keys.
+
+    Returns
+    -------
+    Verification
+        ``ok`` and the mismatches; ``recomputed`` is the recomputed result in the
+        record's keys.
+
+    Raises
+    ------
+    PoolFileError
+        The record's configuration is incomplete or malformed.
+
+    Examples
+    --------
+    >>> from certlib.audit import audit
+    >>> f, g = [0] * 4000, [1 if t % 500 == 0 else 0 for t in range(4000)]
+    >>> rec = make_record(audit(f, g, epsilon=0.05), stream_hash(f, g))
+    >>> verify_record(rec, f, g).ok, verify_record(dict(rec, verdict="regression"), f, g).ok
+    (True, False)
+    """
+    bad: list[str] = []
     if rec.get("record_version") != RECORD_VERSION:
         bad.append(f"`record_version` is {_short(rec.get('record_version'))}; this certlib "
                    f"writes and verifies version {RECORD_VERSION}")
-    digest = stream_hash(incumbent, candidate, judge, slices)
+    digest = stream_hash(incumbent, candidate, judge=judge, slices=slices)
     if digest != rec["stream_sha256"]:
         bad.append(f"stream hash {digest} differs from the record's {rec['stream_sha256']}")
     try:
         cfg = _config_from(rec)
     except ParameterError as exc:  # settings no audit can run with: not a genuine record
-        return Verification(bad + [f"`config`: {exc}"])
+        return Verification(tuple(bad + [f"`config`: {exc}"]))
     except (KeyError, TypeError, ValueError, AttributeError) as exc:
         raise PoolFileError(f"record config is incomplete or malformed ({exc})") from None
     if not _same(_num(rec["config"]), _num(cfg.to_dict())):
         bad.append(f"`config`: record says {_short(rec['config'])}, but its settings give "
                    f"{_short(cfg.to_dict())}")
     if cfg.routing.kind == "judge" and judge is None:
-        return Verification(bad + ["the record routes by a judge but the stream gives no "
-                                   "judge scores (`judge_column`)"])
-    n = len(incumbent)
+        return Verification(tuple(bad + ["the record routes by a judge but the stream gives "
+                                         "no judge scores (`judge_column`)"]))
+    n = len(cast(Sized, incumbent))  # a stream column: a sequence or a 1-D array
     trace_labels = np.full(n, None, dtype=object)
-    stream_labels = None if labels is None else list(labels)
+    stream_labels = None if labels is None else list(cast(Iterable[object], labels))
     for entry in rec["trace"]:
         t, label = int(entry[0]), entry[2]
         if not 1 <= t <= n:
@@ -175,9 +311,9 @@ def verify_record(rec: dict, incumbent, candidate, labels=None, judge=None,
                 bad.append(f"trace label of item {t} is {label!r} but the stream has "
                            f"{class_value(s)!r}")
     # a record verifies what was run; a label check added later must not fail old records
-    stream = make_stream(incumbent, candidate, trace_labels, judge, slices,
+    stream = make_stream(incumbent, candidate, trace_labels, judge=judge, slices=slices,
                          check_fractions=False)
-    res = _run(stream, cfg)
+    res = run_stream(stream, cfg)
     got = res.to_dict()
     got["trace"] = [[e.t, e.pi, e.label] for e in res.trace]
     # every outcome, and the settings the record repeats beside `config` (epsilon, delta,
@@ -189,15 +325,16 @@ def verify_record(rec: dict, incumbent, candidate, labels=None, judge=None,
             bad.append(f"`{key}`: record says {_short(rec[key])}, recomputed {_short(got[key])}")
     if "audit_project" in rec:
         bad.extend(_project_problems(rec, cfg, n))
-    return Verification(bad, got)
+    return Verification(tuple(bad), got)
 
 
-def _project_problems(rec: dict, cfg: AuditConfig, n: int) -> list:
+def _project_problems(rec: Record, cfg: AuditConfig, n: int) -> list[str]:
     """An audit project's block must repeat the record's settings and columns, its
     batches must tile the stream, its events be numbered 1..m, and a chain's delta be
     the ledger's delta_k.  (Its batch hashes and the annotators in its log are what the
     project stored; the trace, checked above, is what the verdict rests on.)"""
-    project, out = rec["audit_project"], []
+    project = rec["audit_project"]
+    out: list[str] = []
     if not isinstance(project, dict):
         return ["`audit_project` is not a JSON object"]
     for key, value in (("config", rec["config"]), ("judge_column", rec.get("judge_column")),
@@ -234,12 +371,13 @@ def _project_problems(rec: dict, cfg: AuditConfig, n: int) -> list:
     return out
 
 
-def _short(v, limit: int = 160) -> str:
+def _short(v: object, limit: int = 160) -> str:
     text = repr(v)
     return text if len(text) <= limit else text[:limit] + "...]"
 
 
-def _num(v):
+def _num(v: Any) -> Any:
+    """A JSON value with numbers written as text read as numbers, to compare values."""
     if isinstance(v, list):
         return [_num(x) for x in v]
     if isinstance(v, dict):

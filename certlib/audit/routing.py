@@ -17,12 +17,15 @@ generator from the start.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import cast
 
 import numpy as np
+import numpy.typing as npt
 
 from ..errors import InvalidValueError, ParameterError
 
-__all__ = ["Routing", "uniforms", "check_seed", "DEFAULT_PI", "DEFAULT_JUDGE_PI_MIN"]
+__all__ = ["Routing", "uniforms", "check_seed", "check_judge", "DEFAULT_PI",
+           "DEFAULT_JUDGE_PI_MIN"]
 
 #: Default constant routing probability on disagreements.  Measured in
 #: bench/bench_audit.py (README "default pi"): labels to a verdict barely move
@@ -36,15 +39,49 @@ DEFAULT_JUDGE_PI_MIN = 0.1
 _BLOCK = 4096
 
 
-def check_seed(seed) -> int:
+def check_seed(seed: object) -> int:
+    """Validate the seed of the labelling draws.
+
+    Parameters
+    ----------
+    seed : int
+        A non-negative integer.
+
+    Returns
+    -------
+    int
+        ``seed`` as a Python int.
+
+    Raises
+    ------
+    ParameterError
+        ``seed`` is no non-negative integer (booleans refused).
+    """
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
         raise ParameterError(f"`seed` must be a non-negative integer, got {seed!r}")
     return int(seed)
 
 
-def uniforms(seed: int, start: int, stop: int) -> np.ndarray:
-    """U_t for zero-based item positions start..stop-1 (deterministic in seed).
+def uniforms(seed: int, start: int, stop: int) -> npt.NDArray[np.float64]:
+    """The uniforms U_t of zero-based item positions ``start .. stop - 1``.
 
+    Deterministic in ``seed``: blocks of 4096 from ``default_rng([seed, block])``, so
+    any range is drawn without replaying the generator from the start.
+
+    Parameters
+    ----------
+    seed : int
+        The audit's seed.
+    start, stop : int
+        The first position and one past the last.
+
+    Returns
+    -------
+    numpy.ndarray of float
+        U_start, ..., U_{stop - 1}, each in [0, 1) (empty when ``stop <= start``).
+
+    Examples
+    --------
     >>> bool(np.all(uniforms(3, 5, 9) == uniforms(3, 0, 9)[5:]))
     True
     """
@@ -52,7 +89,7 @@ def uniforms(seed: int, start: int, stop: int) -> np.ndarray:
         return np.empty(0)
     first, last = start // _BLOCK, (stop - 1) // _BLOCK
     blocks = [np.random.default_rng([seed, b]).random(_BLOCK) for b in range(first, last + 1)]
-    out = np.concatenate(blocks)
+    out: npt.NDArray[np.float64] = np.concatenate(blocks)
     off = first * _BLOCK
     return out[start - off:stop - off]
 
@@ -61,8 +98,21 @@ def uniforms(seed: int, start: int, stop: int) -> np.ndarray:
 class Routing:
     """pi_t on disagreements: constant ``pi``, or ``pi_min + (1 - pi_min) * judge_t``.
 
-    ``kind`` is ``"constant"`` or ``"judge"``; ``pi_min`` is the floor that
-    sets the Tier-1 range c = B / pi_min.
+    Parameters
+    ----------
+    kind : {"constant", "judge"}
+        The rule.
+    pi : float
+        The constant probability (NaN for a judge rule).
+    pi_min : float
+        The floor, which sets the Tier-1 range c = B / pi_min (paper Thm 5).
+
+    Examples
+    --------
+    >>> Routing.make(pi=0.5).probability()
+    0.5
+    >>> Routing.make(judge=True).probability(0.5)
+    0.55
     """
 
     kind: str
@@ -70,10 +120,33 @@ class Routing:
     pi_min: float
 
     @classmethod
-    def make(cls, pi=None, pi_min=None, judge: bool = False) -> Routing:
-        def prob(value, name):
+    def make(cls, pi: float | None = None, pi_min: float | None = None, *,
+             judge: bool = False) -> Routing:
+        """A checked routing rule.
+
+        Parameters
+        ----------
+        pi : float, optional
+            Constant probability in (0, 1] (default `DEFAULT_PI`); refused with a judge.
+        pi_min : float, optional
+            The floor in (0, 1], at most ``pi`` (default: ``pi``; with a judge
+            `DEFAULT_JUDGE_PI_MIN`).
+        judge : bool, default False
+            Route by a judge score: pi_t = pi_min + (1 - pi_min) judge_t.
+
+        Returns
+        -------
+        Routing
+            The rule.
+
+        Raises
+        ------
+        ParameterError
+            A probability outside (0, 1], ``pi`` with a judge, or ``pi_min > pi``.
+        """
+        def prob(value: object, name: str) -> float:
             try:
-                v = float(value)
+                v = float(value)  # type: ignore[arg-type]  # any value; errors become ParameterError
             except (TypeError, ValueError):
                 raise ParameterError(
                     f"`{name}` must be a number in (0, 1], got {value!r}") from None
@@ -93,24 +166,79 @@ class Routing:
             raise ParameterError(f"`pi_min` ({floor}) must not exceed `pi` ({p})")
         return cls("constant", p, floor)
 
-    def probabilities(self, judge=None, n: int | None = None) -> np.ndarray:
-        """pi_t for every item (used only where the models disagree)."""
+    def probabilities(self, judge: npt.NDArray[np.float64] | None = None,
+                      n: int = 0) -> npt.NDArray[np.float64]:
+        """pi_t for every item (used only where the models disagree).
+
+        Parameters
+        ----------
+        judge : numpy.ndarray of float, optional
+            Judge scores in [0, 1] (needed by a judge rule).
+        n : int, default 0
+            The number of items (for a constant rule).
+
+        Returns
+        -------
+        numpy.ndarray of float
+            pi_1, ..., pi_n.
+        """
         if self.kind == "constant":
             return np.full(int(n), self.pi)
-        return self.pi_min + (1.0 - self.pi_min) * judge
+        # a judge rule is only made for an audit with judge scores (`AuditConfig.make`)
+        out: npt.NDArray[np.float64] = \
+            self.pi_min + (1.0 - self.pi_min) * cast(npt.NDArray[np.float64], judge)
+        return out
 
-    def probability(self, judge_score=None) -> float:
+    def probability(self, judge_score: float | None = None) -> float:
+        """pi_t of one item.
+
+        Parameters
+        ----------
+        judge_score : float, optional
+            Its judge score in [0, 1] (needed by a judge rule).
+
+        Returns
+        -------
+        float
+            The probability of paying for its label if the models disagree.
+        """
         if self.kind == "constant":
             return self.pi
-        return self.pi_min + (1.0 - self.pi_min) * float(judge_score)
+        # `AuditState.route` requires the score with a judge rule
+        return self.pi_min + (1.0 - self.pi_min) * float(cast(float, judge_score))
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, object]:
+        """The rule as JSON-ready data (the record's ``routing``).
+
+        Returns
+        -------
+        dict
+            ``kind``, ``pi`` (None for a judge rule) and ``pi_min``.
+        """
         return {"kind": self.kind, "pi": None if self.kind == "judge" else self.pi,
                 "pi_min": self.pi_min}
 
 
-def check_judge(judge, n: int) -> np.ndarray:
-    """Judge scores must be finite numbers in [0, 1], one per item."""
+def check_judge(judge: npt.ArrayLike, n: int) -> npt.NDArray[np.float64]:
+    """Validate judge scores: finite numbers in [0, 1], one per item.
+
+    Parameters
+    ----------
+    judge : array_like of float
+        The scores.
+    n : int
+        The number of items.
+
+    Returns
+    -------
+    numpy.ndarray of float
+        The scores as floats.
+
+    Raises
+    ------
+    InvalidValueError
+        Not numbers, not one per item, or a score outside [0, 1] (named by its row).
+    """
     try:
         arr = np.asarray(judge, dtype=float)
     except (TypeError, ValueError):
@@ -124,3 +252,4 @@ def check_judge(judge, n: int) -> np.ndarray:
         raise InvalidValueError(
             f"`judge` score at row {i} is {float(arr[i])!r}; expected a number in [0, 1]")
     return arr
+

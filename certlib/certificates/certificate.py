@@ -21,10 +21,13 @@ sorting (paper 4.1, "Two candidates").
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 
 import numpy as np
+import numpy.typing as npt
+from numpy.typing import NDArray
 
 from ..core.bounds import batch_lower, certified_mask, decide, deficits, thresholds
 from ..core.pair_terms import initial_lower, target_terms
@@ -36,7 +39,8 @@ from .covering import (
     cover_enclosure,
 )
 from ..errors import LabelError, ParameterError
-from ..core.pool import UNREAD
+from ..core._values import ClassValue
+from ..core.pool import UNREAD, Pool
 from ..core.weights import exact_fraction
 
 __all__ = ["Certificate", "Enclosure", "PartialCertificate", "certify", "certify_partial",
@@ -73,19 +77,20 @@ class Certificate:
     upper: int
     exact: bool
     lp_value: float | None
-    witness: tuple
+    witness: tuple[ClassValue, ...]
     selected_index: int
     tolerance: Fraction
-    deficits: tuple
+    deficits: tuple[int, ...]
     dual_bound: Fraction | None = None
     method: str = "lp"
-    candidates: tuple = ()  # names of the candidates that were minimised over
+    candidates: tuple[str, ...] = ()  # names of the candidates that were minimised over
     solver_minimum: int | None = None
     work: int = 0
     time_limited: bool = False
 
     @property
     def gap(self) -> int:
+        """``upper - lower``: how many labels the enclosure leaves open (0 when exact)."""
         return self.upper - self.lower
 
     @property
@@ -98,7 +103,7 @@ class Certificate:
         """Alias of ``selected_index``."""
         return self.selected_index
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, object]:
         """JSON-ready dict: the SPEC section 10 keys first, then extras."""
         return {
             "winner": self.selected,
@@ -136,7 +141,7 @@ class PartialCertificate:
     exact: bool
     certified: bool
     selected: str | None
-    witness: tuple
+    witness: tuple[ClassValue, ...]
     tolerance: Fraction
     labels_read: int
     time_limited: bool = False
@@ -146,7 +151,8 @@ class PartialCertificate:
         """Alias of ``selected``."""
         return self.selected
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, object]:
+        """JSON-ready dict with the keys of the fields; ``selected`` is written "winner"."""
         return {"lower": int(self.lower), "upper": self.upper, "exact": bool(self.exact),
                 "certified": self.certified, "winner": self.selected,
                 "witness": list(self.witness),  # Pool row ids are plain Python scalars
@@ -155,7 +161,7 @@ class PartialCertificate:
 
 
 # --------------------------------------------------------------------- the pool layer
-def _target_index(pool, target) -> int:
+def _target_index(pool: Pool, target: object) -> int:
     if isinstance(target, (int, np.integer)) and not isinstance(target, bool):
         k = int(target)
         if not 0 <= k < pool.K:
@@ -167,11 +173,12 @@ def _target_index(pool, target) -> int:
                          f"got {target!r}")
 
 
-def _check_tolerance(tolerance) -> Fraction:
+def _check_tolerance(tolerance: float | Fraction) -> Fraction:
     return exact_fraction(tolerance, "tolerance")
 
 
-def _enclose_each(problems, work_limit: int, time_limit: float) -> list:
+def _enclose_each(problems: Sequence[tuple[NDArray[np.int64], NDArray[np.int64]]],
+                  work_limit: int, time_limit: float) -> list[Enclosure]:
     """`cover_enclosure` of each (G, D) in turn under one work limit and one deadline.
 
     Each problem gets an equal share of the work still left, so what one does not
@@ -188,25 +195,54 @@ def _enclose_each(problems, work_limit: int, time_limit: float) -> list:
     return out
 
 
-def certify(pool, tolerance=0.0, *, work_limit: int = DEFAULT_WORK_LIMIT,
-            time_limit: float = DEFAULT_TIME_LIMIT, target=None) -> Certificate:
+def certify(pool: Pool, *, tolerance: float | Fraction = 0.0,
+            work_limit: int = DEFAULT_WORK_LIMIT, time_limit: float = DEFAULT_TIME_LIMIT,
+            target: str | int | None = None) -> Certificate:
     """Enclose the minimum certificate C(y) of a fully labelled pool (SPEC section 7).
 
-    tolerance: tau >= 0 on the objective's scale.  With tau > 0 the deficits use
+    C(y) is the fewest labels that, read in any order, let the exact stopping test
+    certify the full-pool winner (paper 000 Theorem 2, section 4.1): the benchmark
+    a labelling policy is measured against in hindsight.
+
+    Parameters
+    ----------
+    pool : Pool
+        A fully labelled pool.
+    tolerance : float or Fraction
+        tau >= 0 on the objective's scale.  With tau > 0 the deficits use
         need = -floor(scale * tau) and every candidate within tau of the best on
         the full pool is a possible target; the one with the smallest ``upper``
         (then smallest ``lower``, then earliest) is reported, and ``lower`` is
         the minimum of the targets' lowers.
-    work_limit: search nodes for closing a gap (HiGHS MILP, then the exact
-        branch-and-bound; see `certlib.certificates.covering`), shared by the targets; 0 stops
-        after the LP, rounding and exact dual bounds.  It, not time, decides when
-        to stop, so a pool gives the same certificate on every machine.
-    time_limit: seconds, a safety net for pathological pools; when it stops the
-        search the result says ``time_limited``.
-    target: a candidate name or index to certify instead; it must be the winner
+    work_limit : int
+        Search nodes for closing a gap (HiGHS MILP, then the exact
+        branch-and-bound; see `certlib.certificates.covering`), shared by the targets;
+        0 stops after the LP, rounding and exact dual bounds.  It, not time, decides
+        when to stop, so a pool gives the same certificate on every machine.
+    time_limit : float
+        Seconds, a safety net for pathological pools; when it stops the search the
+        result says ``time_limited``.
+    target : str or int, optional
+        A candidate name or index to certify instead; it must be the winner
         (tau = 0) or within tau.
 
-    >>> from certlib import Pool
+    Returns
+    -------
+    Certificate
+        The enclosure ``lower <= C(y) <= upper`` and a witness of size ``upper``
+        checked with integer sums.
+
+    Raises
+    ------
+    LabelError
+        When some row has no label (`certify_partial` handles a partial run).
+    ParameterError
+        A negative or non-numeric tolerance, bad limits, or a ``target`` that is not
+        a candidate or not a possible target.
+
+    Examples
+    --------
+    >>> from certlib import Pool, certify
     >>> pool = Pool.from_arrays([[0, 0, 1, 0], [0, 0, 0, 1]], [[4, 3, 2, 1], [3, 4, 1, 2]],
     ...                         labels=[1, 0, 0, 0], names=["A", "B"])
     >>> c = certify(pool)
@@ -221,7 +257,7 @@ def certify(pool, tolerance=0.0, *, work_limit: int = DEFAULT_WORK_LIMIT,
             f"certify needs every label; row {pool.row_ids[i]!r} (position {i}) has none "
             "(for a partial run: certlib.certify_partial, or certlib certificate --partial)")
     risks = pool.risks()
-    th = thresholds(pool.K, pool.scale, "shared", tau)
+    th = thresholds(pool.K, pool.scale, rule="shared", tolerance=tau)
     T = th.tol_units
     if tau > 0:
         targets = [int(k) for k in np.flatnonzero(risks - risks.min() <= T)]
@@ -238,8 +274,8 @@ def certify(pool, tolerance=0.0, *, work_limit: int = DEFAULT_WORK_LIMIT,
     rows = np.arange(pool.n)
     problems = []
     for k in targets:
-        lower, gains = target_terms(pool, k, rows, pool.labels)
-        problems.append((gains, deficits(th.need[:, k], lower.sum(axis=1, dtype=np.int64))))
+        lo, gains = target_terms(pool, k, rows, pool.labels)
+        problems.append((gains, deficits(th.need[:, k], lo.sum(axis=1, dtype=np.int64))))
     encs = _enclose_each(problems, work_limit, time_limit)
     i = min(range(len(targets)), key=lambda t: (encs[t].upper, encs[t].lower, targets[t]))
     k, enc, D = targets[i], encs[i], problems[i][1]
@@ -247,7 +283,8 @@ def certify(pool, tolerance=0.0, *, work_limit: int = DEFAULT_WORK_LIMIT,
     exact = lower == enc.upper
     # HiGHS's claim for the whole minimisation: each target's minimum is proved or claimed
     claims = [e.lower if e.exact else e.solver_minimum for e in encs]
-    solver_minimum = None if exact or None in claims else min(claims)
+    known = [c for c in claims if c is not None]
+    solver_minimum = None if exact or len(known) < len(claims) else min(known)
     return Certificate(
         selected=pool.names[k], lower=int(lower), upper=int(enc.upper), exact=exact,
         lp_value=enc.lp_value, witness=tuple(map(pool.row_ids.__getitem__, enc.witness.tolist())),
@@ -257,22 +294,57 @@ def certify(pool, tolerance=0.0, *, work_limit: int = DEFAULT_WORK_LIMIT,
         work=sum(e.work for e in encs), time_limited=any(e.time_limited for e in encs))
 
 
-def certify_partial(pool, read_rows=None, tolerance=0.0, *,
+def certify_partial(pool: Pool, read_rows: npt.ArrayLike | None = None, *,
+                    tolerance: float | Fraction = 0.0,
                     work_limit: int = DEFAULT_WORK_LIMIT,
                     time_limit: float = DEFAULT_TIME_LIMIT) -> PartialCertificate:
     """Bounds on the minimum certificate after a partial run (SPEC section 7).
 
-    read_rows: row positions read so far (default: every labelled row); each
-        must carry a label.
-    upper: if the read rows certify a candidate (the stopping test; with tau > 0
-        possibly several), the smallest verified certificate among the read rows
-        of any of them -- a certificate under the true labels.
-    lower: the exact LP/surrogate lower bound of the covering problem in which
-        read rows have their realised gain and unread rows their potential gain
-        (an unread row could contribute at most that under any completion); it
-        is minimised over the candidates that can still win (tau = 0: not
-        eliminated, or k alone when certified; tau > 0: every candidate).
-    work_limit, time_limit: as for `certify`, spent on ``upper``.
+    The result's ``upper``: if the read rows certify a candidate (the stopping test;
+    with tau > 0 possibly several), the smallest verified certificate among the read
+    rows of any of them -- a certificate under the true labels.  Its ``lower``: the
+    exact LP/surrogate lower bound of the covering problem in which read rows have
+    their realised gain and unread rows their potential gain (an unread row could
+    contribute at most that under any completion); it is minimised over the
+    candidates that can still win (tau = 0: not eliminated, or k alone when
+    certified; tau > 0: every candidate).  So ``lower <= C(y)`` for every completion
+    of the unread labels.
+
+    Parameters
+    ----------
+    pool : Pool
+        The pool, with the labels read so far.
+    read_rows : array_like of int, optional
+        Row positions read so far (default: every labelled row); each must carry a
+        label.
+    tolerance : float or Fraction
+        tau >= 0 on the objective's scale, as for `certify`.
+    work_limit : int
+        As for `certify`, spent on ``upper``.
+    time_limit : float
+        As for `certify`, spent on ``upper``.
+
+    Returns
+    -------
+    PartialCertificate
+        ``lower``, ``upper`` (None when the read rows certify nothing) and a witness
+        among the read rows.
+
+    Raises
+    ------
+    ParameterError
+        A bad tolerance or limit, or a read row outside 0..n-1.
+    LabelError
+        A row listed as read that has no label.
+
+    Examples
+    --------
+    >>> from certlib import Pool, certify_partial
+    >>> pool = Pool.from_arrays([[0, 0, 1, 0], [0, 0, 0, 1]], [[4, 3, 2, 1], [3, 4, 1, 2]],
+    ...                         labels=[1, 0, 0, None], names=["A", "B"])
+    >>> p = certify_partial(pool)
+    >>> (p.certified, p.selected, p.lower, p.upper, p.witness)
+    (True, 'B', 2, 3, (0, 1, 2))
     """
     tau = _check_tolerance(tolerance)
     check_limits(work_limit, time_limit)
@@ -287,7 +359,7 @@ def certify_partial(pool, read_rows=None, tolerance=0.0, *,
             i = int(missing[0])
             raise LabelError(f"row {pool.row_ids[i]!r} (position {i}) is listed as read "
                              "but has no label")
-    th = thresholds(pool.K, pool.scale, "shared", tau)
+    th = thresholds(pool.K, pool.scale, rule="shared", tolerance=tau)
     L0 = initial_lower(pool, "shared")
     L = batch_lower(pool, read)
     dec = decide(L, th)
@@ -304,7 +376,7 @@ def certify_partial(pool, read_rows=None, tolerance=0.0, *,
         targets = [k for k in range(pool.K) if k not in out]
     rows = np.arange(pool.n)
     placeholder = np.where(pool.labels == UNREAD, 0, pool.labels)
-    lowers = []
+    lowers: list[int] = []
     for k in targets:
         D = deficits(th.need[:, k], L0[:, k])
         _, G = target_terms(pool, k, rows, placeholder, potential_mask=unread)

@@ -73,10 +73,14 @@ import math
 import time
 from dataclasses import dataclass
 from fractions import Fraction
+from typing import cast
 
 import numpy as np
+import numpy.typing as npt
+from numpy.typing import NDArray
 
 from .covering_exact import (
+    Dual,
     covers,
     exact_dual,
     fewest_largest,
@@ -117,7 +121,7 @@ class Enclosure:
 
     lower: int
     upper: int
-    witness: np.ndarray
+    witness: NDArray[np.int64]
     exact: bool
     lp_value: float | None
     dual_bound: Fraction | None
@@ -127,8 +131,21 @@ class Enclosure:
     time_limited: bool = False
 
 
-def check_limits(work_limit, time_limit) -> None:
-    """Validate the stopping parameters; the messages name them."""
+def check_limits(work_limit: object, time_limit: object) -> None:
+    """Validate the stopping parameters; the messages name them.
+
+    Parameters
+    ----------
+    work_limit : int
+        Search nodes, an integer >= 0.
+    time_limit : float
+        Seconds, a number >= 0.
+
+    Raises
+    ------
+    ParameterError
+        When either is of the wrong type or negative (or the time NaN).
+    """
     if isinstance(work_limit, bool) or not isinstance(work_limit, (int, np.integer)) \
             or work_limit < 0:
         raise ParameterError(f"work_limit must be an integer >= 0 (search nodes); "
@@ -139,15 +156,41 @@ def check_limits(work_limit, time_limit) -> None:
                              f"got {time_limit!r}")
 
 
-def cover_enclosure(G, D, *, work_limit: int = DEFAULT_WORK_LIMIT,
+def cover_enclosure(G: npt.ArrayLike, D: npt.ArrayLike, *,
+                    work_limit: int = DEFAULT_WORK_LIMIT,
                     time_limit: float = DEFAULT_TIME_LIMIT) -> Enclosure:
     """Enclose min |S| s.t. sum_{i in S} G[j, i] >= D[j] for all j (G >= 0 integer).
 
-    work_limit: search nodes for closing the gap (module docstring); 0 stops after
-        the LP enclosure.
-    time_limit: seconds, a safety net; the result says ``time_limited`` if it binds.
+    Parameters
+    ----------
+    G : array_like of int, shape (r, m)
+        Non-negative integer gains: constraint j, column i.
+    D : array_like of int, shape (r,)
+        Deficits; constraints with D[j] <= 0 are met already.
+    work_limit : int
+        Search nodes for closing the gap (module docstring); 0 stops after the LP
+        enclosure.
+    time_limit : float
+        Seconds, a safety net; the result says ``time_limited`` if it binds.
 
-    Raises ParameterError when even all columns do not cover D."""
+    Returns
+    -------
+    Enclosure
+        ``lower <= min |S| <= upper`` with a witness of size ``upper`` checked with
+        integer sums.
+
+    Raises
+    ------
+    ParameterError
+        Bad limits, shapes that do not match, a negative gain, or deficits that even
+        every column together does not cover.
+
+    Examples
+    --------
+    >>> enc = cover_enclosure([[3, 1, 0, 1], [0, 2, 3, 1]], [3, 3])
+    >>> enc.lower, enc.upper, enc.exact, enc.witness.tolist()
+    (2, 2, True, [0, 2])
+    """
     check_limits(work_limit, time_limit)
     G = np.asarray(G, dtype=np.int64)
     D = np.asarray(D, dtype=np.int64)
@@ -171,7 +214,7 @@ def cover_enclosure(G, D, *, work_limit: int = DEFAULT_WORK_LIMIT,
                      budget.time_limited)
 
 
-def _single(g: np.ndarray, d: int) -> Enclosure:
+def _single(g: NDArray[np.int64], d: int) -> Enclosure:
     """One constraint: the largest gains first is optimal (paper 4.1, 'Two candidates');
     the LP optimum takes the last of them fractionally."""
     cols = largest_first(g, d)
@@ -184,15 +227,16 @@ def _single(g: np.ndarray, d: int) -> Enclosure:
 class _Residual:
     """What is left of the problem once the root duals fix columns for covers below U."""
 
-    ones: np.ndarray  # columns every cover of size < U contains
-    free: np.ndarray  # columns not fixed
-    G: np.ndarray  # constraints not yet met by ``ones``, on the free columns
-    D: np.ndarray  # their remaining deficits
+    ones: NDArray[np.int64]  # columns every cover of size < U contains
+    free: NDArray[np.int64]  # columns not fixed
+    G: NDArray[np.int64]  # constraints not yet met by ``ones``, on the free columns
+    D: NDArray[np.int64]  # their remaining deficits
 
     empty: bool = False  # proved: no cover below U at all
 
     @classmethod
-    def fix(cls, G, D, dual, U: int) -> _Residual:
+    def fix(cls, G: NDArray[np.int64], D: NDArray[np.int64], dual: Dual | None,
+            U: int) -> _Residual:
         fixed = fix_columns(G, D, dual, U)
         if fixed is None:
             none = np.zeros(0, dtype=np.int64)
@@ -213,19 +257,22 @@ class _Residual:
         """No cover below U: proved by fixing, or every free column falls short."""
         return self.empty or bool((self.G.sum(axis=1, dtype=np.int64) < self.D).any())
 
-    def lift(self, cols) -> np.ndarray:
+    def lift(self, cols: npt.ArrayLike) -> NDArray[np.int64]:
         return np.concatenate([self.ones, self.free[np.asarray(cols, dtype=np.int64)]])
 
 
-def _cover_reduced(G: np.ndarray, D: np.ndarray, budget: Budget) -> Enclosure:
+def _cover_reduced(G: NDArray[np.int64], D: NDArray[np.int64], budget: Budget) -> Enclosure:
     r = G.shape[0]
     if r == 1:
         return _single(G[0], int(D[0]))
-    # exact one-constraint bounds (surrogate with a unit multiplier)
-    lower = max(fewest_largest(G[j], int(D[j])) for j in range(r))
+    # exact one-constraint bounds (surrogate with a unit multiplier); every constraint
+    # is coverable (checked by `cover_enclosure`), so no count is None
+    lower = max(cast(int, fewest_largest(G[j], int(D[j]))) for j in range(r))
     method = "lp"
     lp = lp_relaxation(G, D)
     dual = None
+    lp_value: float | None
+    dual_value: Fraction | None
     if lp is None:
         witness = greedy_complete(G, D, np.zeros(0, dtype=np.int64))
         lp_value, dual_value = None, None
@@ -270,7 +317,8 @@ def _cover_reduced(G: np.ndarray, D: np.ndarray, budget: Budget) -> Enclosure:
                      len(witness) if claimed and not exact else None)
 
 
-def _milp(G: np.ndarray, D: np.ndarray, budget: Budget):
+def _milp(G: NDArray[np.int64], D: NDArray[np.int64],
+          budget: Budget) -> tuple[NDArray[np.int64], bool] | None:
     """HiGHS MILP under the remaining work (at most MILP_NODE_LIMIT nodes) and time.
 
     Returns (verified, pruned columns, whether HiGHS claims they are a minimum) or

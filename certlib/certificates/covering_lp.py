@@ -9,13 +9,34 @@ importing this module does not import it.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TypeAlias
 
 import numpy as np
+from numpy.typing import NDArray
+
+#: An LP solution as a hint: x (m,), the duals lam (r,) >= 0 and the LP value.
+LPSolution: TypeAlias = "tuple[NDArray[np.float64], NDArray[np.float64], float]"
 
 __all__ = ["MilpHint", "lp_direct", "lp_relaxation", "milp_solution"]
 
 
-def lp_direct(G: np.ndarray, D: np.ndarray):
+def lp_direct(G: NDArray[np.int64], D: NDArray[np.integer] | NDArray[np.floating],
+              ) -> LPSolution | None:
+    """The covering LP ``min 1.x  s.t.  G x >= D, 0 <= x <= 1`` in one HiGHS dual-simplex
+    call (a hint).
+
+    Parameters
+    ----------
+    G : numpy.ndarray of int64, shape (r, m)
+        Gains.
+    D : numpy.ndarray, shape (r,)
+        Deficits (floats when a subsample's are scaled).
+
+    Returns
+    -------
+    tuple (x, lam, value) or None
+        A basic optimal solution, its duals (>= 0) and value; None when HiGHS fails.
+    """
     from scipy.optimize import linprog
 
     m = G.shape[1]
@@ -35,7 +56,7 @@ _SIFT_MIN = 2000  # below this many columns HiGHS is fast enough on the whole LP
 _SIFT_SAMPLE = 750
 
 
-def lp_relaxation(G: np.ndarray, D: np.ndarray):
+def lp_relaxation(G: NDArray[np.int64], D: NDArray[np.int64]) -> LPSolution | None:
     """LP relaxation with HiGHS dual simplex; returns (x, lam, value) or None (a hint).
 
     On many rows the HiGHS call itself grows superlinearly (thousands of bound
@@ -47,7 +68,20 @@ def lp_relaxation(G: np.ndarray, D: np.ndarray):
     optimal basic solution of the full LP (fixed rows are nonbasic at a bound),
     so rounding still adds at most r rows.  Any trouble falls back to one HiGHS
     call on every row.  Either way the answer is only a hint: the witness and
-    the bounds are checked exactly by the callers."""
+    the bounds are checked exactly by the callers.
+
+    Parameters
+    ----------
+    G : numpy.ndarray of int64, shape (r, m)
+        Gains.
+    D : numpy.ndarray of int64, shape (r,)
+        Deficits.
+
+    Returns
+    -------
+    tuple (x, lam, value) or None
+        As `lp_direct`, for the whole problem.
+    """
     m = G.shape[1]
     if m < _SIFT_MIN:
         return lp_direct(G, D)
@@ -93,19 +127,37 @@ def lp_relaxation(G: np.ndarray, D: np.ndarray):
 class MilpHint:
     """What HiGHS's MILP returned: unverified columns and an unproved optimality claim."""
 
-    cols: np.ndarray | None  # columns set to 1 in its best solution, None without one
+    cols: NDArray[np.int64] | None  # columns set to 1 in its best solution, None without one
     claims_optimal: bool  # HiGHS says the solution is optimal (status 0); not a proof
     nodes: int  # branch-and-bound nodes HiGHS explored (deterministic for fixed options)
 
 
-def milp_solution(G: np.ndarray, D: np.ndarray, node_limit: int, time_limit: float) -> MilpHint:
+def milp_solution(G: NDArray[np.int64], D: NDArray[np.int64], *, node_limit: int,
+                  time_limit: float) -> MilpHint:
     """HiGHS MILP on ``min 1.x  s.t.  G x >= D, x in {0,1}`` with deterministic options.
 
     HiGHS's branch-and-bound is deterministic for fixed input and options, so the
     node limit makes the answer reproducible;
     ``time_limit`` is only a safety net and changes the answer only when it binds.
     ``mip_rel_gap = 0``: with an integer objective HiGHS stops at a claimed optimum,
-    not at a relative gap."""
+    not at a relative gap.
+
+    Parameters
+    ----------
+    G : numpy.ndarray of int64, shape (r, m)
+        Gains.
+    D : numpy.ndarray of int64, shape (r,)
+        Deficits.
+    node_limit : int
+        Branch-and-bound nodes HiGHS may explore (at least 1).
+    time_limit : float
+        Seconds, a safety net.
+
+    Returns
+    -------
+    MilpHint
+        Unverified columns and HiGHS's unproved optimality claim.
+    """
     from scipy.optimize import Bounds, LinearConstraint, milp
 
     m = G.shape[1]

@@ -14,8 +14,10 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
+from typing import cast
 
 import numpy as np
+from numpy.typing import NDArray
 
 from .covering_exact import (
     covers,
@@ -44,6 +46,13 @@ class Budget:
     time_limited: bool = False
 
     def spend(self, units: int) -> None:
+        """Count ``units`` of work as done.
+
+        Parameters
+        ----------
+        units : int
+            Work units (module docstring).
+        """
         self.used += units
         self.left -= units
 
@@ -58,7 +67,23 @@ class Budget:
 
 
 def lp_cost(columns: int) -> int:
-    """Work units of a search node that solves an LP over ``columns`` columns."""
+    """Work units of a search node that solves an LP over ``columns`` columns.
+
+    Parameters
+    ----------
+    columns : int
+        Columns of the node's LP.
+
+    Returns
+    -------
+    int
+        ``1 + columns // COLS_PER_UNIT``.
+
+    Examples
+    --------
+    >>> lp_cost(499), lp_cost(1200)
+    (1, 3)
+    """
     return 1 + columns // COLS_PER_UNIT
 
 
@@ -77,9 +102,9 @@ class Dominance:
     presolve removes them the same way).  The m x m relation is kept only for
     m <= DOMINANCE_MAX_COLS columns; larger problems are searched without it."""
 
-    def __init__(self, G: np.ndarray):
+    def __init__(self, G: NDArray[np.int64]):
         m = G.shape[1]
-        self.below = None  # below[b, a]: a dominates b
+        self.below: NDArray[np.bool_] | None = None  # below[b, a]: a dominates b
         if m > DOMINANCE_MAX_COLS or m < 2:
             return
         geq = np.ones((m, m), dtype=bool)
@@ -91,9 +116,20 @@ class Dominance:
         geq &= ~same | (idx[None, :] < idx[:, None])
         self.below = geq
 
-    def close(self, status: np.ndarray):
+    def close(self, status: NDArray[np.int8]) -> NDArray[np.int8] | None:
         """``status`` with every implied in/out set (a copy), or None when no canonical
-        cover agrees with it.  One step suffices: the relation is transitive."""
+        cover agrees with it.  One step suffices: the relation is transitive.
+
+        Parameters
+        ----------
+        status : numpy.ndarray of int8, shape (m,)
+            -1 free, 0 out, 1 in.
+
+        Returns
+        -------
+        numpy.ndarray of int8 or None
+            The closed status (``status`` itself without a relation), or None.
+        """
         if self.below is None:
             return status
         ones, zeros = status == 1, status == 0
@@ -101,7 +137,7 @@ class Dominance:
         down = self.below[:, zeros].any(axis=1)  # dominated by an "out" column: out
         if (up & (zeros | down)).any() or (down & ones).any():
             return None
-        out = status.copy()
+        out: NDArray[np.int8] = status.copy()
         out[up] = 1
         out[down] = 0
         return out
@@ -109,11 +145,22 @@ class Dominance:
 
 @dataclass(frozen=True)
 class SearchResult:
+    """What `branch_and_bound` proved and found.
+
+    Parameters
+    ----------
+    lower : int
+        A valid lower bound on the optimum, capped at the incumbent size.
+    witness : numpy.ndarray of int64 or None
+        A verified cover smaller than the initial U, if one was found.
+    """
+
     lower: int  # valid lower bound on the optimum, capped at the incumbent size
-    witness: np.ndarray | None  # a verified cover smaller than the initial U, if found
+    witness: NDArray[np.int64] | None  # a verified cover smaller than the initial U, if found
 
 
-def branch_and_bound(G, D, U: int, root_lower: int, budget: Budget) -> SearchResult:
+def branch_and_bound(G: NDArray[np.int64], D: NDArray[np.int64], U: int, root_lower: int,
+                     budget: Budget) -> SearchResult:
     """Exact search for a cover of size <= U - 1 (U: size of a known one, or any
     upper limit).
 
@@ -126,7 +173,31 @@ def branch_and_bound(G, D, U: int, root_lower: int, budget: Budget) -> SearchRes
     stack empties, no cover of size below U exists beyond those found, so
     ``lower`` = final U; when the budget runs out the smallest bound of an open
     node (capped at U) is a valid lower bound.  Each node costs 1 work unit, plus
-    ``columns // COLS_PER_UNIT`` when it solves an LP."""
+    ``columns // COLS_PER_UNIT`` when it solves an LP.
+
+    Parameters
+    ----------
+    G : numpy.ndarray of int64, shape (r, m)
+        Gains.
+    D : numpy.ndarray of int64, shape (r,)
+        Deficits.
+    U : int
+        Size of a known cover (or any upper limit): only smaller covers are sought.
+    root_lower : int
+        A valid lower bound at the root.
+    budget : Budget
+        The work left and the deadline; spent in place.
+
+    Returns
+    -------
+    SearchResult
+        The proved lower bound and any smaller verified cover.
+
+    Raises
+    ------
+    RuntimeError
+        Never in practice: an incumbent failed the final integer check.
+    """
     m = G.shape[1]
     best = None
     dominance = Dominance(G)
@@ -153,7 +224,9 @@ def branch_and_bound(G, D, U: int, root_lower: int, budget: Budget) -> SearchRes
         Ga, Ra = G[act][:, free], rem[act]
         if (Ga.sum(axis=1, dtype=np.int64) < Ra).any():
             continue  # infeasible, exactly
-        lb = max(node_lb, nF + max(fewest_largest(Ga[j], int(Ra[j])) for j in range(Ga.shape[0])))
+        # every constraint is feasible (checked above), so no count is None
+        lb = max(node_lb, nF + max(cast(int, fewest_largest(Ga[j], int(Ra[j])))
+                                   for j in range(Ga.shape[0])))
         if lb >= U:
             continue
         if Ga.shape[0] == 1:  # one constraint left: solved exactly by sorting
@@ -184,9 +257,9 @@ def branch_and_bound(G, D, U: int, root_lower: int, budget: Budget) -> SearchRes
                 status = status.copy()
                 status[free[out]] = 0
                 status[free[into]] = 1
-                status = dominance.close(status)
-                if status is not None:
-                    stack.append((status, lb))
+                closed = dominance.close(status)
+                if closed is not None:
+                    stack.append((closed, lb))
                 continue
         # branch on the most fractional free column (any free column if the LP failed)
         pick = 0 if x is None else int(np.argmin(np.abs(x - 0.5)))

@@ -16,6 +16,7 @@ from fractions import Fraction
 
 from ..core.bounds import deficits, thresholds
 from ..core.pair_terms import initial_lower, pair_potential
+from ..core.pool import Pool
 from .covering_exact import count_reaching, descending_cumsum
 
 __all__ = ["PrelabelResult", "prelabel_bound"]
@@ -25,27 +26,48 @@ INFINITE = None  # m_jk when even every row cannot close the deficit (count_reac
 
 @dataclass(frozen=True)
 class PrelabelResult:
-    """Which budgets can never suffice, before any label is read."""
+    """Which budgets can never suffice, before any label is read (paper Theorem 3).
+
+    ``prelabel_bound`` labels are necessary for any policy and any labels; ``target``
+    is a candidate achieving it (earliest on ties); ``per_target[k]`` the labels needed
+    at least to certify candidate k (None: never, whatever the labels);
+    ``pair_labels[j][k]`` (m_jk) the labels needed to close rival j's deficit against
+    k, and ``deficits[j][k]`` (D_jk) that deficit in scaled-risk units.
+    """
 
     n: int
     K: int
-    candidates: tuple
+    candidates: tuple[str, ...]
     tolerance: Fraction
     prelabel_bound: int
     target: str  # a target achieving the bound (earliest on ties)
-    per_target: tuple  # labels needed at least to certify each candidate (None = never)
-    pair_labels: tuple  # m[j][k]: labels needed to close rival j's deficit against k
-    deficits: tuple  # D[j][k]
+    per_target: tuple[int | None, ...]  # labels needed at least to certify each candidate
+    pair_labels: tuple[tuple[int | None, ...], ...]  # m[j][k]
+    deficits: tuple[tuple[int, ...], ...]  # D[j][k]
 
     @property
     def prelabel_fraction(self) -> float:
+        """``prelabel_bound / n``: the share of the pool that must be read at least."""
         return self.prelabel_bound / self.n
 
     def ruled_out(self, budget: int) -> bool:
-        """True when no policy can certify within ``budget`` labels, whatever the labels."""
+        """True when no policy can certify within ``budget`` labels, whatever the labels.
+
+        Parameters
+        ----------
+        budget : int
+            A number of labels.
+
+        Returns
+        -------
+        bool
+            ``budget < prelabel_bound``.
+        """
         return budget < self.prelabel_bound
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, object]:
+        """JSON-ready dict: sizes, tolerance, the bound, its fraction and target, and the
+        labels needed per target by candidate name."""
         return {
             "n": self.n,
             "K": self.K,
@@ -58,13 +80,45 @@ class PrelabelResult:
         }
 
 
-def prelabel_bound(pool, tolerance=0.0) -> PrelabelResult:
-    """Prelabel lower bound of the shared test, with optional AUGRC tolerance."""
+def prelabel_bound(pool: Pool, *, tolerance: float | Fraction = 0.0) -> PrelabelResult:
+    """Prelabel lower bound of the shared test (SPEC section 6, paper Theorem 3).
+
+    Uses no label: from the predictions and confidences alone it finds how many labels
+    any policy must read, for any labels, before the stopping test can certify a
+    candidate, so that a budget below it can be ruled out before labelling starts.
+
+    Parameters
+    ----------
+    pool : Pool
+        The pool; its labels, if any, are not used.
+    tolerance : float or Fraction
+        tau >= 0 on the objective's scale (e.g. AUGRC); certifying within tau needs
+        fewer labels.
+
+    Returns
+    -------
+    PrelabelResult
+        The bound, a target achieving it, and the per-pair counts behind it.
+
+    Raises
+    ------
+    ParameterError
+        A negative or non-numeric tolerance.
+
+    Examples
+    --------
+    >>> from certlib import Pool, prelabel_bound
+    >>> pool = Pool.from_arrays([[0, 0, 1, 0], [0, 0, 0, 1]], [[4, 3, 2, 1], [3, 4, 1, 2]],
+    ...                         names=["A", "B"])
+    >>> r = prelabel_bound(pool)
+    >>> r.prelabel_bound, r.per_target, r.ruled_out(1)
+    (2, (2, 2), True)
+    """
     K = pool.K
-    th = thresholds(K, pool.scale, "shared", tolerance)
+    th = thresholds(K, pool.scale, rule="shared", tolerance=tolerance)
     L0 = initial_lower(pool, "shared")
     D = deficits(th.need, L0)
-    m = [[0] * K for _ in range(K)]
+    m: list[list[int | None]] = [[0] * K for _ in range(K)]
     for j in range(K):
         for k in range(j + 1, K):
             if D[j, k] == 0 and D[k, j] == 0:
@@ -73,11 +127,12 @@ def prelabel_bound(pool, tolerance=0.0) -> PrelabelResult:
             cum = descending_cumsum(pot[pot > 0])  # one sort serves both directions
             m[j][k] = count_reaching(cum, int(D[j, k]))
             m[k][j] = count_reaching(cum, int(D[k, j]))
-    per_target = []
+    per_target: list[int | None] = []
     for k in range(K):
         col = [m[j][k] for j in range(K) if j != k]
-        per_target.append(INFINITE if any(v is INFINITE for v in col) else max(col))
-    finite = [(v, k) for k, v in enumerate(per_target) if v is not INFINITE]
+        finite_col = [v for v in col if v is not None]
+        per_target.append(INFINITE if len(finite_col) < len(col) else max(finite_col))
+    finite = [(v, k) for k, v in enumerate(per_target) if v is not None]
     # the full-pool winner is certifiable with every label, so some target is finite
     bound, target = min(finite)
     return PrelabelResult(

@@ -4,6 +4,7 @@ verifier (`certlib.audit.record.verify_record`, SPEC section 11)."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from ..errors import PoolFileError
@@ -14,10 +15,23 @@ RECORD_FORMAT = "certlib-labelling-record"  # a model-choice record's "format"
 AUDIT_KIND = "certlib-audit"  # an audit record's "kind"
 
 
-def refuse_other_kind(rec, name: str, want: str) -> None:
-    """Raise PoolFileError naming the command that checks ``rec`` when it is the other
-    kind of evidence record than ``want`` ("labelling" or "audit"); ``name`` is the
-    file's, as the message shows it."""
+def refuse_other_kind(rec: object, *, name: str, want: str) -> None:
+    """Refuse an evidence record of the other kind, naming the command that checks it.
+
+    Parameters
+    ----------
+    rec : object
+        The parsed record (anything but a dict passes).
+    name : str
+        The file's name, as the message shows it.
+    want : {"labelling", "audit"}
+        The kind the caller checks.
+
+    Raises
+    ------
+    PoolFileError
+        When ``rec`` is the other kind of evidence record than ``want``.
+    """
     if not isinstance(rec, dict):
         return
     if want == "labelling" and rec.get("kind") == AUDIT_KIND:
@@ -39,31 +53,50 @@ class Verification:
     False
     """
 
-    mismatches: tuple = ()
-    recomputed: dict = field(default_factory=dict, compare=False)
+    mismatches: tuple[str, ...] = ()
+    recomputed: dict[str, object] = field(default_factory=dict, compare=False)
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         object.__setattr__(self, "mismatches", tuple(self.mismatches))
 
     @property
     def ok(self) -> bool:
+        """True exactly when the recomputation reproduces every number and setting."""
         return not self.mismatches
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, object]:
+        """JSON-ready dict: ``ok`` and the list of mismatches."""
         return {"ok": self.ok, "mismatches": list(self.mismatches)}
 
 
-def unique_keys(pairs) -> dict:
+def unique_keys(pairs: Iterable[tuple[str, object]]) -> dict[str, object]:
     """``object_pairs_hook`` for `json.loads`: a JSON object that names a key twice is
     refused.  ``json.loads`` keeps the last value, so a record could show a reader one
     verdict early in the file and give the verifier another.
 
+    Parameters
+    ----------
+    pairs : iterable of (str, object)
+        The key-value pairs of one JSON object, in file order.
+
+    Returns
+    -------
+    dict
+        The object.
+
+    Raises
+    ------
+    ValueError
+        When a key appears twice.
+
+    Examples
+    --------
     >>> import json
     >>> json.loads('{"verdict": "safe", "verdict": "continue"}', object_pairs_hook=unique_keys)
     Traceback (most recent call last):
     ValueError: the key 'verdict' appears twice in one JSON object
     """
-    out = {}
+    out: dict[str, object] = {}
     for key, value in pairs:
         if key in out:
             raise ValueError(f"the key {key!r} appears twice in one JSON object")

@@ -17,12 +17,16 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Iterable
 from fractions import Fraction
+from typing import TypeAlias, cast
 
 import numpy as np
+import numpy.typing as npt
 
 __all__ = [
     "EXACT_INT_LIMIT",
+    "ClassValue",
     "class_value",
     "class_value_from_text",
     "file_class_key",
@@ -40,30 +44,35 @@ EXACT_INT_LIMIT = 2.0**53
 INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1  # integers beyond these are kept as text
 _INT_TEXT = re.compile(r"[+-]?[0-9]+")
 
+#: A canonical class value or row id: a Python int (within 64 bits), float or text.
+#: Values of other types pass through the rules below unchanged; a pool only holds
+#: values read from arrays or files, which are of these three kinds.
+ClassValue: TypeAlias = int | float | str
 
-def _int64_or_text(n: int, text: str | None = None):
+
+def _int64_or_text(n: int, text: str | None = None) -> int | str:
     """An integer as a class value: itself within 64 bits, beyond them ``text`` (the
     cell as written; default its digits), as the file reader keeps it: polars holds no
     wider integer."""
     return n if INT64_MIN <= n <= INT64_MAX else (str(n) if text is None else text)
 
 
-def python_scalar(v):
+def python_scalar(v: object) -> object:
     """A numpy scalar as the Python scalar it holds; anything else unchanged."""
     return v.item() if isinstance(v, np.generic) else v
 
 
-def is_none_or_nan(v) -> bool:
+def is_none_or_nan(v: object) -> bool:
     """None or a floating NaN: an audit stream's unlabelled item."""
     return v is None or (isinstance(v, (float, np.floating)) and math.isnan(v))
 
 
-def is_empty_cell(v) -> bool:
+def is_empty_cell(v: object) -> bool:
     """None, NaN or blank text: a pool cell with no value (unread label, missing prediction)."""
     return is_none_or_nan(v) or (isinstance(v, str) and v.strip() == "")
 
 
-def class_value(v):
+def class_value(v: object) -> ClassValue:
     """Canonical class value or row id: integral floats become ints, numpy scalars Python.
 
     >>> class_value(np.float64(1.0)), class_value(True), class_value(1.5), class_value("1")
@@ -74,10 +83,10 @@ def class_value(v):
         return int(v)
     if isinstance(v, float) and v.is_integer():
         v = int(v)
-    return _int64_or_text(v) if isinstance(v, int) else v
+    return _int64_or_text(v) if isinstance(v, int) else cast(ClassValue, v)
 
 
-def class_value_from_text(v):
+def class_value_from_text(v: object) -> ClassValue:
     """As `class_value`, and a number written as text ("1", " 1.0 ") is that number.
 
     >>> class_value_from_text(" 1.0 "), class_value_from_text("0.5"), class_value_from_text("nan")
@@ -110,7 +119,7 @@ def is_exact_int(f: float) -> bool:
     return math.isfinite(f) and f.is_integer() and abs(f) < EXACT_INT_LIMIT
 
 
-def file_class_key(v):
+def file_class_key(v: object) -> int | str:
     """The file reader's key of a class-like value: an exact integer is that ``int``
     (``True``, ``1``, ``1.0``, ``" 1 "``), any other value its text (``"1.50"`` stays
     ``"1.50"``, a float its ``repr``).
@@ -137,7 +146,7 @@ def file_class_key(v):
     return int(f) if is_exact_int(f) else s
 
 
-def first_text(values) -> int:
+def first_text(values: Iterable[object]) -> int:
     """The position of the first value that stays text when read as a number ("abc",
     not "1"): the cell that made a file's column text (0 when there is none).
 
@@ -148,7 +157,7 @@ def first_text(values) -> int:
                  if isinstance(class_value_from_text(v), str)), 0)
 
 
-def first_true(mask) -> int | None:
+def first_true(mask: npt.ArrayLike) -> int | None:
     """Position of the first True in a boolean array, or None when there is none."""
     hits = np.flatnonzero(np.asarray(mask))
     return int(hits[0]) if hits.size else None

@@ -29,6 +29,8 @@ from __future__ import annotations
 from decimal import Decimal, localcontext
 
 import numpy as np
+import numpy.typing as npt
+from numpy.typing import NDArray
 
 __all__ = ["SCORE_RULE", "builtin_scores", "det_log", "legacy_scores", "row_sums"]
 
@@ -53,17 +55,32 @@ _LN2_HI, _LN2_LO = _ln2_parts()
 _SERIES = tuple(2.0 / (2 * j + 1) for j in range(1, 12))
 
 
-def det_log(x: np.ndarray) -> np.ndarray:
+def det_log(x: npt.ArrayLike) -> NDArray[np.float64]:
     """Natural log of positive finite float64 values, from basic operations only.
 
+    The same bits on every machine, within one unit in the last place of the true
+    value (module docstring).
+
+    Parameters
+    ----------
+    x : array_like of float
+        Positive finite values (subnormals included).
+
+    Returns
+    -------
+    numpy.ndarray of float64
+        ln x, same shape.
+
+    Examples
+    --------
     >>> float(det_log(np.array([1.0]))[0]), float(det_log(np.array([0.5]))[0])
     (0.0, -0.6931471805599453)
     """
-    x = np.asarray(x, dtype=np.float64)
-    m, k = np.frexp(x)  # x = m 2**k, 1/2 <= m < 1, exact (subnormals too)
+    xs = np.asarray(x, dtype=np.float64)
+    m, k = np.frexp(xs)  # x = m 2**k, 1/2 <= m < 1, exact (subnormals too)
     low = m < _SQRT_HALF
     m = np.where(low, m * 2.0, m)  # exact: now sqrt(1/2) <= m < sqrt(2)
-    k = (k - low).astype(np.float64)
+    kf = (k - low).astype(np.float64)
     f = m - 1.0  # exact (Sterbenz)
     s = f / (2.0 + f)
     z = s * s
@@ -73,30 +90,59 @@ def det_log(x: np.ndarray) -> np.ndarray:
     r = r * z  # R(z) = sum_j 2 z^j / (2j + 1)
     hfsq = 0.5 * f * f
     # log(1 + f) = f - hfsq + s (hfsq + R), as fdlibm arranges it for accuracy
-    return k * _LN2_HI - ((hfsq - (s * (hfsq + r) + k * _LN2_LO)) - f)
+    out: NDArray[np.float64] = kf * _LN2_HI - ((hfsq - (s * (hfsq + r) + kf * _LN2_LO)) - f)
+    return out
 
 
-def row_sums(P: np.ndarray) -> np.ndarray:
-    """Each row's sum, added left to right (a reduction's order may vary by build)."""
-    total = np.zeros(P.shape[0])
+def row_sums(P: NDArray[np.float64]) -> NDArray[np.float64]:
+    """Each row's sum, added left to right (a reduction's order may vary by build).
+
+    Parameters
+    ----------
+    P : numpy.ndarray of float64, shape (n, C)
+        Values, e.g. class probabilities.
+
+    Returns
+    -------
+    numpy.ndarray of float64, shape (n,)
+        ``P[:, 0] + P[:, 1] + ...`` in that order.
+
+    Examples
+    --------
+    >>> row_sums(np.array([[0.1, 0.2, 0.7], [0.5, 0.5, 0.0]])).tolist()
+    [1.0, 1.0]
+    """
+    total: NDArray[np.float64] = np.zeros(P.shape[0])
     for c in range(P.shape[1]):
         total = total + P[:, c]
     return total
 
 
-def builtin_scores(P: np.ndarray) -> list[np.ndarray]:
+def builtin_scores(P: npt.ArrayLike) -> list[NDArray[np.float64]]:
     """``[msp, neg_entropy, margin]`` of an n x C array of probabilities in [0, 1].
 
     Computed from each row sorted ascending, so two rows holding the same
     probabilities in another order get the same scores (exact ties).
 
+    Parameters
+    ----------
+    P : array_like of float, shape (n, C)
+        Class probabilities, one row per pool row.
+
+    Returns
+    -------
+    list of numpy.ndarray of float64, each shape (n,)
+        The top probability, sum p log p (0 log 0 = 0) and the gap between the top two.
+
+    Examples
+    --------
     >>> msp, ne, margin = builtin_scores(np.array([[0.25, 0.75], [0.75, 0.25]]))
     >>> msp.tolist(), margin.tolist(), bool(ne[0] == ne[1])
     ([0.75, 0.75], [0.5, 0.5], True)
     """
     S = np.sort(np.asarray(P, dtype=np.float64), axis=1)  # sorting moves values, exactly
     msp = S[:, -1].copy()
-    neg_entropy = np.zeros(S.shape[0])
+    neg_entropy: NDArray[np.float64] = np.zeros(S.shape[0])
     for c in range(S.shape[1]):
         p = S[:, c]
         pos = p > 0
@@ -107,11 +153,24 @@ def builtin_scores(P: np.ndarray) -> list[np.ndarray]:
     return [msp, neg_entropy, margin]
 
 
-def legacy_scores(P: np.ndarray, log: str = "numpy") -> np.ndarray:
-    """The three scores as builds before `SCORE_RULE` computed them (3 x n), to recognise
-    the pool hashes they gave (`certlib.core.pool.Pool.legacy_hashes`): ``np.log`` and a numpy
-    sum, with ``log="numpy"`` numpy's own (SIMD) logarithm on this CPU, with
-    ``log="libm"`` the C library's, which numpy uses where it has no SIMD code."""
+def legacy_scores(P: npt.ArrayLike, log: str = "numpy") -> NDArray[np.float64]:
+    """The three scores as builds before `SCORE_RULE` computed them, to recognise the
+    pool hashes they gave (`certlib.core.pool.Pool.legacy_hashes`).
+
+    Parameters
+    ----------
+    P : array_like of float, shape (n, C)
+        Class probabilities.
+    log : {"numpy", "libm"}
+        ``"numpy"``: numpy's own (SIMD) logarithm on this CPU; ``"libm"``: the C
+        library's, which numpy uses where it has no SIMD code.  Either way the sum is
+        numpy's.
+
+    Returns
+    -------
+    numpy.ndarray of float64, shape (3, n)
+        msp, neg_entropy and margin, as those builds computed them.
+    """
     import math
 
     S = np.sort(np.asarray(P, dtype=np.float64), axis=1)
@@ -122,4 +181,6 @@ def legacy_scores(P: np.ndarray, log: str = "numpy") -> np.ndarray:
         values, inverse = np.unique(S, return_inverse=True)
         logs = np.array([math.log(v) if v > 0 else 0.0 for v in values.tolist()])
         plogp = logs[inverse.reshape(S.shape)]
-    return np.vstack([S[:, -1], (S * plogp).sum(axis=1), S[:, -1] - S[:, -2]])
+    out: NDArray[np.float64] = np.vstack([S[:, -1], (S * plogp).sum(axis=1),
+                                          S[:, -1] - S[:, -2]])
+    return out

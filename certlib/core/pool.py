@@ -20,11 +20,15 @@ import hashlib
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from fractions import Fraction
 from functools import cached_property
+from typing import Any
 
 import numpy as np
+import numpy.typing as npt
+from numpy.typing import NDArray
 
-from ._values import class_value, class_value_from_text, is_empty_cell, python_scalar
+from ._values import ClassValue, class_value, class_value_from_text, is_empty_cell, python_scalar
 from ..errors import ColumnError, InvalidValueError, LabelError, ParameterError
 from .weights import get_objective
 
@@ -36,35 +40,37 @@ UNREAD = -1
 MAX_ROWS = 50_000_000
 
 
-def _readonly(a: np.ndarray) -> np.ndarray:
+def _readonly(a: NDArray[Any]) -> NDArray[Any]:
     a = np.ascontiguousarray(a)
     a.setflags(write=False)
     return a
 
 
-def _is_minus_one(v) -> bool:
+def _is_minus_one(v: object) -> bool:
     """A numeric -1 (not the text "-1"): the unread marker of label arrays."""
     v = python_scalar(v)
     return not isinstance(v, (bool, str)) and isinstance(v, (int, float)) and v == -1
 
 
-def _sort_key(v):
+def _sort_key(v: ClassValue) -> tuple[int, int | float, str]:
     return (0, v, "") if isinstance(v, (int, float)) else (1, 0, str(v))
 
 
-def _missing_mask(a: np.ndarray) -> np.ndarray:
+def _missing_mask(a: NDArray[Any]) -> NDArray[np.bool_]:
     """True where a prediction/label cell is empty (None, NaN, blank string)."""
     kind = a.dtype.kind
     if kind in "iub":
         return np.zeros(a.shape, dtype=bool)
     if kind == "f":
-        return np.isnan(a)
+        return np.asarray(np.isnan(a), dtype=bool)
     if kind in "US":
-        return np.char.strip(a.astype(str)) == ""
-    return np.vectorize(is_empty_cell, otypes=[bool])(a) if a.size else np.zeros(a.shape, bool)
+        return np.asarray(np.char.strip(a.astype(str)) == "", dtype=bool)
+    if not a.size:
+        return np.zeros(a.shape, bool)
+    return np.asarray(np.vectorize(is_empty_cell, otypes=[bool])(a), dtype=bool)
 
 
-def _unique_values(flat: np.ndarray):
+def _unique_values(flat: NDArray[Any]) -> tuple[list[ClassValue], NDArray[np.int64]]:
     """Distinct canonical values of a 1-d array and the inverse index."""
     if flat.dtype.kind in "iub" and flat.size:
         flat = flat.astype(np.int64)
@@ -82,7 +88,7 @@ def _unique_values(flat: np.ndarray):
         vals = [class_value(v) for v in u]
     else:
         u, inv = np.unique(flat.astype(str), return_inverse=True)
-        first = {}
+        first: dict[int, object] = {}
         for pos, k in enumerate(inv):
             if k not in first:
                 first[k] = flat[pos]
@@ -90,9 +96,9 @@ def _unique_values(flat: np.ndarray):
                     break
         vals = [class_value_from_text(first[k]) for k in range(len(u))]
     # two raw values may canonicalise to one (1 and 1.0): merge them
-    canon_index = {}
+    canon_index: dict[ClassValue, int] = {}
     remap = np.empty(len(vals), dtype=np.int64)
-    out = []
+    out: list[ClassValue] = []
     for k, v in enumerate(vals):
         if v not in canon_index:
             canon_index[v] = len(out)
@@ -108,7 +114,7 @@ class DerivedFrom:
     column names, the names of the candidates derived from them (the pool's first
     candidates) and the rule that derives them (`certlib.core.derived_scores.SCORE_RULE`)."""
 
-    probabilities: np.ndarray
+    probabilities: NDArray[np.float64]
     columns: tuple[str, ...]
     candidates: tuple[str, ...]
     rule: str
@@ -116,18 +122,59 @@ class DerivedFrom:
 
 @dataclass(frozen=True, eq=False)
 class Pool:
-    """K frozen candidates on n rows.  Build with `Pool.from_arrays` or `certlib.load_pool`."""
+    """K frozen candidates on n rows: the validated input of every algorithm (SPEC section 2).
+
+    Build one with `Pool.from_arrays` or `certlib.load_pool`; the constructor itself
+    does not validate.  Its arrays are read-only, so a pool never changes once built
+    (`with_labels` makes a copy with other labels).
+
+    Parameters
+    ----------
+    names : tuple of str
+        Candidate names in tie-priority order: an earlier candidate wins a tie.
+    classes : tuple
+        The class set; ``preds`` and ``labels`` hold codes into it.
+    preds : numpy.ndarray of int64, shape (K, n)
+        Each candidate's predicted class code on each row.
+    confs : numpy.ndarray of float64, shape (K, n)
+        Confidences; a larger value is accepted earlier (AUGRC order).
+    weights : numpy.ndarray of int64, shape (K, n)
+        Label-free integer weights of the objective (`certlib.core.weights`).
+    labels : numpy.ndarray of int64, shape (n,)
+        Label codes, `UNREAD` (-1) where the label is not read yet.
+    row_ids : tuple
+        Unique row ids, in row order.
+    objective : str
+        ``"augrc"`` or ``"accuracy"``.
+    shared_prediction : bool
+        Every candidate predicts the same class on every row (confidence-score choice).
+    extra : mapping of str to tuple
+        Display columns carried along, one value per row; not hashed.
+    derived : DerivedFrom or None
+        For a pool read from ``prob_`` columns, what its first candidates were derived
+        from; the pool hash covers these in place of their confidences.
+
+    Examples
+    --------
+    >>> from certlib import Pool
+    >>> pool = Pool.from_arrays([[0, 0, 1, 0], [0, 0, 0, 1]], [[4, 3, 2, 1], [3, 4, 1, 2]],
+    ...                         labels=[1, 0, 0, 0], names=["A", "B"])
+    >>> pool.K, pool.n, pool.classes, pool.weights.tolist()
+    (2, 4, (0, 1), [[7, 5, 3, 1], [5, 7, 1, 3]])
+    >>> pool.risks().tolist(), pool.names[pool.winner()]
+    ([10, 8], 'B')
+    """
 
     names: tuple[str, ...]
-    classes: tuple
-    preds: np.ndarray  # (K, n) int64 class codes
-    confs: np.ndarray  # (K, n) float64
-    weights: np.ndarray  # (K, n) int64, label-free weights of the objective
-    labels: np.ndarray  # (n,) int64 class codes, UNREAD = -1
-    row_ids: tuple
+    classes: tuple[ClassValue, ...]
+    preds: NDArray[np.int64]  # (K, n) int64 class codes
+    confs: NDArray[np.float64]  # (K, n) float64
+    weights: NDArray[np.int64]  # (K, n) int64, label-free weights of the objective
+    labels: NDArray[np.int64]  # (n,) int64 class codes, UNREAD = -1
+    row_ids: tuple[ClassValue, ...]
     objective: str = "augrc"
     shared_prediction: bool = False
-    extra: Mapping[str, tuple] = field(default_factory=dict)
+    extra: Mapping[str, tuple[object, ...]] = field(default_factory=dict)
     #: for a pool read from ``prob_`` columns: the probabilities its built-in candidates
     #: were derived from (`DerivedFrom`); the pool hash covers these, not the scores
     derived: DerivedFrom | None = None
@@ -135,14 +182,17 @@ class Pool:
     # ------------------------------------------------------------------ sizes
     @property
     def n(self) -> int:
+        """Number of rows."""
         return int(self.preds.shape[1])
 
     @property
     def K(self) -> int:
+        """Number of candidates."""
         return int(self.preds.shape[0])
 
     @property
     def n_classes(self) -> int:
+        """Number of classes in the class set (at least 2)."""
         return len(self.classes)
 
     @property
@@ -152,23 +202,42 @@ class Pool:
 
     @property
     def is_binary(self) -> bool:
+        """Whether the class set has exactly two classes (paper eq. (4) applies)."""
         return self.n_classes == 2
 
     @property
     def n_labelled(self) -> int:
+        """Number of rows whose label is read."""
         return int(np.count_nonzero(self.labels != UNREAD))
 
     @property
     def fully_labelled(self) -> bool:
+        """Whether every row carries a label (needed by `risks` and `certify`)."""
         return self.n_labelled == self.n
 
     # ------------------------------------------------------------ lookups
     @cached_property
-    def _position(self) -> dict:
+    def _position(self) -> dict[ClassValue, int]:
         return {rid: i for i, rid in enumerate(self.row_ids)}
 
-    def position(self, row_id) -> int:
-        """Zero-based row position of a row id."""
+    def position(self, row_id: object) -> int:
+        """Zero-based row position of a row id.
+
+        Parameters
+        ----------
+        row_id : int, float or str
+            A row id of the pool; text that reads as an integer id ("7") also finds it.
+
+        Returns
+        -------
+        int
+            The position in 0..n-1.
+
+        Raises
+        ------
+        ParameterError
+            When ``row_id`` is not in the pool.
+        """
         key = class_value(row_id)
         try:
             return self._position[key]
@@ -184,7 +253,7 @@ class Pool:
         raise ParameterError(f"row_id {row_id!r} is not in the pool") from None
 
     @cached_property
-    def _row_id_array(self) -> np.ndarray | None:
+    def _row_id_array(self) -> NDArray[np.int64] | None:
         """Row ids as an array when they are the default 0..n-1 or all integers."""
         if all(type(r) is int for r in self.row_ids):
             try:
@@ -193,16 +262,44 @@ class Pool:
                 return None
         return None
 
-    def ids_of(self, positions) -> tuple:
-        """Row ids of a sequence of row positions."""
+    def ids_of(self, positions: npt.ArrayLike) -> tuple[ClassValue, ...]:
+        """Row ids of a sequence of row positions.
+
+        Parameters
+        ----------
+        positions : array_like of int
+            Row positions in 0..n-1.
+
+        Returns
+        -------
+        tuple
+            The row id at each position, in the order given.
+        """
         arr = self._row_id_array
         pos = np.asarray(positions, dtype=np.int64)
         if arr is not None:
-            return tuple(arr[pos].tolist())
+            ids: list[int] = arr[pos].tolist()
+            return tuple(ids)
         return tuple(self.row_ids[i] for i in pos.tolist())
 
-    def class_code(self, value) -> int:
-        """Class code of a label value (raises LabelError when outside the class set)."""
+    def class_code(self, value: object) -> int:
+        """Class code of a label value.
+
+        Parameters
+        ----------
+        value : int, float or str
+            A class value; numbers written as text ("1") are those numbers.
+
+        Returns
+        -------
+        int
+            Its index in ``classes``.
+
+        Raises
+        ------
+        LabelError
+            When the value is not in the class set.
+        """
         try:
             return self._class_index[class_value_from_text(value)]
         except (KeyError, TypeError):
@@ -211,11 +308,23 @@ class Pool:
             ) from None
 
     @cached_property
-    def _class_index(self) -> dict:
+    def _class_index(self) -> dict[ClassValue, int]:
         return {c: i for i, c in enumerate(self.classes)}
 
-    def risks(self) -> np.ndarray:
-        """Scaled risks r_j = sum_i w_ji loss_ji of a fully labelled pool (int64, exact)."""
+    def risks(self) -> NDArray[np.int64]:
+        """Scaled risks r_j = sum_i w_ji loss_ji of a fully labelled pool (int64, exact).
+
+        Returns
+        -------
+        numpy.ndarray of int64, shape (K,)
+            Each candidate's scaled risk; divided by `scale` it is the objective
+            (AUGRC = r / (2 n^2), paper 000 eq. (2)).
+
+        Raises
+        ------
+        LabelError
+            When some row has no label.
+        """
         if not self.fully_labelled:
             missing = int(np.flatnonzero(self.labels == UNREAD)[0])
             raise LabelError(
@@ -223,16 +332,37 @@ class Pool:
                 f"(position {missing}) has none"
             )
         loss = self.preds != self.labels[None, :]
-        return (self.weights * loss).sum(axis=1, dtype=np.int64)
+        risks: NDArray[np.int64] = (self.weights * loss).sum(axis=1, dtype=np.int64)
+        return risks
 
     def winner(self) -> int:
-        """Full-pool winner: smallest risk, earliest candidate on ties (SPEC section 1)."""
+        """Full-pool winner: smallest risk, earliest candidate on ties (SPEC section 1).
+
+        Returns
+        -------
+        int
+            The winner's candidate index.
+
+        Raises
+        ------
+        LabelError
+            When some row has no label.
+        """
         return int(np.argmin(self.risks()))
 
-    def objective_values(self) -> list:
-        """Full-pool objective (AUGRC or error rate) of every candidate, as exact Fractions."""
-        from fractions import Fraction
+    def objective_values(self) -> list[Fraction]:
+        """Full-pool objective (AUGRC or error rate) of every candidate, as exact Fractions.
 
+        Returns
+        -------
+        list of Fraction
+            ``risks() / scale``, in candidate order.
+
+        Raises
+        ------
+        LabelError
+            When some row has no label.
+        """
         s = self.scale
         return [Fraction(int(r), s) for r in self.risks()]
 
@@ -252,11 +382,40 @@ class Pool:
         """Whether ``digest`` names this pool: its `pool_hash`, or for a ``prob_`` pool
         the format-1 hash an earlier build gave it (over scores derived with numpy's
         ``log``, machine-dependent in the last bit: recomputed here with numpy's ``log``
-        and with the C library's)."""
+        and with the C library's).
+
+        Parameters
+        ----------
+        digest : str
+            A SHA-256 hex digest, as a store or an evidence record keeps it.
+
+        Returns
+        -------
+        bool
+            True when it is this pool's hash, current or from an earlier format.
+        """
         return digest == self.content_hash or digest in self.legacy_hashes
 
-    def with_labels(self, labels: np.ndarray) -> Pool:
-        """A copy of this pool with other label codes (same predictions, weights)."""
+    def with_labels(self, labels: npt.ArrayLike) -> Pool:
+        """A copy of this pool with other label codes (same predictions, weights).
+
+        Parameters
+        ----------
+        labels : array_like of int, shape (n,)
+            Label codes into ``classes``, `UNREAD` (-1) for an unread row.
+
+        Returns
+        -------
+        Pool
+            The copy; the arrays other than the labels are shared (read-only).
+
+        Raises
+        ------
+        ParameterError
+            When ``labels`` does not have length n.
+        LabelError
+            When a code is not a class code.
+        """
         labels = np.asarray(labels, dtype=np.int64)
         if labels.shape != (self.n,):
             raise ParameterError(f"labels must have length n = {self.n}; got shape {labels.shape}")
@@ -272,31 +431,74 @@ class Pool:
     @classmethod
     def from_arrays(
         cls,
-        preds,
-        confs,
-        labels=None,
+        preds: npt.ArrayLike,
+        confs: npt.ArrayLike,
+        labels: npt.ArrayLike | None = None,
+        *,
         names: Sequence[str] | None = None,
-        classes: Sequence | None = None,
-        row_ids: Sequence | None = None,
+        classes: Sequence[object] | None = None,
+        row_ids: Sequence[object] | NDArray[Any] | None = None,
         objective: str = "augrc",
-        extra: Mapping[str, Sequence] | None = None,
+        extra: Mapping[str, Sequence[object]] | None = None,
         minus_one_unread: bool = True,
         derived: DerivedFrom | None = None,
     ) -> Pool:
-        """Validate arrays into a Pool.
+        """Validate arrays into a Pool (SPEC section 2).
 
-        preds: K x n predicted classes, or one length-n vector shared by every
-            candidate (confidence-score choice).
-        confs: K x n confidences, larger = accepted earlier.
-        labels: length n; None, NaN or empty marks an unread row, and so does a
-            numeric -1 unless ``minus_one_unread=False`` (for labels in {-1, +1}).
-            Numbers written as text ("1") are those numbers.
-        names: candidate names in tie-priority order (default c0, c1, ...).
-        classes: the class set; default is the union of predictions and labels
-            (padded to {0, 1} when that union is a single 0/1 value).
-        derived: what the first candidates' confidences were computed from
+        Parameters
+        ----------
+        preds : array_like, shape (K, n) or (n,)
+            Predicted classes, or one length-n vector shared by every candidate
+            (confidence-score choice).
+        confs : array_like of float, shape (K, n)
+            Confidences; a larger value is accepted earlier.
+        labels : array_like, shape (n,), optional
+            Labels; None, NaN or empty marks an unread row, and so does a numeric -1
+            unless ``minus_one_unread=False``.  Numbers written as text ("1") are
+            those numbers.  Default: every row unread.
+        names : sequence of str, optional
+            Candidate names in tie-priority order (default c0, c1, ...).
+        classes : sequence, optional
+            The class set; default is the union of predictions and labels (padded to
+            {0, 1} when that union is a single 0/1 value).
+        row_ids : sequence, optional
+            Unique row ids (default 0..n-1).
+        objective : {"augrc", "accuracy"}
+            The objective whose integer weights are computed (`certlib.core.weights`).
+        extra : mapping of str to sequence, optional
+            Display columns of length n, carried along and not hashed.
+        minus_one_unread : bool
+            Whether a numeric -1 label means unread; pass False for labels in {-1, +1}.
+        derived : DerivedFrom, optional
+            What the first candidates' confidences were computed from
             (`certlib.load_pool` sets it for a ``prob_`` file); the pool hash then
             covers it in their place.
+
+        Returns
+        -------
+        Pool
+            The validated, read-only pool.
+
+        Raises
+        ------
+        ColumnError
+            Fewer than two candidates, or a candidate name used twice.
+        InvalidValueError
+            An empty pool, a non-finite confidence, a missing prediction, a
+            prediction outside the class set or a repeated or missing row id.
+        LabelError
+            A label outside the class set.
+        ParameterError
+            Arrays of inconsistent shapes, an unknown objective, a class set of fewer
+            than two classes, or ``derived`` not matching the first candidates.
+
+        Examples
+        --------
+        >>> from certlib import Pool
+        >>> pool = Pool.from_arrays([[0, 1, 1], [0, 0, 1]], [[0.9, 0.8, 0.7], [0.6, 0.9, 0.5]],
+        ...                         labels=[0, None, 1], names=["A", "B"], row_ids=["a", "b", "c"])
+        >>> pool.labels.tolist(), pool.n_labelled, pool.position("b")
+        ([0, -1, 1], 2, 1)
         """
         get_objective(objective)
         confs_a = np.asarray(confs, dtype=object if np.asarray(confs).dtype == object else None)
@@ -412,6 +614,7 @@ class Pool:
             lcodes_u[u] = index[v]
         label_codes[read_pos] = lcodes_u[lab_inv]
 
+        rid: tuple[ClassValue, ...]
         if row_ids is None:
             rid = tuple(range(n))
         elif isinstance(row_ids, np.ndarray) and row_ids.ndim == 1 and row_ids.dtype.kind in "iu" \
@@ -421,9 +624,9 @@ class Pool:
             if row_ids.shape[0] != n:
                 raise ParameterError(f"row_ids has length {row_ids.shape[0]}; expected n = {n}")
             order = np.argsort(row_ids, kind="stable")
-            dup = np.flatnonzero(row_ids[order][1:] == row_ids[order][:-1])
-            if dup.size:
-                i, k = sorted(int(x) for x in order[dup[0]:dup[0] + 2])
+            twice = np.flatnonzero(row_ids[order][1:] == row_ids[order][:-1])
+            if twice.size:
+                i, k = sorted(int(x) for x in order[twice[0]:twice[0] + 2])
                 raise InvalidValueError(
                     f"row_id {int(row_ids[i])!r} appears twice (row positions {i} and {k}); "
                     "row ids must be unique"
@@ -433,7 +636,7 @@ class Pool:
             rid = tuple(class_value(r) for r in row_ids)
             if len(rid) != n:
                 raise ParameterError(f"row_ids has length {len(rid)}; expected n = {n}")
-            seen = {}
+            seen: dict[ClassValue, int] = {}
             for i, r in enumerate(rid):
                 if is_empty_cell(r):
                     raise InvalidValueError(f"row_id at row position {i} is missing")
@@ -446,9 +649,9 @@ class Pool:
 
         obj = get_objective(objective)
         weights = np.stack([obj.weights(confs_f[j]) for j in range(K)])
-        ex = {}
-        for key, col in (extra or {}).items():
-            col = tuple(col)
+        ex: dict[str, tuple[object, ...]] = {}
+        for key, values in (extra or {}).items():
+            col = tuple(values)
             if len(col) != n:
                 raise ParameterError(f"extra column {key!r} has length {len(col)}; expected {n}")
             ex[str(key)] = col
@@ -471,11 +674,37 @@ class Pool:
 
 # ------------------------------------------------------------------ hashing
 def pool_hash(pool: Pool) -> str:
-    """SHA-256 hex digest of the label-free content of a pool: `Pool.content_hash`."""
+    """SHA-256 hex digest of the label-free content of a pool (SPEC section 12).
+
+    It covers the objective, the candidate names and their order, the class set, the
+    row ids, the predictions and the confidences (or, for a ``prob_`` pool, the
+    probabilities they were derived from), and not the labels: the digest taken
+    before labelling still names the pool afterwards, which is how a store and an
+    evidence record find their pool.
+
+    Parameters
+    ----------
+    pool : Pool
+        The pool to fingerprint.
+
+    Returns
+    -------
+    str
+        64 lowercase hex digits, `Pool.content_hash`.
+
+    Examples
+    --------
+    >>> from certlib import Pool, pool_hash
+    >>> pool = Pool.from_arrays([[0, 0, 1, 0], [0, 0, 0, 1]], [[4, 3, 2, 1], [3, 4, 1, 2]],
+    ...                         names=["A", "B"])
+    >>> labelled = pool.with_labels([1, 0, 0, 0])
+    >>> len(pool_hash(pool)), pool_hash(pool) == pool_hash(labelled)
+    (64, True)
+    """
     return pool.content_hash
 
 
-def _content_hash(pool: Pool, confs: np.ndarray | None = None) -> str:
+def _content_hash(pool: Pool, confs: NDArray[np.float64] | None = None) -> str:
     """SHA-256 hex digest of the label-free content of a pool (SPEC section 12).
 
     Covers the objective, candidate names (their order is the tie priority),
@@ -497,7 +726,7 @@ def _content_hash(pool: Pool, confs: np.ndarray | None = None) -> str:
         h.update(tag.encode() + len(payload).to_bytes(8, "little") + payload)
 
     derived = pool.derived if confs is None else None
-    meta = {
+    meta: dict[str, object] = {
         "format": "certlib-pool-hash-1" if derived is None else "certlib-pool-hash-2",
         "objective": pool.objective,
         "names": list(pool.names),
@@ -531,7 +760,7 @@ def _legacy_hashes(pool: Pool) -> tuple[str, ...]:
         return ()
     from .derived_scores import legacy_scores
 
-    out = []
+    out: list[str] = []
     for log in ("numpy", "libm"):
         confs = pool.confs.copy()
         confs[:len(derived.candidates)] = legacy_scores(derived.probabilities, log)

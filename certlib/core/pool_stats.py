@@ -1,4 +1,4 @@
-"""Descriptive statistics of a pool, for looking at it before choosing (issue 9).
+"""Descriptive statistics of a pool, for looking at it before choosing a candidate.
 
 `pool_stats(pool)` returns a frozen `PoolStats`: the sizes, each candidate's error
 rate on the labelled rows and full-pool AUGRC, how often two candidates disagree, how
@@ -13,11 +13,16 @@ exact scaled risk (`Pool.risks`, `certlib.core.weights`) divided by its scale as
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
+from typing import Any
 
 import numpy as np
+import numpy.typing as npt
+from numpy.typing import NDArray
 
+from ._values import ClassValue
 from .pool import UNREAD, Pool
 from .weights import get_objective
 
@@ -27,7 +32,7 @@ __all__ = ["ClassCount", "PoolStats", "STRAY_FRACTION", "average_ranks", "class_
 STRAY_FRACTION = 0.01  # a class on fewer than 1% of the rows of a pool with > 2 classes
 
 
-def _readonly(a: np.ndarray) -> np.ndarray:
+def _readonly(a: NDArray[Any]) -> NDArray[Any]:
     a = np.ascontiguousarray(a)
     a.setflags(write=False)
     return a
@@ -40,7 +45,7 @@ class ClassCount:
     ``per_candidate``: each candidate's predictions of it (tie-priority order);
     ``labelled``: rows labelled with it."""
 
-    value: object
+    value: ClassValue
     rows: int
     rows_predicted: int
     per_candidate: tuple[int, ...]
@@ -49,49 +54,97 @@ class ClassCount:
 
 @dataclass(frozen=True, eq=False)
 class PoolStats:
-    """What `pool_stats` found.  Matrices are K x K, read-only, in tie-priority order."""
+    """What `pool_stats` found.  Matrices are K x K, read-only, in tie-priority order.
+
+    ``errors`` counts each candidate's errors on the labelled rows and ``error_rate``
+    divides them by the rows labelled (None when none is); ``augrc_exact`` and
+    ``augrc`` are the full-pool AUGRC (None unless every row is labelled);
+    ``disagreement`` the fraction of rows where two candidates' predictions differ;
+    ``spearman`` the rank correlation of their confidences (nan when one is constant);
+    ``class_counts`` one `ClassCount` per class, in class order.
+    """
 
     n: int
     K: int
-    classes: tuple
+    classes: tuple[ClassValue, ...]
     n_labelled: int
     candidates: tuple[str, ...]
     errors: tuple[int, ...]  # errors on the labelled rows
     error_rate: tuple[float | None, ...]  # None when no row is labelled
     augrc_exact: tuple[Fraction, ...] | None  # None unless every row is labelled
     augrc: tuple[float, ...] | None
-    disagreement: np.ndarray  # fraction of rows where the two predictions differ
-    spearman: np.ndarray  # rank correlation of the confidences, nan when one is constant
+    disagreement: NDArray[np.float64]  # fraction of rows where the two predictions differ
+    spearman: NDArray[np.float64]  # rank correlation of the confidences, nan if constant
     class_counts: tuple[ClassCount, ...]  # one per class of the pool, in class order
 
     @property
     def fully_labelled(self) -> bool:
+        """Whether every row is labelled (then the AUGRC fields are set)."""
         return self.n_labelled == self.n
 
-    def rare_classes(self, fraction: float = STRAY_FRACTION) -> tuple[ClassCount, ...]:
-        """Classes that look like a stray value (`rare_classes`)."""
-        return rare_classes(self.class_counts, self.n, fraction)
+    def rare_classes(self, *, fraction: float = STRAY_FRACTION) -> tuple[ClassCount, ...]:
+        """Classes that look like a stray value (`rare_classes`).
+
+        Parameters
+        ----------
+        fraction : float
+            A class on fewer than ``fraction * n`` rows is rare.
+
+        Returns
+        -------
+        tuple of ClassCount
+            The rare classes, in class order.
+        """
+        return rare_classes(self.class_counts, self.n, fraction=fraction)
 
 
-def rare_classes(counts, n: int, fraction: float = STRAY_FRACTION) -> tuple[ClassCount, ...]:
+def rare_classes(counts: Sequence[ClassCount], n: int, *,
+                 fraction: float = STRAY_FRACTION) -> tuple[ClassCount, ...]:
     """Classes that look like a stray value: present on at least one row but on fewer
     than ``fraction * n`` rows, in a pool with more than two classes (a two-class pool
-    may well be imbalanced)."""
+    may well be imbalanced).
+
+    Parameters
+    ----------
+    counts : sequence of ClassCount
+        One per class (`class_counts`).
+    n : int
+        Rows of the pool.
+    fraction : float
+        The threshold, a share of the rows.
+
+    Returns
+    -------
+    tuple of ClassCount
+        The rare classes, in the order given.
+    """
     if len(counts) <= 2:
         return ()
     return tuple(c for c in counts if 0 < c.rows < fraction * n)
 
 
-def average_ranks(x) -> np.ndarray:
+def average_ranks(x: npt.ArrayLike) -> NDArray[np.float64]:
     """Ranks 1..n of a 1-d array, tied values sharing the mean of their ranks.
 
+    Parameters
+    ----------
+    x : array_like of float, shape (n,)
+        The values.
+
+    Returns
+    -------
+    numpy.ndarray of float64, shape (n,)
+        Their ranks, 1 for the smallest.
+
+    Examples
+    --------
     >>> average_ranks([0.3, 0.1, 0.3, 0.2]).tolist()
     [3.5, 1.0, 3.5, 2.0]
     """
-    x = np.asarray(x, dtype=np.float64)
-    n = x.shape[0]
-    order = np.argsort(x, kind="stable")
-    sx = x[order]
+    xs = np.asarray(x, dtype=np.float64)
+    n = xs.shape[0]
+    order = np.argsort(xs, kind="stable")
+    sx = xs[order]
     # tie blocks: a new block wherever the sorted value changes
     change = np.empty(n, dtype=bool)
     change[:1] = True
@@ -104,12 +157,28 @@ def average_ranks(x) -> np.ndarray:
     return ranks
 
 
-def spearman_matrix(confs) -> np.ndarray:
+def spearman_matrix(confs: npt.ArrayLike) -> NDArray[np.float64]:
     """K x K Spearman rank correlation of the rows of ``confs`` (ties averaged): the
-    Pearson correlation of their average ranks.  A constant row has no order, so every
-    entry in its row and column, the diagonal included, is nan."""
-    confs = np.asarray(confs, dtype=np.float64)
-    ranks = np.array([average_ranks(c) for c in confs])
+    Pearson correlation of their average ranks.
+
+    Parameters
+    ----------
+    confs : array_like of float, shape (K, n)
+        One row of confidences per candidate.
+
+    Returns
+    -------
+    numpy.ndarray of float64, shape (K, K)
+        Correlations in [-1, 1].  A constant row has no order, so every entry in its row
+        and column, the diagonal included, is nan.
+
+    Examples
+    --------
+    >>> spearman_matrix([[1, 2, 3], [3, 2, 1], [5, 5, 5]]).round(12).tolist()
+    [[1.0, -1.0, nan], [-1.0, 1.0, nan], [nan, nan, nan]]
+    """
+    c = np.asarray(confs, dtype=np.float64)
+    ranks = np.array([average_ranks(row) for row in c])
     centred = ranks - ranks.mean(axis=1, keepdims=True)
     norm = np.sqrt((centred * centred).sum(axis=1))
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -118,10 +187,11 @@ def spearman_matrix(confs) -> np.ndarray:
     const = norm == 0
     out[const, :] = np.nan
     out[:, const] = np.nan
-    return np.clip(out, -1.0, 1.0)
+    clipped: NDArray[np.float64] = np.clip(out, -1.0, 1.0)
+    return clipped
 
 
-def _disagreement(preds: np.ndarray) -> np.ndarray:
+def _disagreement(preds: NDArray[np.int64]) -> NDArray[np.float64]:
     K, n = preds.shape
     out = np.zeros((K, K))
     for a in range(K):
@@ -130,17 +200,31 @@ def _disagreement(preds: np.ndarray) -> np.ndarray:
     return out
 
 
-def _augrc_risks(pool: Pool) -> np.ndarray:
+def _augrc_risks(pool: Pool) -> NDArray[np.int64]:
     """Exact scaled AUGRC risks: the pool's own when its objective is AUGRC."""
     if pool.objective == "augrc":
         return pool.risks()
     w = np.array([get_objective("augrc").weights(c) for c in pool.confs])
-    return (w * (pool.preds != pool.labels[None, :])).sum(axis=1, dtype=np.int64)
+    risks: NDArray[np.int64] = (w * (pool.preds != pool.labels[None, :])).sum(
+        axis=1, dtype=np.int64)
+    return risks
 
 
 def pool_stats(pool: Pool) -> PoolStats:
     """Sizes, error rates, full-pool AUGRC, disagreement, Spearman and class counts.
 
+    Parameters
+    ----------
+    pool : Pool
+        The pool, labelled or not.
+
+    Returns
+    -------
+    PoolStats
+        Floats for display; the AUGRC is exact in ``augrc_exact``.
+
+    Examples
+    --------
     >>> pool = Pool.from_arrays([[0, 0, 1, 1], [0, 1, 1, 1]], [[4, 3, 2, 1], [1, 2, 3, 4]],
     ...                         labels=[0, 0, 1, 0], names=["A", "B"])
     >>> s = pool_stats(pool)
@@ -152,12 +236,12 @@ def pool_stats(pool: Pool) -> PoolStats:
     wrong = (pool.preds != pool.labels[None, :]) & labelled[None, :]
     errors = tuple(int(e) for e in wrong.sum(axis=1))
     error_rate = tuple(e / n_lab if n_lab else None for e in errors)
+    augrc_exact: tuple[Fraction, ...] | None = None
+    augrc: tuple[float, ...] | None = None
     if pool.fully_labelled:
         scale = get_objective("augrc").scale(pool.n)
         augrc_exact = tuple(Fraction(int(r), scale) for r in _augrc_risks(pool))
         augrc = tuple(float(a) for a in augrc_exact)
-    else:
-        augrc_exact = augrc = None
 
     counts = class_counts(pool)
     return PoolStats(
@@ -169,7 +253,18 @@ def pool_stats(pool: Pool) -> PoolStats:
 
 def class_counts(pool: Pool) -> tuple[ClassCount, ...]:
     """How often each class occurs (`ClassCount`), in class order: a part of `pool_stats`
-    that `stray_class_notes` needs alone (the whole took 10 s at n = 1M, K = 6)."""
+    that `stray_class_notes` needs alone (the whole took 10 s at n = 1M, K = 6).
+
+    Parameters
+    ----------
+    pool : Pool
+        The pool.
+
+    Returns
+    -------
+    tuple of ClassCount
+        One per class of the pool.
+    """
     C = pool.n_classes
     labelled = pool.labels != UNREAD
     per_cand = np.array([np.bincount(p, minlength=C) for p in pool.preds])
@@ -185,24 +280,44 @@ def class_counts(pool: Pool) -> tuple[ClassCount, ...]:
         for k, c in enumerate(pool.classes))
 
 
-def _rows_holding(codes: np.ndarray, C: int) -> np.ndarray:
+def _rows_holding(codes: NDArray[np.int64], C: int) -> NDArray[np.int64]:
     """Per class, the number of columns of ``codes`` (rows of the pool, one code per
     candidate or label; negative = none) holding it at least once."""
     s = np.sort(codes, axis=0)
     first = np.ones(s.shape, dtype=bool)
     first[1:] = s[1:] != s[:-1]
-    return np.bincount(s[first & (s >= 0)], minlength=C)
+    held: NDArray[np.int64] = np.bincount(s[first & (s >= 0)], minlength=C)
+    return held
 
 
-def stray_class_notes(pool: Pool, fraction: float = STRAY_FRACTION, fmt=str,
-                      counts: tuple | None = None) -> tuple[str, ...]:
+def stray_class_notes(pool: Pool, *, fraction: float = STRAY_FRACTION,
+                      fmt: Callable[[object], str] = str,
+                      counts: tuple[ClassCount, ...] | None = None) -> tuple[str, ...]:
     """One sentence per class that looks like a stray value (`PoolStats.rare_classes`),
     naming the first row and column it is in: a typo such as a label 0.5 among classes
     0 and 1, or "cat" in one prediction, becomes a class of its own in every bound (and a
-    button on the Label page), which a walk-through found said nowhere but the Pool page.
-    ``fmt`` writes each value from the file (a class, a row id, a candidate's name): a
-    page passes its Markdown-inert form.
+    button on the Label page), so each page that shows the pool says so, not only the Pool
+    page.
 
+    Parameters
+    ----------
+    pool : Pool
+        The pool.
+    fraction : float
+        A class on fewer than ``fraction * n`` rows is rare (`rare_classes`).
+    fmt : callable
+        Writes each value from the file (a class, a row id, a candidate's name): a
+        page passes its Markdown-inert form.
+    counts : tuple of ClassCount, optional
+        The pool's `class_counts`, when already known.
+
+    Returns
+    -------
+    tuple of str
+        One sentence per rare class; empty for a pool of two classes.
+
+    Examples
+    --------
     >>> pool = Pool.from_arrays([[0, 1, 1, 0] * 30, [0, 1, 0, 0] * 30],
     ...                         [[0.9, 0.8, 0.7, 0.6] * 30] * 2,
     ...                         labels=[0, 1, 1, 0] * 29 + [0, 0.5, 1, 0], names=["A", "B"])
@@ -212,8 +327,8 @@ def stray_class_notes(pool: Pool, fraction: float = STRAY_FRACTION, fmt=str,
     if pool.n_classes <= 2:
         return ()
     counts = class_counts(pool) if counts is None else counts  # ``counts``: already known
-    out = []
-    for c in rare_classes(counts, pool.n, fraction):
+    out: list[str] = []
+    for c in rare_classes(counts, pool.n, fraction=fraction):
         k = pool.classes.index(c.value)
         where = []
         hits = np.flatnonzero(pool.labels == k)

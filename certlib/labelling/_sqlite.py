@@ -5,15 +5,22 @@ lock up front, so reads inside them are current."""
 
 from __future__ import annotations
 
+import os
 import sqlite3
+from collections.abc import Callable, Collection, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
 __all__ = ["connect", "open_schema", "write"]
 
+#: a store's path, as the stores take it
+StorePath = str | os.PathLike[str]
 
-def open_schema(path, script: str, table: str, version: int, error, what: str,
-                kind: str = "schema", migrate=None, migratable=()) -> None:
+
+def open_schema(path: StorePath, script: str, table: str, version: int,
+                error: Callable[[str], Exception], what: str, kind: str = "schema",
+                migrate: Callable[[sqlite3.Connection, int], None] | None = None,
+                migratable: Collection[int] = ()) -> None:
     """Create the tables of ``script`` (idempotent: IF NOT EXISTS) in the file at ``path``
     and check its version in ``table``: a new file gets ``version``; a version in
     ``migratable`` is brought up to date by ``migrate(con, old)`` in the same
@@ -30,7 +37,7 @@ def open_schema(path, script: str, table: str, version: int, error, what: str,
             rows = con.execute(f"SELECT version FROM {table}").fetchall()
             if not rows:
                 con.execute(f"INSERT INTO {table} VALUES (?)", (version,))
-            elif rows[0][0] in migratable:
+            elif rows[0][0] in migratable and migrate is not None:
                 migrate(con, rows[0][0])
             elif rows[0][0] != version:
                 con.execute("ROLLBACK")
@@ -42,7 +49,8 @@ def open_schema(path, script: str, table: str, version: int, error, what: str,
 
 
 @contextmanager
-def connect(path):
+def connect(path: StorePath) -> Iterator[sqlite3.Connection]:
+    """One connection (autocommit, foreign keys on, a 30 s busy timeout), closed after."""
     con = sqlite3.connect(path, timeout=30.0, isolation_level=None)
     try:
         con.execute("PRAGMA foreign_keys=ON")
@@ -53,7 +61,7 @@ def connect(path):
 
 
 @contextmanager
-def write(path):
+def write(path: StorePath) -> Iterator[sqlite3.Connection]:
     """One write transaction (BEGIN IMMEDIATE ... COMMIT, ROLLBACK on any exception)."""
     with connect(path) as con:
         con.execute("BEGIN IMMEDIATE")

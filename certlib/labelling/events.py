@@ -10,18 +10,24 @@ record.  Nothing here touches a file.
 from __future__ import annotations
 
 import unicodedata
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from fractions import Fraction
+from typing import TYPE_CHECKING, cast
+
+if TYPE_CHECKING:  # annotations only: these values need no numpy
+    from ..core._values import ClassValue
+    from .session import SessionSettings
 
 __all__ = ["EVENT_KINDS", "FILE_ANNOTATOR", "Event", "Project", "budget_in_force", "file_seed",
            "labels_in_force", "same_annotator", "skipped_rows", "step_labels", "utc_now"]
 
 # label: a row's label; undo: cancels the newest label in force; skip: the annotator passes
 # over a row for now; unskip: every skipped row is available again.  Skips never touch
-# the labels, so they never change a bound.  budget: the project's budget is extended
-# (issue 9), the new budget in the event's ``label`` field (None = no budget).
-# review_request: a row queued for a second annotator (issue 14; ``label`` the label under
+# the labels, so they never change a bound.  budget: the project's budget is extended,
+# the new budget in the event's ``label`` field (None = no budget).
+# review_request: a row queued for a second annotator (``label`` the label under
 # review); review: that annotator's label for it (changes nothing by itself); correct: the
 # label of a row in force is replaced (``undoes`` the label event corrected), keeping its
 # place in the reading order, so the session replays with the corrected label.  keep: a
@@ -34,8 +40,19 @@ EVENT_KINDS = ("label", "undo", "skip", "unskip", "budget", "review_request", "r
 FILE_ANNOTATOR = "(pool file)"
 
 
-def file_seed(events) -> list:
-    """[(row id, label)] of the labels a project took from the pool file, in order."""
+def file_seed(events: Iterable[Event]) -> list[tuple[ClassValue | None, ClassValue | None]]:
+    """The labels a project took from the pool file when it started.
+
+    Parameters
+    ----------
+    events : iterable of Event
+        The project's log.
+
+    Returns
+    -------
+    list of (row id, label)
+        The label events by `FILE_ANNOTATOR`, in order.
+    """
     return [(e.row_id, e.label) for e in events
             if e.kind == "label" and e.annotator == FILE_ANNOTATOR]
 
@@ -47,22 +64,45 @@ _LOOKALIKE = str.maketrans({"1": "l", "|": "l", "i": "l", "0": "o", "о": "o", "
                             "ι": "l", "ſ": "f", "ƒ": "f"})
 
 
-def imitates_file_annotator(name) -> bool:
-    """A name that reads as `FILE_ANNOTATOR` without being it ("(pool  file)", "(pooI
-    file)", "pool_file", a Cyrillic o): a reader would take a person's labels for labels
-    of the file.  Compared after NFKC, case folding, look-alike letters and without
-    anything but letters."""
+def imitates_file_annotator(name: object) -> bool:
+    """Whether a name reads as `FILE_ANNOTATOR` without being it.
+
+    "(pool  file)", "(pooI file)", "pool_file", a Cyrillic o: a reader would take a
+    person's labels for labels of the file.  Compared after NFKC, case folding,
+    look-alike letters and without anything but letters.
+
+    Parameters
+    ----------
+    name : object
+        An annotator name (compared as text).
+
+    Returns
+    -------
+    bool
+        True for an imitation, False for `FILE_ANNOTATOR` itself and other names.
+    """
     return str(name) != FILE_ANNOTATOR and _skeleton(name) == _skeleton(FILE_ANNOTATOR)
 
 
-def _skeleton(name) -> str:
+def _skeleton(name: object) -> str:
     text = unicodedata.normalize("NFKC", str(name)).casefold().translate(_LOOKALIKE)
     return "".join(ch for ch in text if ch.isalpha())
 
 
-def same_annotator(a, b) -> bool:
-    """Two annotator names name one person: compared without surrounding spaces and case
-    (who may undo a label, who may review it)."""
+def same_annotator(a: object, b: object) -> bool:
+    """Whether two annotator names name one person (who may undo a label, who may review
+    it).
+
+    Parameters
+    ----------
+    a, b : object
+        Annotator names, compared as text without surrounding spaces and case.
+
+    Returns
+    -------
+    bool
+        The names are the same person's.
+    """
     return str(a).strip().casefold() == str(b).strip().casefold()
 
 
@@ -74,14 +114,44 @@ def utc_now() -> str:
 @dataclass(frozen=True)
 class Project:
     """Settings fixed when labelling starts (SPEC section 12).  ``budget`` is the budget
-    at start; ``budget`` events may extend it later (`budget_in_force`)."""
+    at start; ``budget`` events may extend it later (`budget_in_force`).
+
+    Attributes
+    ----------
+    id : int
+        The project's id in its store.
+    pool_hash : str
+        The label-free hash of its pool (`certlib.pool_hash`), taken before any label.
+    pool_name : str
+        The name the pool was opened under (a file name).
+    n : int
+        Rows in the pool.
+    candidates : tuple of str
+        Candidate names in tie-priority order.
+    classes : tuple
+        The class values.
+    objective : str
+        The objective ("augrc", ...).
+    policy, rule : str
+        The policy's registered name and the bound rule.
+    tolerance : Fraction
+        tau, exact.
+    seed : int
+        Seed of the policy's random choices.
+    budget : int or None
+        The budget at start (None: none).
+    prelabel_bound : int
+        Labels any policy needs at least, computed before the first label.
+    created_at : str
+        UTC time of creation, ISO 8601.
+    """
 
     id: int
     pool_hash: str
     pool_name: str
     n: int
-    candidates: tuple
-    classes: tuple
+    candidates: tuple[str, ...]
+    classes: tuple[ClassValue, ...]
     objective: str
     policy: str
     rule: str
@@ -91,9 +161,20 @@ class Project:
     prelabel_bound: int
     created_at: str
 
-    def session_kwargs(self, events=()) -> dict:
-        """Keyword arguments of `Session.start`, with the budget left in force by
-        ``events`` (the start budget when there are none)."""
+    def session_kwargs(self, events: Iterable[Event] = ()) -> SessionSettings:
+        """Keyword arguments of `Session.start` for this project.
+
+        Parameters
+        ----------
+        events : iterable of Event, default ()
+            The project's log: its last ``budget`` event sets the budget (the start
+            budget when there is none).
+
+        Returns
+        -------
+        SessionSettings
+            policy, rule, tolerance, seed and the budget in force.
+        """
         return {"policy": self.policy, "rule": self.rule, "tolerance": self.tolerance,
                 "seed": self.seed, "budget": budget_in_force(self.budget, events)}
 
@@ -101,40 +182,93 @@ class Project:
 @dataclass(frozen=True)
 class Event:
     """One row of the append-only log: a label, an undo of label ``undoes``, a skip of
-    a row (``label`` None), an unskip of every skipped row (``row_id`` None) or a budget
-    extension (``row_id`` None, ``label`` the new budget, None for no budget)."""
+    a row (``label`` None), an unskip of every skipped row (``row_id`` None), a budget
+    extension (``row_id`` None, ``label`` the new budget, None for no budget) or a review
+    event (`certlib.labelling.reviews`).
+
+    Attributes
+    ----------
+    seq : int
+        Sequence number in the project's log, from 1.
+    kind : str
+        One of `EVENT_KINDS`.
+    row_id : int, float, str or None
+        The row concerned (None for unskip and budget events).
+    label : int, float, str or None
+        The label given, under review or kept; the new budget of a budget event.
+    annotator : str
+        Who appended the event.
+    at : str
+        UTC time, ISO 8601 with milliseconds.
+    undoes : int or None
+        The ``seq`` of the label event an undo cancels or a correction replaces.
+    """
 
     seq: int
     kind: str  # one of EVENT_KINDS
-    row_id: object
-    label: object
+    row_id: ClassValue | None
+    label: ClassValue | None
     annotator: str
     at: str  # UTC, ISO 8601
     undoes: int | None = None
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, object]:
+        """The event as JSON-ready values.
+
+        Returns
+        -------
+        dict
+            Its fields by name, as the evidence record's event log lists them.
+        """
         return {"seq": self.seq, "kind": self.kind, "row_id": self.row_id, "label": self.label,
                 "annotator": self.annotator, "at": self.at, "undoes": self.undoes}
 
 
-def labels_in_force(events) -> list:
-    """Label events still in force, in reading order (each undo cancels the newest).
+def labels_in_force(events: Iterable[Event]) -> list[Event]:
+    """Label events still in force, in reading order (each undo cancels the newest, a
+    correction replaces its row's label in place).
+
+    Parameters
+    ----------
+    events : iterable of Event
+        A project's log, in sequence order.
+
+    Returns
+    -------
+    list of Event
+        The label (or correct) events in force.
+
+    Examples
+    --------
 
     >>> log = [Event(1, "label", 7, 1, "ana", "t1"), Event(2, "label", 3, 0, "ana", "t2"),
     ...        Event(3, "undo", 3, 0, "ana", "t3", undoes=2)]
     >>> [e.row_id for e in labels_in_force(log)]
     [7]
     """
-    stack: list = []
+    stack: list[Event] = []
     for e in events:
         stack, _ = step_labels(stack, e)
     return stack
 
 
-def step_labels(stack: list, e) -> tuple:
-    """One event applied to the labels in force (``stack``, in reading order, changed in
-    place except by a correction): returns the stack and the label event an undo
-    cancelled (None for any other event)."""
+def step_labels(stack: list[Event], e: Event) -> tuple[list[Event], Event | None]:
+    """One event applied to the labels in force.
+
+    Parameters
+    ----------
+    stack : list of Event
+        The labels in force, in reading order; changed in place except by a correction.
+    e : Event
+        The next event of the log.
+
+    Returns
+    -------
+    stack : list of Event
+        The labels in force after ``e``.
+    cancelled : Event or None
+        The label event an undo cancelled (None for any other event).
+    """
     if e.kind == "label":
         stack.append(e)
     elif e.kind == "undo" and stack:
@@ -144,9 +278,24 @@ def step_labels(stack: list, e) -> tuple:
     return stack, None
 
 
-def skipped_rows(events) -> tuple:
-    """Row ids skipped and not yet back, in the order they were skipped: a row is skipped
-    from its skip event until the next ``unskip`` event or until it is labelled.
+def skipped_rows(events: Iterable[Event]) -> tuple[ClassValue | None, ...]:
+    """Row ids skipped and not yet back, in the order they were skipped.
+
+    A row is skipped from its skip event until the next ``unskip`` event or until it is
+    labelled.
+
+    Parameters
+    ----------
+    events : iterable of Event
+        A project's log, in sequence order.
+
+    Returns
+    -------
+    tuple
+        The row ids.
+
+    Examples
+    --------
 
     >>> log = [Event(1, "skip", 7, None, "ana", "t1"), Event(2, "skip", 3, None, "ana", "t2"),
     ...        Event(3, "label", 3, 0, "ana", "t3"), Event(4, "skip", 5, None, "ana", "t4")]
@@ -155,7 +304,7 @@ def skipped_rows(events) -> tuple:
     >>> skipped_rows(log + [Event(5, "unskip", None, None, "ana", "t5")])
     ()
     """
-    out = {}
+    out: dict[ClassValue | None, None] = {}
     for e in events:
         if e.kind == "skip":
             out[e.row_id] = None
@@ -166,8 +315,23 @@ def skipped_rows(events) -> tuple:
     return tuple(out)
 
 
-def budget_in_force(start_budget, events):
+def budget_in_force(start_budget: int | None, events: Iterable[Event]) -> int | None:
     """The project's start budget overridden by its last ``budget`` event.
+
+    Parameters
+    ----------
+    start_budget : int or None
+        The budget the project started with (None: none).
+    events : iterable of Event
+        Its log.
+
+    Returns
+    -------
+    int or None
+        The budget in force (None: no budget).
+
+    Examples
+    --------
 
     >>> log = [Event(1, "label", 7, 1, "ana", "t1"), Event(2, "budget", None, 60, "ana", "t2")]
     >>> budget_in_force(3, log), budget_in_force(3, log[:1])
@@ -178,5 +342,7 @@ def budget_in_force(start_budget, events):
     budget = start_budget
     for e in events:
         if e.kind == "budget":
-            budget = e.label
+            # a budget event holds the new budget (the store writes no other value, and
+            # `Session.start` refuses any other value a record claims)
+            budget = cast("int | None", e.label)
     return budget

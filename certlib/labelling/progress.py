@@ -9,14 +9,25 @@ log, with the bounds path the labelling page draws.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import cached_property
+from typing import TYPE_CHECKING
+
+import numpy as np
+import numpy.typing as npt
 
 from ..certificates.certificate import PartialCertificate, certify_partial
+from ..certificates.covering import DEFAULT_TIME_LIMIT, DEFAULT_WORK_LIMIT
+from ..core._values import ClassValue
+from ..core.pool import Pool
 from ..errors import ParameterError
-from .events import FILE_ANNOTATOR, Project, labels_in_force, skipped_rows
+from .events import FILE_ANNOTATOR, Event, Project, labels_in_force, skipped_rows
 from .session import Session
+
+if TYPE_CHECKING:
+    from .reviews import ReviewItem
 
 __all__ = ["SKIP", "Guarantee", "Hindsight", "Lookahead", "Progress", "guarantee",
            "labels_read_text"]
@@ -27,7 +38,21 @@ SKIP = "skip"
 
 @dataclass(frozen=True)
 class Guarantee:
-    """What the bounds guarantee for the selected candidate now."""
+    """What the bounds guarantee for the selected candidate now (SPEC section 5).
+
+    Attributes
+    ----------
+    kind : str
+        "exact", "within tolerance", "budget exhausted", "running", "all labels read" or
+        "fragile" (certified, but a stopping rule surviving e wrong labels cannot be
+        met).
+    selected : str
+        The certified candidate, or the best guess.
+    excess : Fraction
+        Worst-case objective gap of ``selected`` to the best, over every completion.
+    tolerance : Fraction
+        The stopping test's tau.
+    """
 
     kind: str  # "exact", "within tolerance", "budget exhausted", "running", "all labels read",
     # "fragile" (certified, but a stopping rule surviving e wrong labels cannot be met)
@@ -37,11 +62,23 @@ class Guarantee:
 
     @property
     def final(self) -> bool:
+        """The run has stopped (any kind but "running")."""
         return self.kind != "running"
 
-    def text(self, name=str) -> str:
-        """One sentence for a person; ``name`` formats the candidate's name (a page
-        passes an escaper, since names come from the user's file)."""
+    def text(self, name: Callable[[str], str] = str) -> str:
+        """One sentence for a person.
+
+        Parameters
+        ----------
+        name : callable, default str
+            Formats the candidate's name (a page passes an escaper, since names come from
+            the user's file).
+
+        Returns
+        -------
+        str
+            What is guaranteed, with the worst-case gap.
+        """
         sel = name(self.selected)
         gap = f"{float(self.excess):.4g}" if self.excess else "0"
         if self.kind == "exact":
@@ -62,10 +99,21 @@ class Guarantee:
 
 
 def guarantee(session: Session) -> Guarantee:
-    """The guarantee of a session's answer (SPEC section 5)."""
+    """The guarantee of a session's answer (SPEC section 5).
+
+    Parameters
+    ----------
+    session : Session
+        A labelling state.
+
+    Returns
+    -------
+    Guarantee
+        Its kind, the selected candidate and the worst-case excess.
+    """
     if session.certified and (not session.label_errors or session.robust):
         kind = "exact" if session.th.tolerance == 0 else "within tolerance"
-    elif session.status == "certified but fragile":  # issue 14, only with label_errors
+    elif session.status == "certified but fragile":  # only with label_errors
         kind = "fragile"
     elif session.budget_exhausted:
         kind = "budget exhausted"
@@ -77,18 +125,43 @@ def guarantee(session: Session) -> Guarantee:
 
 
 def labels_read_text(t: int, from_file: int = 0) -> str:
-    """"You read t labels", or with labels taken from the pool file "The project read t
-    labels (f of them from the pool file)": how hindsight sentences begin."""
+    """How hindsight sentences begin: "You read t labels", or with labels taken from the
+    pool file "The project read t labels (f of them from the pool file)".
+
+    Parameters
+    ----------
+    t : int
+        Labels read.
+    from_file : int, default 0
+        How many of them the project took from the pool file.
+
+    Returns
+    -------
+    str
+        The opening words.
+    """
     word = "label" if t == 1 else "labels"
     if from_file:
         return f"The project read {t:,} {word} ({from_file:,} of them from the pool file)"
     return f"You read {t:,} {word}"
 
 
-def sufficed_text(part) -> str:
-    """How many of the rows read would have sufficed, for a `PartialCertificate` that
-    certifies: "U of them would have sufficed in hindsight (exact)", or with the
-    enclosure when the bounds do not meet.  The Label and Certificate pages say it alike."""
+def sufficed_text(part: PartialCertificate) -> str:
+    """How many of the rows read would have sufficed, in words.
+
+    "U of them would have sufficed in hindsight (exact)", or with the enclosure when
+    the bounds do not meet.  The Label and Certificate pages say it alike.
+
+    Parameters
+    ----------
+    part : PartialCertificate
+        A hindsight result whose rows certify (``upper`` set).
+
+    Returns
+    -------
+    str
+        The clause.
+    """
     if part.exact:
         return f"{part.upper:,} of them would have sufficed in hindsight (exact)"
     return (f"{part.upper:,} of them would have sufficed in hindsight and no fewer than "
@@ -111,12 +184,19 @@ class Hindsight:
     from_file: int = 0  # of the labels read, those the project took from the pool file
 
     @property
-    def witness(self) -> tuple:
+    def witness(self) -> tuple[ClassValue, ...]:
         """Row ids of a sufficient subset of size ``partial.upper`` (empty if none)."""
         return self.partial.witness
 
     def text(self) -> str:
-        """One sentence for a person (numbers only, nothing from a file)."""
+        """One sentence for a person.
+
+        Returns
+        -------
+        str
+            Labels read, how many of them would have sufficed and the prelabel bound
+            (numbers only, nothing from a file).
+        """
         h, t = self.partial, self.labels_read
         read = labels_read_text(t, self.from_file)
         if h.upper is None:
@@ -133,7 +213,7 @@ class Lookahead:
     position, None when the session would be done) and the status then.  A labelling
     page sends these with the row, so a key press draws the next row at once."""
 
-    answer: object  # a class value of the pool, or SKIP
+    answer: ClassValue  # a class value of the pool, or SKIP
     next_row: int | None
     status: str
     final: bool  # the session would be done (certified, budget exhausted, every row read)
@@ -141,29 +221,69 @@ class Lookahead:
 
 @dataclass(frozen=True)
 class Progress:
-    """A project replayed: its settings, the log, the session and the bounds path."""
+    """A project replayed: its settings, the log, the session and the bounds path.
+
+    Attributes
+    ----------
+    project : Project
+        The project's fixed settings.
+    events : tuple of Event
+        Its log, in sequence order.
+    session : Session
+        The labelling state the labels in force give.
+    lower_path : tuple of ndarray
+        ``lower_path[t]``: the K x K lower bounds of r_j - r_k (scaled risks) after t
+        labels.
+    """
 
     project: Project
-    events: tuple
+    events: tuple[Event, ...]
     session: Session
-    lower_path: tuple  # lower_path[t] = K x K lower bounds of r_j - r_k after t labels
+    # lower_path[t] = K x K lower bounds of r_j - r_k after t labels
+    lower_path: tuple[npt.NDArray[np.int64] | npt.NDArray[np.float64], ...]
 
     @classmethod
-    def replay(cls, project: Project, events, pool, since: Progress | None = None) -> Progress:
-        """Replay the labels in force through a fresh Session (pure transitions, STYLE
-        rule 6), under the budget in force: the start budget overridden by the last
-        ``budget`` event (`certlib.labelling.events.budget_in_force`), so a session whose budget
-        was exhausted runs on after an extension.  The caller vouches that ``pool`` is
-        the project's pool.
+    def replay(cls, project: Project, events: Iterable[Event], pool: Pool, *,
+               since: Progress | None = None) -> Progress:
+        """Replay the labels in force through a fresh `Session`.
 
-        ``since``, an earlier Progress of the same project, is extended label by label
-        when the log only grew by labels (or skips, reviews) since then (a page's next click),
-        instead of replaying from the start; the result is the same state either way."""
+        Pure transitions (STYLE rule 6), under the budget in force: the start budget
+        overridden by the last ``budget`` event
+        (`certlib.labelling.events.budget_in_force`), so a session whose budget was
+        exhausted runs on after an extension.
+
+        Parameters
+        ----------
+        project : Project
+            The project's settings.
+        events : iterable of Event
+            Its log, in sequence order.
+        pool : Pool
+            The project's pool (the caller vouches for it).
+        since : Progress or None, default None
+            An earlier Progress of the same project: extended label by label when the
+            log only grew by labels (or skips, reviews) since then (a page's next
+            click), instead of replaying from the start; the result is the same state
+            either way.
+
+        Returns
+        -------
+        Progress
+            The project now.
+
+        Raises
+        ------
+        ParameterError
+            The project's settings cannot start a session.
+        LabelError
+            A label event names a row or class the pool does not have.
+        """
         events = tuple(events)
         old = since.events if since is not None and since.project == project else None
         if old is not None and events[:len(old)] == old and all(
                 e.kind not in ("undo", "budget", "correct") for e in events[len(old):]):
-            s, path, new = since.session, list(since.lower_path), events[len(old):]
+            assert since is not None  # `old` comes from it
+            s, path, new = since.session, list(since.lower_path), list(events[len(old):])
         else:
             s = Session.start(pool, **project.session_kwargs(events))
             path, new = [s.lower()], labels_in_force(events)
@@ -174,6 +294,7 @@ class Progress:
 
     @property
     def guarantee(self) -> Guarantee:
+        """The guarantee of the session's answer (`guarantee`)."""
         return guarantee(self.session)
 
     @property
@@ -182,17 +303,17 @@ class Progress:
         return self.session.budget
 
     @cached_property
-    def labels(self) -> tuple:
+    def labels(self) -> tuple[Event, ...]:
         """The label events in force, in reading order."""
         return tuple(labels_in_force(self.events))
 
     @cached_property
-    def file_rows(self) -> frozenset:
+    def file_rows(self) -> frozenset[ClassValue | None]:
         """Row ids whose label in force the project took from the pool file."""
         return frozenset(e.row_id for e in self.labels if e.annotator == FILE_ANNOTATOR)
 
     @cached_property
-    def reviews(self) -> tuple:
+    def reviews(self) -> tuple[ReviewItem, ...]:
         """The rows queued for review (`certlib.labelling.reviews.review_items`), computed once: a
         page reads them several times per run."""
         from .reviews import review_items
@@ -206,7 +327,7 @@ class Progress:
         return self.events[-1].seq if self.events else 0
 
     @property
-    def skipped(self) -> tuple:
+    def skipped(self) -> tuple[ClassValue | None, ...]:
         """Row ids skipped and not yet back (`certlib.labelling.events.skipped_rows`)."""
         return skipped_rows(self.events)
 
@@ -221,14 +342,20 @@ class Progress:
         """One `Lookahead` per answer to `next_row`: each class in the pool's order, then
         SKIP (None when only skipped rows are left: a skipped row cannot be skipped again);
         empty when the session is done.  The next row after a label passes over the rows
-        still skipped, as `next_row` does; after SKIP, over this row too."""
+        still skipped, as `next_row` does; after SKIP, over this row too.
+
+        Returns
+        -------
+        tuple of Lookahead
+            What the page shows after each possible answer.
+        """
         r = self.next_row
         if r is None:
             return ()
         s = self.session
         pos = s.pool.position
         skipped = [pos(x) for x in self.skipped]
-        out = []
+        out: list[Lookahead] = []
         for c in s.pool.classes:
             after = s.observe(r, c)
             nxt = after.next_row(skip=[x for x in skipped if x != r])
@@ -243,29 +370,61 @@ class Progress:
         """More labels any policy needs before it can certify (from the prelabel bound)."""
         return max(0, self.project.prelabel_bound - self.session.t)
 
-    def hindsight(self, **limits) -> Hindsight:
-        """The hindsight enclosure of the smallest sufficient subset of the rows read,
-        under the labels in force: the annotators' and those the project took from the
-        pool file when it started (not the file's labels of rows it has not read).  ``limits``:
-        ``work_limit`` / ``time_limit`` of `certify_partial`.  Only for the shared rule
-        (the rule of `certify_partial`)."""
+    def hindsight(self, *, work_limit: int = DEFAULT_WORK_LIMIT,
+                  time_limit: float = DEFAULT_TIME_LIMIT) -> Hindsight:
+        """The hindsight enclosure of the smallest sufficient subset of the rows read.
+
+        Under the labels in force: the annotators' and those the project took from the
+        pool file when it started (not the file's labels of rows it has not read).  Only
+        for the shared rule (the rule of `certify_partial`).
+
+        Parameters
+        ----------
+        work_limit : int, default DEFAULT_WORK_LIMIT
+            Search nodes the sub-certificate search may visit (`certify_partial`).
+        time_limit : float, default DEFAULT_TIME_LIMIT
+            Its wall-clock safety net, in seconds.
+
+        Returns
+        -------
+        Hindsight
+            The labels read, the prelabel bound and the enclosure.
+
+        Raises
+        ------
+        ParameterError
+            The project's rule is not "shared".
+        """
         s = self.session
         if s.rule != "shared":
             raise ParameterError(f"hindsight needs rule 'shared'; project {self.project.id} "
                                  f"uses rule {s.rule!r}")
         labelled = s.pool.with_labels(s.label_codes)  # the labels in force only
         part = certify_partial(labelled, read_rows=s.read_rows,
-                               tolerance=self.project.tolerance, **limits)
+                               tolerance=self.project.tolerance, work_limit=work_limit,
+                               time_limit=time_limit)
         return Hindsight(s.t, self.project.prelabel_bound, part, len(self.file_rows))
 
-    def rival_bounds(self, k: int | None = None) -> dict:
-        """For candidate k (default the best guess): {rival name: (lower list, upper list)} of
-        the objective difference obj_j - obj_k after 0, 1, ..., t labels (floats, for plots)."""
+    def rival_bounds(self, k: int | None = None
+                     ) -> dict[str, tuple[list[float], list[float]]]:
+        """The bounds path of each rival against one candidate, for plots.
+
+        Parameters
+        ----------
+        k : int or None, default None
+            The candidate's index (default: the best guess).
+
+        Returns
+        -------
+        dict
+            {rival name: (lower list, upper list)} of the objective difference
+            obj_j - obj_k after 0, 1, ..., t labels, as floats.
+        """
         s = self.session
         if k is None:
             k = s.pool.names.index(s.best_guess)
         scale = s.pool.scale
-        out = {}
+        out: dict[str, tuple[list[float], list[float]]] = {}
         for j, name in enumerate(s.pool.names):
             if j == k:
                 continue

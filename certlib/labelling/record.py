@@ -10,10 +10,10 @@ The record holds the pool hash (taken before the first label), candidates in pri
 order, objective, tolerance, budget, policy, rule and seed, every label in force in
 order with time and annotator (plus the full event log, budget extensions included, and
 the budget in force at the end), the exact L/H bounds at stop,
-the selected candidate with its guarantee, and the prelabel bound; since issue 14 also
-the label-error margin of the answer (how many wrong labels among those read undo it, and
-the rows) and the second-annotator reviews.  `verify_record`
-replays the labels on the pool and lists every mismatch.
+the selected candidate with its guarantee, and the prelabel bound; also the label-error
+margin of the answer (how many wrong labels among those read undo it, and the rows) and
+the second-annotator reviews.  `verify_record` replays the labels on the pool and lists
+every mismatch.
 """
 
 from __future__ import annotations
@@ -21,8 +21,11 @@ from __future__ import annotations
 import csv
 import io
 import json
+import os
+from collections.abc import Sequence
 from fractions import Fraction
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -31,7 +34,7 @@ from ..errors import CertlibError, PoolFileError
 from .events import (EVENT_KINDS, FILE_ANNOTATOR, Event, budget_in_force,
                      imitates_file_annotator, labels_in_force, same_annotator, step_labels,
                      utc_now)
-from ..core.pool import pool_hash
+from ..core.pool import Pool, pool_hash
 from ..certificates.prelabel import prelabel_bound
 from .progress import Progress, guarantee
 from .reviews import review_items
@@ -42,10 +45,10 @@ from ..core.weights import exact_fraction
 __all__ = ["RECORD_FORMAT", "RECORD_VERSION", "labels_csv", "make_record", "read_record",
            "spreadsheet_safe", "verify_record"]
 
-#: 2 since the verifier holds the guarantee's sentence to its wording (1 Dec 2026);
-#: a version-1 record (written by earlier builds, whose sentence was worded otherwise)
-#: still verifies: its sentence must name the selected candidate, and it may lack the
-#: label-error margin and the reviews when its log holds no review event
+#: version 2: the verifier holds the guarantee's sentence to its wording.  A version-1
+#: record (whose sentence may be worded otherwise) still verifies: its sentence must name
+#: the selected candidate, and it may lack the label-error margin and the reviews when
+#: its log holds no review event
 RECORD_VERSION = 2
 _READABLE_VERSIONS = (1, 2)
 _REVIEW_KINDS = ("review_request", "review", "correct", "keep")
@@ -55,13 +58,25 @@ _REQUIRED = ("format", "version", "pool", "candidates", "classes", "objective", 
              "labels_read", "status", "certified", "selected", "guarantee", "bounds")
 
 
-def _label_entry(e: Event) -> dict:
+def _label_entry(e: Event) -> dict[str, object]:
     return {"seq": e.seq, "row_id": e.row_id, "label": e.label, "annotator": e.annotator,
             "at": e.at}
 
 
-def make_record(progress: Progress) -> dict:
-    """The evidence record of a replayed project, as a JSON-ready dict."""
+def make_record(progress: Progress) -> dict[str, object]:
+    """The evidence record of a replayed project (SPEC section 12).
+
+    Parameters
+    ----------
+    progress : Progress
+        The project replayed from its log (`LabelStore.progress`).
+
+    Returns
+    -------
+    dict
+        JSON-ready: settings, labels in force, the event log, the exact bounds at the
+        stop, the guarantee, the label-error margin and the reviews.
+    """
     pr, s = progress.project, progress.session
     g = guarantee(s)
     L = np.asarray(s.L, dtype=np.int64)
@@ -92,25 +107,39 @@ def make_record(progress: Progress) -> dict:
         # objective difference = value / (bound_unit * scale)
         "bounds": {"L": L.tolist(), "H": (-L.T).tolist(), "bound_unit": int(s.th.unit),
                    "scale": int(s.pool.scale)},
-        # issue 14: how many wrong labels among those read would undo the answer, the
-        # rows to re-check, and the second-annotator reviews (recomputed by the verifier)
+        # how many wrong labels among those read would undo the answer, the rows to
+        # re-check, and the second-annotator reviews (recomputed by the verifier)
         "label_error_margin": _margin_entry(s),
         "reviews": [i.to_dict() for i in review_items(progress.events)],
         "exported_at": utc_now(),
     }
 
 
-def _margin_entry(s: Session) -> dict:
+def _margin_entry(s: Session) -> dict[str, object]:
     return s.label_error_margin().to_dict()
 
 
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 
 
-def spreadsheet_safe(value):
-    """A CSV cell a spreadsheet will not run as a formula (OWASP "CSV injection"): text
-    starting with ``= + - @``, a tab or a carriage return gets a leading ``'``.  Numbers
-    stay numbers (a label -1 is the number -1), so only text is ever prefixed.
+def spreadsheet_safe(value: object) -> object:
+    """A CSV cell a spreadsheet will not run as a formula (OWASP "CSV injection").
+
+    Text starting with ``= + - @``, a tab or a carriage return gets a leading ``'``.
+    Numbers stay numbers (a label -1 is the number -1), so only text is ever prefixed.
+
+    Parameters
+    ----------
+    value : object
+        A cell.
+
+    Returns
+    -------
+    object
+        The cell, prefixed when it is text a spreadsheet would run.
+
+    Examples
+    --------
 
     >>> print(spreadsheet_safe('=HYPERLINK("http://x")'))
     '=HYPERLINK("http://x")
@@ -123,8 +152,19 @@ def spreadsheet_safe(value):
 
 
 def labels_csv(progress: Progress) -> str:
-    """The labels in force, in reading order, as CSV text: ``row_id, label, annotator,
-    time`` (UTC, ISO 8601), every text cell made `spreadsheet_safe`."""
+    """The labels in force, in reading order, as CSV text.
+
+    Parameters
+    ----------
+    progress : Progress
+        The project replayed.
+
+    Returns
+    -------
+    str
+        Columns ``row_id, label, annotator, time`` (UTC, ISO 8601), every text cell made
+        `spreadsheet_safe`.
+    """
     out = io.StringIO()
     w = csv.writer(out, lineterminator="\n")
     w.writerow(["row_id", "label", "annotator", "time"])
@@ -133,10 +173,26 @@ def labels_csv(progress: Progress) -> str:
     return out.getvalue()
 
 
-def read_record(path) -> dict:
-    """A record written as JSON (the labelling page's download).  Raises PoolFileError when
-    the file is missing, not JSON or not a labelling record; its content is left to
-    `verify_record`, which reports every problem as a mismatch."""
+def read_record(path: str | os.PathLike[str]) -> dict[str, Any]:
+    """A labelling record written as JSON (the labelling page's download).
+
+    Its content is left to `verify_record`, which reports every problem as a mismatch.
+
+    Parameters
+    ----------
+    path : str or path-like
+        The JSON file.
+
+    Returns
+    -------
+    dict
+        The record as read (values as JSON gives them).
+
+    Raises
+    ------
+    PoolFileError
+        The file is missing, not JSON (or names a key twice), or not a labelling record.
+    """
     p = Path(path)
     try:
         rec = json.loads(p.read_text(), object_pairs_hook=unique_keys)
@@ -144,19 +200,20 @@ def read_record(path) -> dict:
         raise PoolFileError(f"record file {str(p)!r} does not exist") from None
     except (OSError, ValueError) as exc:
         raise PoolFileError(f"record file {str(p)!r} is not valid JSON ({exc})") from None
-    refuse_other_kind(rec, repr(str(p)), "labelling")
+    refuse_other_kind(rec, name=repr(str(p)), want="labelling")
     if not isinstance(rec, dict) or rec.get("format") != RECORD_FORMAT:
         raise PoolFileError(f"record file {str(p)!r} is not a certlib labelling record "
                             f"(expected \"format\": \"{RECORD_FORMAT}\")")
     return rec
 
 
-def _undo_problems(events, strict: bool) -> list:
+def _undo_problems(events: Sequence[Event], strict: bool) -> list[str]:
     """Each undo must name the label it cancels (the newest in force: its row and its
     event) -- a log whose undo names row 406 while it cancels row 152 misleads its reader;
     ``strict`` (version-2 records): and be by the annotator who gave that label, the
     store's rule."""
-    out, stack = [], []
+    out: list[str] = []
+    stack: list[Event] = []
     for e in events:
         stack, cancelled = step_labels(stack, e)
         if e.kind != "undo":
@@ -175,7 +232,7 @@ def _undo_problems(events, strict: bool) -> list:
     return out
 
 
-def _file_seed_problems(events, pool) -> list:
+def _file_seed_problems(events: Sequence[Event], pool: Pool) -> list[str]:
     """The labels a record says it took from the pool file (annotator FILE_ANNOTATOR)
     must be its first events, label events only, and labels this pool file holds (the
     agreement of their values is checked with every label in force)."""
@@ -196,16 +253,34 @@ def _file_seed_problems(events, pool) -> list:
     return out
 
 
-def verify_record(record: dict, pool) -> Verification:
-    """`_verify`, with a record whose parts have the wrong JSON types (a string where
-    the guarantee's object belongs) reported as a mismatch, never raised."""
+def verify_record(record: object, pool: Pool) -> Verification:
+    """Recompute the verdict of an evidence record from its labels and the pool.
+
+    Checks the pool hash and settings, that the label list is what the event log leaves
+    in force, the budget in force, the prelabel bound, every reported outcome (labels
+    read, status, selected candidate, guarantee, exact L/H bounds), the label-error
+    margin and the reviews.  Never raises on a bad record: a record whose parts have the
+    wrong JSON types (a string where the guarantee's object belongs) is a mismatch too.
+
+    Parameters
+    ----------
+    record : object
+        A record as `make_record` writes it or `read_record` reads it.
+    pool : Pool
+        The pool file it claims to be about.
+
+    Returns
+    -------
+    Verification
+        ``ok`` when nothing differs; ``mismatches`` one readable line per difference.
+    """
     try:
         return _verify(record, pool)
     except (AttributeError, TypeError, KeyError, ValueError, OverflowError) as exc:
-        return Verification([f"record unreadable: {type(exc).__name__}: {exc}"])
+        return Verification((f"record unreadable: {type(exc).__name__}: {exc}",))
 
 
-def _verify(record: dict, pool) -> Verification:
+def _verify(record: object, pool: Pool) -> Verification:
     """Recompute the verdict of an evidence record from its labels and the pool.
 
     Checks the pool hash and settings, that the label list is what the event log
@@ -217,15 +292,15 @@ def _verify(record: dict, pool) -> Verification:
     the pool file must open its log and be labels the file holds.  Never raises on a bad record:
     every problem is a mismatch.  ``recomputed`` holds ``labels_read``, ``status`` and
     ``selected`` when the labels could be replayed."""
-    bad = []
+    bad: list[str] = []
     if not isinstance(record, dict):
-        return Verification(["not a JSON object"])
+        return Verification(("not a JSON object",))
     missing = [k for k in _REQUIRED if k not in record]
     if missing or record.get("format") != RECORD_FORMAT:
         bad.append(f"not a {RECORD_FORMAT} record (missing keys: {missing})")
-        return Verification(bad)
+        return Verification(tuple(bad))
 
-    def cmp(what, stored, recomputed):
+    def cmp(what: str, stored: object, recomputed: object) -> None:
         if stored != recomputed:
             bad.append(f"{what}: record says {stored!r}, recomputed {recomputed!r}")
 
@@ -233,7 +308,7 @@ def _verify(record: dict, pool) -> Verification:
     if isinstance(version, bool) or version not in _READABLE_VERSIONS:
         bad.append(f"version: record says {version!r}; this certlib verifies versions "
                    f"{', '.join(map(str, _READABLE_VERSIONS))}")
-        return Verification(bad)
+        return Verification(tuple(bad))
     stored_hash = record["pool"].get("hash")
     if not (isinstance(stored_hash, str) and pool.matches_hash(stored_hash)):
         # (a record written before pool-hash format 2 names a prob_ pool by its old hash)
@@ -244,7 +319,7 @@ def _verify(record: dict, pool) -> Verification:
     cmp("classes", record["classes"], [python_scalar(c) for c in pool.classes])
     cmp("objective", record["objective"], pool.objective)
     if bad:
-        return Verification(bad)
+        return Verification(tuple(bad))
     try:
         events = [Event(e["seq"], e["kind"], e["row_id"], e["label"], e["annotator"], e["at"],
                         e.get("undoes")) for e in record["events"]]
@@ -261,7 +336,7 @@ def _verify(record: dict, pool) -> Verification:
                           seed=record["seed"], budget=budget)
     except (CertlibError, ValueError, TypeError, ZeroDivisionError) as exc:
         bad.append(f"settings cannot be replayed: {exc}")
-        return Verification(bad)
+        return Verification(tuple(bad))
     cmp("prelabel bound", record["prelabel_bound"],
         prelabel_bound(pool, tolerance=tol).prelabel_bound)
 
@@ -322,4 +397,5 @@ def _verify(record: dict, pool) -> Verification:
         cmp("label-error margin", record.get("label_error_margin"), _margin_entry(s))
     if not (old and "reviews" not in record):
         cmp("reviews", record.get("reviews"), [i.to_dict() for i in review_items(events)])
-    return Verification(bad, {"labels_read": s.t, "status": s.status, "selected": g.selected})
+    return Verification(tuple(bad),
+                        {"labels_read": s.t, "status": s.status, "selected": g.selected})

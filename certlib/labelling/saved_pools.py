@@ -9,7 +9,8 @@ note of the name it was uploaded under and when.
 A file is validated (read into a `Pool`) *before* anything is written, so a bad
 file leaves no trace; writes go to a temporary name and are renamed into place,
 so a crash never leaves half a file under a hash.  The same bytes uploaded twice
-are one entry (the newer upload time is kept).
+are one entry (the newer upload time is kept).  The pool read to validate an upload
+comes back with it (`SavedPool.pool`), so the dashboard does not read the file again.
 
     >>> import tempfile
     >>> folder = SavedPools(tempfile.mkdtemp())
@@ -17,6 +18,8 @@ are one entry (the newer upload time is kept).
     >>> saved.name, len(saved.digest)
     ('mine.csv', 64)
     >>> folder.load(saved.digest).K
+    2
+    >>> saved.pool.n
     2
     >>> [s.digest for s in folder.recent()] == [saved.digest]
     True
@@ -28,12 +31,17 @@ import hashlib
 import json
 import os
 import tempfile
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from ..core._values import file_class_key
 from ..errors import CertlibError, ParameterError, PoolFileError
+
+if TYPE_CHECKING:
+    from ..core.pool import Pool
 
 ENV_VAR = "CERTLIB_DATA"
 DEFAULT_FOLDER = "certlib_data"
@@ -43,7 +51,14 @@ MAX_NAME_CHARS = 40
 
 
 def default_data_dir() -> Path:
-    """``$CERTLIB_DATA`` if set, else ``certlib_data`` beside the label store."""
+    """The folder of saved uploads: ``$CERTLIB_DATA`` if set, else ``certlib_data``
+    beside the label store (`certlib.labelling.store.default_store_path`).
+
+    Returns
+    -------
+    Path
+        The folder (not created here).
+    """
     if os.environ.get(ENV_VAR):
         return Path(os.environ[ENV_VAR])
     from .store import default_store_path
@@ -53,34 +68,93 @@ def default_data_dir() -> Path:
 
 @dataclass(frozen=True)
 class SavedPool:
-    """One saved upload: its content hash, the name it was uploaded under, where it
-    lies and when it was (last) uploaded (UTC, ISO 8601)."""
+    """One saved upload.
+
+    Attributes
+    ----------
+    digest : str
+        SHA-256 hex digest of the file's bytes: its key in the folder and in the
+        dashboard's address (``?pool=upload:<digest>``).
+    name : str
+        The base name it was (last) uploaded under.
+    path : Path
+        Where the saved file lies (``<digest><suffix>`` in the folder).
+    uploaded : str
+        When it was (last) uploaded, UTC, ISO 8601 to the second.
+    pool : Pool or None
+        The pool read from the bytes to validate them, when this came from
+        `SavedPools.add` (read with the ``load_options`` given there); None from
+        `SavedPools.get`.  Not part of equality.
+    """
 
     digest: str
     name: str
     path: Path
     uploaded: str
+    pool: Pool | None = field(default=None, compare=False, repr=False)
 
 
 @dataclass(frozen=True)
 class ClassSettings:
-    """A pool's declared class set (None: inferred from the file) and display names
-    ({class value: name}; class values as the file reader keys them, `file_class_key`)."""
+    """A pool's declared class set and the display names of its classes.
 
-    declared: tuple | None = None
-    names: dict = field(default_factory=dict)
+    Attributes
+    ----------
+    declared : tuple of int or str, or None
+        The declared class set, as the file reader keys classes (`file_class_key`);
+        None: the classes are inferred from the file.
+    names : dict
+        {class key: display name}; a class without an entry is shown as itself.
+    """
 
-    def name(self, cls) -> str | None:
-        """The display name of ``cls``; None when it has none."""
+    declared: tuple[int | str, ...] | None = None
+    names: dict[int | str, str] = field(default_factory=dict)
+
+    def name(self, cls: object) -> str | None:
+        """The display name of a class.
+
+        Parameters
+        ----------
+        cls : object
+            A class value as a pool or a file holds it (``1``, ``"1"`` and ``1.0`` are
+            the same class).
+
+        Returns
+        -------
+        str or None
+            Its display name; None when it has none.
+        """
         return self.names.get(file_class_key(cls))
 
-    def label(self, cls) -> str:
-        """The display name of ``cls``, or the class itself as text."""
+    def label(self, cls: object) -> str:
+        """The display name of a class, or the class itself as text.
+
+        Parameters
+        ----------
+        cls : object
+            A class value as a pool or a file holds it.
+
+        Returns
+        -------
+        str
+            Its display name, else ``str(cls)``.
+        """
         return self.names.get(file_class_key(cls), str(cls))
 
 
 def display_name(name: str) -> str:
-    """The base name of an uploaded file (a browser may send a path)."""
+    """The base name of an uploaded file (a browser may send a path).
+
+    Parameters
+    ----------
+    name : str
+        The name the browser sent, possibly with a Windows or POSIX path.
+
+    Returns
+    -------
+    str
+        Its last part, stripped; ``"upload"`` when nothing is left.
+    """
     base = Path(str(name).replace("\\", "/")).name.strip()
     return base or "upload"
 
@@ -99,17 +173,44 @@ def _atomic_write(path: Path, data: bytes) -> None:
 
 
 class SavedPools:
-    """The folder of saved uploads (created on first write)."""
+    """The folder of saved uploads (created on first write).
 
-    def __init__(self, folder=None):
+    Parameters
+    ----------
+    folder : str or Path, optional
+        The folder; default `default_data_dir`.
+    """
+
+    folder: Path
+
+    def __init__(self, folder: str | os.PathLike[str] | None = None) -> None:
         self.folder = Path(folder) if folder is not None else default_data_dir()
 
-    def add(self, name: str, data: bytes, **load_options) -> SavedPool:
+    def add(self, name: str, data: bytes, **load_options: Any) -> SavedPool:
         """Validate ``data`` as a pool file called ``name`` and save it.
 
-        load_options go to `certlib.load_pool` (``classes``, ``max_bytes``, ...).
-        Raises the loader's `CertlibError` (naming ``name``, the column and row)
-        and writes nothing when the file is not a valid pool.
+        Parameters
+        ----------
+        name : str
+            The name it was uploaded under (its suffix says the format: .csv, .tsv,
+            .parquet or .pq).
+        data : bytes
+            The file's content.
+        **load_options
+            Passed to `certlib.load_pool` (``classes``, ``max_bytes``, ...).
+
+        Returns
+        -------
+        SavedPool
+            The saved entry, with the pool read to validate it (`SavedPool.pool`).
+
+        Raises
+        ------
+        PoolFileError
+            The suffix is not a pool file's.
+        CertlibError
+            The loader's error (naming ``name``, the column and row) when the file is
+            not a valid pool; nothing is written then.
         """
         display = display_name(name)
         suffix = Path(display).suffix.lower()
@@ -117,30 +218,46 @@ class SavedPools:
             raise PoolFileError(
                 f"pool file {display!r} has unsupported type {suffix or '(no extension)'!r}; "
                 "expected .csv, .tsv, .parquet or .pq")
-        self._validate(display, data, load_options)
+        pool = self._validate(display, data, load_options)
         digest = hashlib.sha256(data).hexdigest()
         self.folder.mkdir(parents=True, exist_ok=True)
         path = self.folder / f"{digest}{suffix}"
         if not path.exists():
             _atomic_write(path, data)
         saved = SavedPool(digest, display, path,
-                          datetime.now(timezone.utc).isoformat(timespec="seconds"))
+                          datetime.now(timezone.utc).isoformat(timespec="seconds"), pool)
         note = {"name": saved.name, "suffix": suffix, "uploaded": saved.uploaded}
         _atomic_write(self.folder / f"{digest}.json", json.dumps(note).encode())
         return saved
 
     @staticmethod
-    def _validate(display: str, data: bytes, load_options: dict) -> None:
+    def _validate(display: str, data: bytes, load_options: Mapping[str, Any]) -> Pool:
         from ..io import load_pool
 
         # the loader names the file in its messages: give it the user's name
         with tempfile.TemporaryDirectory() as d:
             p = Path(d) / display
             p.write_bytes(data)
-            load_pool(p, **load_options)
+            return load_pool(p, **load_options)
 
     def get(self, digest: str) -> SavedPool:
-        """The saved pool with this content hash; `PoolFileError` when there is none."""
+        """The saved upload with this content hash (without its pool: nothing is read).
+
+        Parameters
+        ----------
+        digest : str
+            SHA-256 hex digest of the file's bytes (64 lowercase hex digits).
+
+        Returns
+        -------
+        SavedPool
+            The entry; its ``pool`` is None.
+
+        Raises
+        ------
+        PoolFileError
+            ``digest`` is no hash, or no saved upload has it, or its file is missing.
+        """
         if not (isinstance(digest, str) and len(digest) == 64
                 and all(c in "0123456789abcdef" for c in digest)):
             raise PoolFileError(f"{digest!r} is not the hash of a saved pool")
@@ -157,15 +274,47 @@ class SavedPools:
         return SavedPool(digest, str(note.get("name", path.name)), path,
                          str(note.get("uploaded", "")))
 
-    def load(self, digest: str, **load_options):
-        """The `Pool` of a saved upload (validated again: the folder is not trusted)."""
+    def load(self, digest: str, **load_options: Any) -> Pool:
+        """The `Pool` of a saved upload, read and validated again (the folder is not
+        trusted).
+
+        Parameters
+        ----------
+        digest : str
+            SHA-256 hex digest of the file's bytes.
+        **load_options
+            Passed to `certlib.load_pool` (``classes``, ``max_bytes``, ...).
+
+        Returns
+        -------
+        Pool
+            The pool the file holds.
+
+        Raises
+        ------
+        PoolFileError
+            No saved upload has ``digest`` (`get`).
+        CertlibError
+            The loader's error when the file is not a valid pool (with these options).
+        """
         from ..io import load_pool
 
         saved = self.get(digest)
         return load_pool(saved.path, **load_options)
 
     def recent(self, limit: int = 20) -> list[SavedPool]:
-        """Saved uploads, newest first."""
+        """Saved uploads, newest first (a stray or broken note is skipped).
+
+        Parameters
+        ----------
+        limit : int, default 20
+            At most this many.
+
+        Returns
+        -------
+        list of SavedPool
+            Newest upload first (ties by digest); their ``pool`` is None.
+        """
         if not self.folder.is_dir():
             return []
         out = []
@@ -181,7 +330,7 @@ class SavedPools:
     def _settings_path(self) -> Path:
         return self.folder / SETTINGS_FILE
 
-    def _all_settings(self) -> dict:
+    def _all_settings(self) -> dict[str, Any]:
         try:
             data = json.loads(self._settings_path().read_text())
         except (OSError, ValueError):
@@ -189,8 +338,20 @@ class SavedPools:
         return data if isinstance(data, dict) else {}
 
     def class_settings(self, ref: str) -> ClassSettings:
-        """The class settings of the pool ``ref`` ("sample:demo", "upload:<sha256>");
-        empty settings when none were saved (or the saved ones no longer validate)."""
+        """The class settings saved for a pool.
+
+        Parameters
+        ----------
+        ref : str
+            The dashboard's reference of the pool (``"sample:demo"``,
+            ``"upload:<sha256>"``).
+
+        Returns
+        -------
+        ClassSettings
+            The saved settings; empty ones when none were saved, or the saved ones no
+            longer validate.
+        """
         entry = self._all_settings().get(str(ref))
         if not isinstance(entry, dict):
             return ClassSettings()
@@ -201,32 +362,64 @@ class SavedPools:
             return ClassSettings()
         return ClassSettings(declared, names)
 
-    def save_class_settings(self, ref: str, declared, names: dict,
-                            found=None) -> ClassSettings:
-        """Save the declared class set (None or empty: infer from the file) and display
-        names of the pool ``ref``.  A name must be non-empty text of at most 40
-        characters, for a class of the declared set (or of ``found``, the classes the
-        file holds, when none is declared); `ParameterError` otherwise, nothing written."""
+    def save_class_settings(self, ref: str, *, declared: Iterable[object] | None,
+                            names: Mapping[object, object] | Iterable[tuple[object, object]],
+                            found: Sequence[object] | None = None) -> ClassSettings:
+        """Save the declared class set and the display names of a pool's classes.
+
+        Settings with no declared set and no name are removed.
+
+        Parameters
+        ----------
+        ref : str
+            The dashboard's reference of the pool (``"sample:demo"``,
+            ``"upload:<sha256>"``).
+        declared : iterable or None
+            The declared class set (at least two distinct classes); None or empty:
+            the classes are inferred from the file.
+        names : mapping or iterable of pairs
+            {class: display name}; a name is non-empty text of at most 40 characters
+            (stripped), for a class of the declared set, or of ``found`` when none is
+            declared.
+        found : sequence, optional
+            The classes the file holds, checked against when nothing is declared.
+
+        Returns
+        -------
+        ClassSettings
+            The settings as saved (class keys as the file reader keys them).
+
+        Raises
+        ------
+        ParameterError
+            ``ref`` is empty, the declared set is no list or has fewer than two or
+            repeated classes, or a name is empty, too long or for another class;
+            nothing is written then.
+        """
         if not isinstance(ref, str) or not ref:
             raise ParameterError(f"a pool reference is needed; got {ref!r}")
-        declared, names = _check_settings(declared, names, found)
+        keys, shown = _check_settings(declared, names, found)
         data = self._all_settings()
-        if declared is None and not names:
+        if keys is None and not shown:
             data.pop(ref, None)
         else:
-            data[ref] = {"declared": None if declared is None else list(declared),
-                         "names": [[k, v] for k, v in names.items()]}
+            data[ref] = {"declared": None if keys is None else list(keys),
+                         "names": [[k, v] for k, v in shown.items()]}
         self.folder.mkdir(parents=True, exist_ok=True)
         _atomic_write(self._settings_path(), json.dumps(data, indent=1).encode())
-        return ClassSettings(declared, names)
+        return ClassSettings(keys, shown)
 
 
-def _check_settings(declared, names, found) -> tuple:
+def _check_settings(
+        declared_in: object, names: Mapping[object, object] | Iterable[tuple[object, object]],
+        found: Iterable[object] | None,
+) -> tuple[tuple[int | str, ...] | None, dict[int | str, str]]:
     """(declared as a tuple of class keys or None, {class key: stripped name})."""
-    if declared is not None:
-        if isinstance(declared, (str, bytes)) or not hasattr(declared, "__iter__"):
-            raise ParameterError(f"the declared classes must be a list; got {declared!r}")
-        declared = tuple(file_class_key(c) for c in declared) or None
+    declared: tuple[int | str, ...] | None = None
+    if declared_in is not None:
+        if isinstance(declared_in, (str, bytes)) or not isinstance(declared_in, Iterable):
+            raise ParameterError(f"the declared classes must be a list; got {declared_in!r}")
+        declared = tuple(file_class_key(c) for c in declared_in) or None
     if declared is not None:
         if len(declared) < 2:
             raise ParameterError(f"a declared class set needs at least two classes; "
@@ -235,8 +428,8 @@ def _check_settings(declared, names, found) -> tuple:
             raise ParameterError(f"the declared class set repeats a class: {list(declared)}")
     allowed = declared if declared is not None else (
         None if found is None else tuple(file_class_key(c) for c in found))
-    pairs = names.items() if isinstance(names, dict) else names
-    out = {}
+    pairs = names.items() if isinstance(names, Mapping) else names
+    out: dict[int | str, str] = {}
     for cls, name in pairs:
         key = file_class_key(cls)
         if not isinstance(name, str) or not name.strip():

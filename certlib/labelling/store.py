@@ -17,7 +17,7 @@ every skipped row available again, and a skipped row also comes back by itself w
 only skipped rows are left.  A skip never touches the labels, so it changes no bound,
 no certificate and no evidence-record verdict (the record keeps it in its event log).
 
-A project's budget is fixed at start but may be *extended* (issue 9): `extend_budget`
+A project's budget is fixed at start but may be *extended*: `extend_budget`
 appends a ``budget`` event with the new budget (or None, no budget), and the replay uses
 the start budget overridden by the last such event, so a session whose budget ran out
 continues with the same labels instead of a new project starting at 0.
@@ -25,7 +25,7 @@ Stores of schema version 1 (labels and undos only), 2 (no budget events), 3 (no 
 events) or 4 (no keep events) are migrated on opening: the events are copied unchanged
 into a table that also admits the new kinds.
 
-Review (issue 14): `queue_review` appends a ``review_request`` event per row to be checked
+Review: `queue_review` appends a ``review_request`` event per row to be checked
 by a second annotator, `append_review` that annotator's label (a ``review`` event, which
 changes no bound), and `correct_label` a ``correct`` event that replaces the label of a
 row in force, keeping its place in the reading order: the session replays with it;
@@ -56,19 +56,23 @@ from __future__ import annotations
 
 import json
 import os
+import sqlite3
+from collections.abc import Callable, Iterable, Sequence
+from contextlib import AbstractContextManager
 from fractions import Fraction
 from pathlib import Path
+from typing import Any, cast
 
 import numpy as np
 
 from . import _sqlite
-from ..core._values import fraction_text, python_scalar
+from ..core._values import ClassValue, fraction_text, python_scalar
 from ..errors import CertlibError
 from .events import (FILE_ANNOTATOR, Event, Project, budget_in_force,
                      imitates_file_annotator, labels_in_force, same_annotator, skipped_rows,
                      utc_now)
 from ..policies import get_policy, policy_names
-from ..core.pool import UNREAD, pool_hash
+from ..core.pool import UNREAD, Pool, pool_hash
 from ..certificates.prelabel import prelabel_bound
 from .progress import Progress
 from .record import make_record, verify_record
@@ -131,14 +135,33 @@ class NothingSkippedError(StoreError):
     """Unskip with no row skipped."""
 
 
-def file_labels(pool) -> list:
-    """[(row id, label)] of the labels the pool file holds, in row order: what a project
-    started ``from_file`` takes as its first label events (`certlib.labelling.events.file_seed`)."""
-    return [(python_scalar(pool.row_ids[i]), python_scalar(pool.classes[pool.labels[i]]))
+def _scalar(value: object) -> ClassValue:
+    """A row id or class value of the pool as the Python scalar the log stores (a numpy
+    scalar unwrapped; `python_scalar` is typed for any value, these are class values)."""
+    return cast(ClassValue, python_scalar(value))
+
+
+def file_labels(pool: Pool) -> list[tuple[ClassValue, ClassValue]]:
+    """The labels the pool file holds, in row order.
+
+    What a project started ``from_file`` takes as its first label events
+    (`certlib.labelling.events.file_seed`).
+
+    Parameters
+    ----------
+    pool : Pool
+        A pool, possibly with some labels.
+
+    Returns
+    -------
+    list of (row id, label)
+        One pair per labelled row.
+    """
+    return [(_scalar(pool.row_ids[i]), _scalar(pool.classes[pool.labels[i]]))
             for i in np.flatnonzero(pool.labels != UNREAD).tolist()]
 
 
-def _annotator_name(annotator) -> str:
+def _annotator_name(annotator: object) -> str:
     """A person's name for an event: not empty, and not `FILE_ANNOTATOR`."""
     name = str(annotator).strip()
     if not name:
@@ -150,7 +173,8 @@ def _annotator_name(annotator) -> str:
 
 
 def default_store_path() -> Path:
-    """``$CERTLIB_STORE`` if set, else ``./certlib_labels.db``."""
+    """Where the label store lives by default: ``$CERTLIB_STORE`` if set, else
+    ``./certlib_labels.db``."""
     return Path(os.environ.get(ENV_VAR) or DEFAULT_FILE)
 
 
@@ -197,7 +221,7 @@ _EVENTS_TABLE = _SCHEMA[_SCHEMA.index("CREATE TABLE IF NOT EXISTS events"):
 _TRIGGERS = _SCHEMA[_SCHEMA.index("CREATE TRIGGER"):]
 
 
-def _migrate(con, version: int) -> None:
+def _migrate(con: sqlite3.Connection, version: int) -> None:
     """Version 1 admitted only label and undo events, version 2 no budget events, version 3
     no review events, version 4 no keep events (a CHECK
     constraint SQLite cannot alter): copy every event unchanged into a current table,
@@ -214,31 +238,51 @@ def _migrate(con, version: int) -> None:
 
 
 class LabelStore:
-    """An SQLite file of labelling projects and their append-only label events."""
+    """An SQLite file of labelling projects and their append-only label events.
 
-    def __init__(self, path=None):
+    Opening creates the file and its tables if needed, and brings a store of an older
+    schema version up to date (module docstring).
+
+    Parameters
+    ----------
+    path : str, path-like or None, default None
+        The store's file (None: `default_store_path`).
+
+    Raises
+    ------
+    StoreError
+        The path is a directory, the file is not an SQLite database, or its schema
+        version is one this certlib cannot read.
+
+    Attributes
+    ----------
+    path : Path
+        The store's file.
+    """
+
+    def __init__(self, path: str | os.PathLike[str] | None = None) -> None:
         self.path = Path(path) if path is not None else default_store_path()
         _sqlite.open_schema(self.path, _SCHEMA, "schema_version", SCHEMA_VERSION, StoreError,
                             "label store", migrate=_migrate, migratable=(1, 2, 3, 4))
-        self._recognised: set = set()  # pool hashes whose old-format projects are rewritten
+        self._recognised: set[str] = set()  # pool hashes whose old-format projects are rewritten
 
     # ----------------------------------------------------------- plumbing
-    def _connect(self):
+    def _connect(self) -> AbstractContextManager[sqlite3.Connection]:
         return _sqlite.connect(self.path)
 
-    def _write(self):
+    def _write(self) -> AbstractContextManager[sqlite3.Connection]:
         """One write transaction; the lock is taken up front so reads inside it are current."""
         return _sqlite.write(self.path)
 
     @staticmethod
-    def _project_row(row) -> Project:
+    def _project_row(row: Sequence[Any]) -> Project:  # an SQLite row: its values untyped
         (pid, h, name, n, cands, classes, obj, policy, rule, tol, seed, budget, pre,
          created) = row
         return Project(pid, h, name, n, tuple(json.loads(cands)), tuple(json.loads(classes)),
                        obj, policy, rule, Fraction(tol), seed, budget, pre, created)
 
     @staticmethod
-    def _events_of(con, project_id) -> tuple:
+    def _events_of(con: sqlite3.Connection, project_id: int) -> tuple[Event, ...]:
         rows = con.execute(
             "SELECT seq, kind, row_id, label, annotator, at, undoes FROM events "
             "WHERE project_id = ? ORDER BY seq", (project_id,)).fetchall()
@@ -246,14 +290,14 @@ class LabelStore:
                            None if lab is None else json.loads(lab), who, at, und)
                      for seq, kind, r, lab, who, at, und in rows)
 
-    def _get(self, con, project_id) -> Project:
+    def _get(self, con: sqlite3.Connection, project_id: int) -> Project:
         row = con.execute("SELECT * FROM projects WHERE id = ?", (project_id,)).fetchone()
         if row is None:
             raise UnknownProjectError(
                 f"project_id {project_id!r} is not in the label store {str(self.path)!r}")
         return self._project_row(row)
 
-    def _recognise(self, pool) -> None:
+    def _recognise(self, pool: Pool) -> None:
         """Rewrite to the pool's hash every project that names this ``prob_`` pool by the
         format-1 hash of an earlier build (`certlib.core.pool.Pool.matches_hash`), once per
         store and pool.  The projects table is not part of the append-only log: a
@@ -276,7 +320,7 @@ class LabelStore:
         self._recognised.add(h)
 
     @staticmethod
-    def _check_pool(project: Project, pool) -> None:
+    def _check_pool(project: Project, pool: Pool) -> None:
         h = pool_hash(pool)
         if not pool.matches_hash(project.pool_hash):
             raise PoolMismatchError(
@@ -285,24 +329,59 @@ class LabelStore:
                 "open the same pool file (predictions, confidences, row ids) it was started on")
 
     # ----------------------------------------------------------- projects
-    def create_project(self, pool, name: str, policy: str = "adaptive-pair-sum",
-                       tolerance=0.0, budget: int | None = None, seed: int = 0,
-                       rule: str = "shared", from_file: bool = False) -> int:
-        """Start a new project on ``pool``; returns its id.  The settings are checked by
-        starting a session, and the pool hash and prelabel bound are taken now, before
-        any label.
+    def create_project(self, pool: Pool, name: str, *, policy: str = "adaptive-pair-sum",
+                       tolerance: float | Fraction = 0.0, budget: int | None = None,
+                       seed: int = 0, rule: str = "shared", from_file: bool = False) -> int:
+        """Start a new project on ``pool``.
 
-        ``from_file``: the labels the pool file already holds count as read.  They are
-        written as the project's first label events, in row order, by the annotator
-        `FILE_ANNOTATOR` (a name no person may use), in the same transaction: the policy
-        then asks only for unlabelled rows, the evidence record lists them, and a budget
-        counts them.  Nobody can undo them, and they are not reviewed (`_labelled_row`):
-        the record is checked against the file, so a wrong one is corrected in the file."""
+        The settings are checked by starting a session, and the pool hash and prelabel
+        bound are taken now, before any label.
+
+        Parameters
+        ----------
+        pool : Pool
+            The pool to label.
+        name : str
+            The name the pool is shown and recorded under (its file name).
+        policy : str, default "adaptive-pair-sum"
+            A registered policy name (a resumed project looks it up by name).
+        tolerance : float or Fraction, default 0.0
+            The stopping test's tau >= 0.
+        budget : int or None, default None
+            Most labels to read (None: no budget); may be extended later.
+        seed : int, default 0
+            Seed of the policy's random choices.
+        rule : {"shared", "separate", "centered"}, default "shared"
+            The bound rule.
+        from_file : bool, default False
+            The labels the pool file already holds count as read.  They are written as
+            the project's first label events, in row order, by the annotator
+            `FILE_ANNOTATOR` (a name no person may use), in the same transaction: the
+            policy then asks only for unlabelled rows, the evidence record lists them,
+            and a budget counts them.  Nobody can undo them, and they are not reviewed:
+            the record is checked against the file, so a wrong one is corrected in the
+            file.
+
+        Returns
+        -------
+        int
+            The new project's id.
+
+        Raises
+        ------
+        StoreError
+            A policy that is not registered by name, or a budget not above the labels
+            taken from the file.
+        ParameterError
+            A bad rule, tolerance, seed or budget (`Session.start`).
+        """
         new = self._new_project(pool, name, policy, tolerance, budget, seed, rule, from_file)
         with self._write() as con:
             return new(con)
 
-    def _new_project(self, pool, name, policy, tolerance, budget, seed, rule, from_file):
+    def _new_project(self, pool: Pool, name: str, policy: str, tolerance: float | Fraction,
+                     budget: int | None, seed: int, rule: str, from_file: bool
+                     ) -> Callable[[sqlite3.Connection], int]:
         """Check the settings and compute what a new project stores (outside any
         transaction: a prelabel bound can take a while); returns the insert, a function
         of a write connection giving the new id."""
@@ -324,12 +403,14 @@ class LabelStore:
                policy_name, rule, fraction_text(tol), int(seed),
                None if budget is None else int(budget), pre)
 
-        def insert(con) -> int:
+        def insert(con: sqlite3.Connection) -> int:
             cur = con.execute(
                 "INSERT INTO projects (pool_hash, pool_name, n, candidates, classes, objective, "
                 "policy, rule, tolerance, seed, budget, prelabel_bound, created_at) "
                 "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", row + (utc_now(),))
-            pid = int(cur.lastrowid)
+            rowid = cur.lastrowid
+            assert rowid is not None  # set by the INSERT just made
+            pid = int(rowid)
             at = utc_now()
             con.executemany(
                 "INSERT INTO events VALUES (?, ?, 'label', ?, ?, ?, ?, NULL)",
@@ -339,20 +420,38 @@ class LabelStore:
 
         return insert
 
-    def find_project(self, pool, policy: str = "adaptive-pair-sum", tolerance=0.0,
-                     budget: int | None = None, seed: int = 0, rule: str = "shared",
-                     from_file: bool = False):
-        """Id of the newest project on this pool with these settings, or None.  On a pool
-        file with labels, ``from_file`` asks for a project that started from exactly the
-        labels the file holds now (`create_project`); without it, for one that started
-        from none.  (The pool hash leaves labels out, so a file whose labels changed
-        still opens its old projects by id, never by this match.)"""
+    def find_project(self, pool: Pool, *, policy: str = "adaptive-pair-sum",
+                     tolerance: float | Fraction = 0.0, budget: int | None = None,
+                     seed: int = 0, rule: str = "shared", from_file: bool = False
+                     ) -> int | None:
+        """The newest project on this pool with these settings.
+
+        The pool hash leaves labels out, so a file whose labels changed still opens its
+        old projects by id, never by this match.
+
+        Parameters
+        ----------
+        pool : Pool
+            The pool.
+        policy, tolerance, budget, seed, rule
+            The settings, as `create_project` takes them.
+        from_file : bool, default False
+            On a pool file with labels, ask for a project that started from exactly the
+            labels the file holds now (`create_project`); without it, for one that
+            started from none.
+
+        Returns
+        -------
+        int or None
+            The project's id, or None when there is none.
+        """
         self._recognise(pool)
         with self._connect() as con:
             return self._find(con, pool, policy, tolerance, budget, seed, rule, from_file)
 
     @staticmethod
-    def _find(con, pool, policy, tolerance, budget, seed, rule, from_file):
+    def _find(con: sqlite3.Connection, pool: Pool, policy: str, tolerance: float | Fraction,
+              budget: int | None, seed: int, rule: str, from_file: bool) -> int | None:
         args = (pool_hash(pool), policy, rule, fraction_text(exact_fraction(tolerance)),
                 int(seed))
         want = file_labels(pool) if from_file else []
@@ -368,14 +467,36 @@ class LabelStore:
                 return int(pid)
         return None
 
-    def open_project(self, pool, name: str, policy: str = "adaptive-pair-sum", tolerance=0.0,
-                     budget: int | None = None, seed: int = 0, rule: str = "shared",
-                     from_file: bool = False) -> int:
-        """Resume the project on this pool with these settings, or create it
-        (``from_file``: `create_project`).  The search and the creation are one write
-        transaction, so two tabs starting the same project at once get the same one."""
+    def open_project(self, pool: Pool, name: str, *, policy: str = "adaptive-pair-sum",
+                     tolerance: float | Fraction = 0.0, budget: int | None = None,
+                     seed: int = 0, rule: str = "shared", from_file: bool = False) -> int:
+        """Resume the project on this pool with these settings, or create it.
+
+        The search and the creation are one write transaction, so two tabs starting the
+        same project at once get the same one.
+
+        Parameters
+        ----------
+        pool : Pool
+            The pool to label.
+        name : str
+            The pool's name, for a new project.
+        policy, tolerance, budget, seed, rule, from_file
+            The settings, as `create_project` takes them.
+
+        Returns
+        -------
+        int
+            The id of the project found or created.
+
+        Raises
+        ------
+        StoreError, ParameterError
+            Settings a new project refuses (`create_project`).
+        """
         settings = (policy, tolerance, budget, seed, rule, from_file)
-        pid = self.find_project(pool, *settings)
+        pid = self.find_project(pool, policy=policy, tolerance=tolerance, budget=budget,
+                                seed=seed, rule=rule, from_file=from_file)
         if pid is not None:
             return pid
         new = self._new_project(pool, name, *settings)
@@ -384,11 +505,39 @@ class LabelStore:
             return new(con) if pid is None else pid
 
     def project(self, project_id: int) -> Project:
+        """A project's fixed settings.
+
+        Parameters
+        ----------
+        project_id : int
+            The project's id.
+
+        Returns
+        -------
+        Project
+            Its settings.
+
+        Raises
+        ------
+        UnknownProjectError
+            No project with this id.
+        """
         with self._connect() as con:
             return self._get(con, project_id)
 
-    def projects(self, pool=None) -> tuple:
-        """Every project (or those on ``pool``), oldest first."""
+    def projects(self, pool: Pool | None = None) -> tuple[Project, ...]:
+        """Every project of the store, or those on one pool, oldest first.
+
+        Parameters
+        ----------
+        pool : Pool or None, default None
+            Only projects on this pool (by its hash); None: all.
+
+        Returns
+        -------
+        tuple of Project
+            Their settings.
+        """
         if pool is not None:
             self._recognise(pool)
         with self._connect() as con:
@@ -400,19 +549,50 @@ class LabelStore:
         return tuple(self._project_row(r) for r in rows)
 
     # ------------------------------------------------------------- events
-    def events(self, project_id: int) -> tuple:
-        """Every event of a project (labels, undos, skips, unskips, budgets) in sequence
-        order."""
+    def events(self, project_id: int) -> tuple[Event, ...]:
+        """Every event of a project, in sequence order.
+
+        Parameters
+        ----------
+        project_id : int
+            The project's id.
+
+        Returns
+        -------
+        tuple of Event
+            Labels, undos, skips, unskips, budgets and review events.
+
+        Raises
+        ------
+        UnknownProjectError
+            No project with this id.
+        """
         with self._connect() as con:
             self._get(con, project_id)
             return self._events_of(con, project_id)
 
-    def labels(self, project_id: int) -> tuple:
-        """The label events in force, in reading order."""
+    def labels(self, project_id: int) -> tuple[Event, ...]:
+        """The label events in force, in reading order.
+
+        Parameters
+        ----------
+        project_id : int
+            The project's id.
+
+        Returns
+        -------
+        tuple of Event
+            The label (or correct) events no undo has cancelled.
+
+        Raises
+        ------
+        UnknownProjectError
+            No project with this id.
+        """
         return tuple(labels_in_force(self.events(project_id)))
 
     @staticmethod
-    def _check_seq(events, expect_seq) -> None:
+    def _check_seq(events: Sequence[Event], expect_seq: int | None) -> None:
         last = events[-1].seq if events else 0
         if expect_seq is not None and expect_seq != last:
             raise StaleStateError(
@@ -420,19 +600,53 @@ class LabelStore:
                 f"{expect_seq}, the store has {last}); nothing was saved: check the row now "
                 "shown and answer again")
 
-    def append_label(self, project_id: int, row_id, label, annotator: str, *, pool,
-                     expect_seq: int | None = None) -> Event:
-        """Record one label, committed at once.  Refuses a row that already has a label in
-        force (DuplicateLabelError), a label outside the class set, a row id not in the
-        pool and a different pool.  ``pool`` is required: it says which row an id names
-        ("1" and 1 are the same row), so a row can never be labelled twice."""
+    def append_label(self, project_id: int, row_id: object, label: object, annotator: str, *,
+                     pool: Pool, expect_seq: int | None = None) -> Event:
+        """Record one label, committed at once.
+
+        Parameters
+        ----------
+        project_id : int
+            The project's id.
+        row_id : object
+            The row's id ("1" and 1 name the same row).
+        label : object
+            Its label, a class value of the pool.
+        annotator : str
+            Who gives it (not empty, not `FILE_ANNOTATOR`).
+        pool : Pool
+            The project's pool: it says which row an id names, so a row can never be
+            labelled twice.
+        expect_seq : int or None, default None
+            The newest event's ``seq`` of the view the label was given on
+            (`Progress.last_seq`); another value means the project changed since.
+
+        Returns
+        -------
+        Event
+            The label event appended.
+
+        Raises
+        ------
+        DuplicateLabelError
+            The row already has a label in force.
+        StaleStateError
+            ``expect_seq`` is not the newest event.
+        PoolMismatchError
+            ``pool`` is not the project's pool.
+        UnknownProjectError
+            No project with this id.
+        StoreError
+            An empty or reserved annotator name.
+        LabelError
+            A row id not in the pool, or a label outside the class set.
+        """
         annotator = _annotator_name(annotator)
-        row_id, label = python_scalar(row_id), python_scalar(label)
         with self._write() as con:
             project = self._get(con, project_id)
             self._check_pool(project, pool)
-            row_id = pool.row_ids[pool.position(row_id)]
-            label = pool.classes[pool.class_code(label)]
+            row_id = pool.row_ids[pool.position(python_scalar(row_id))]
+            label = pool.classes[pool.class_code(python_scalar(label))]
             events = self._events_of(con, project_id)
             self._check_seq(events, expect_seq)
             for e in labels_in_force(events):
@@ -441,8 +655,7 @@ class LabelStore:
                         f"row_id {row_id!r} already has label {e.label!r} (event {e.seq}, "
                         f"{e.annotator}, {e.at}); undo it before labelling the row again")
             seq = (events[-1].seq if events else 0) + 1
-            ev = Event(seq, "label", python_scalar(row_id), python_scalar(label), annotator,
-                       utc_now())
+            ev = Event(seq, "label", _scalar(row_id), _scalar(label), annotator, utc_now())
             con.execute("INSERT INTO events VALUES (?, ?, ?, ?, ?, ?, ?, NULL)",
                         (project_id, seq, "label", json.dumps(ev.row_id), json.dumps(ev.label),
                          annotator, ev.at))
@@ -450,10 +663,37 @@ class LabelStore:
 
     def undo_last(self, project_id: int, annotator: str = "", *,
                   expect_seq: int | None = None) -> Event:
-        """Cancel the newest label in force by appending an ``undo`` event (nothing is
-        deleted).  Only the annotator who gave that label may undo it (names compared
-        without surrounding spaces and case): nobody takes back a colleague's label, nor
-        the label a reviewer is reviewing."""
+        """Cancel the newest label in force by appending an ``undo`` event.
+
+        Nothing is deleted.  Only the annotator who gave that label may undo it (names
+        compared without surrounding spaces and case): nobody takes back a colleague's
+        label, nor the label a reviewer is reviewing.
+
+        Parameters
+        ----------
+        project_id : int
+            The project's id.
+        annotator : str, default ""
+            Who undoes (the one who gave the label).
+        expect_seq : int or None, default None
+            The newest event's ``seq`` of the view (as in `append_label`).
+
+        Returns
+        -------
+        Event
+            The undo event appended.
+
+        Raises
+        ------
+        NothingToUndoError
+            No label in force, or only labels from the pool file.
+        StoreError
+            The newest label is someone else's, or an empty annotator name.
+        StaleStateError
+            ``expect_seq`` is not the newest event.
+        UnknownProjectError
+            No project with this id.
+        """
         annotator = _annotator_name(annotator)
         with self._write() as con:
             self._get(con, project_id)
@@ -478,27 +718,77 @@ class LabelStore:
                          ev.annotator, ev.at, target.seq))
         return ev
 
-    def skip_row(self, project_id: int, row_id, annotator: str, *, pool,
+    def skip_row(self, project_id: int, row_id: object, annotator: str, *, pool: Pool,
                  expect_seq: int | None = None) -> Event:
         """Pass over an unread row for now by appending a ``skip`` event (no bound
-        changes).  Refuses a row with a label in force or already skipped."""
+        changes).
+
+        Parameters
+        ----------
+        project_id : int
+            The project's id.
+        row_id : object
+            The row's id.
+        annotator : str
+            Who skips it.
+        pool : Pool
+            The project's pool.
+        expect_seq : int or None, default None
+            The newest event's ``seq`` of the view (as in `append_label`).
+
+        Returns
+        -------
+        Event
+            The skip event appended.
+
+        Raises
+        ------
+        DuplicateLabelError
+            The row has a label in force.
+        StoreError
+            The row is already skipped, or an empty annotator name.
+        StaleStateError, PoolMismatchError, UnknownProjectError
+            As in `append_label`.
+        """
         annotator = _annotator_name(annotator)
         with self._write() as con:
             project = self._get(con, project_id)
             self._check_pool(project, pool)
-            row_id = python_scalar(pool.row_ids[pool.position(python_scalar(row_id))])
+            rid = _scalar(pool.row_ids[pool.position(python_scalar(row_id))])
             events = self._events_of(con, project_id)
             self._check_seq(events, expect_seq)
-            if any(e.row_id == row_id for e in labels_in_force(events)):
-                raise DuplicateLabelError(f"row_id {row_id!r} already has a label in force; "
+            if any(e.row_id == rid for e in labels_in_force(events)):
+                raise DuplicateLabelError(f"row_id {rid!r} already has a label in force; "
                                           "only an unread row can be skipped")
-            if row_id in skipped_rows(events):
-                raise StoreError(f"row_id {row_id!r} is already skipped")
-            return self._append(con, project_id, events, "skip", row_id, annotator)
+            if rid in skipped_rows(events):
+                raise StoreError(f"row_id {rid!r} is already skipped")
+            return self._append(con, project_id, events, "skip", rid, annotator)
 
     def unskip_all(self, project_id: int, annotator: str = "", *,
                    expect_seq: int | None = None) -> Event:
-        """Make every skipped row available again by appending an ``unskip`` event."""
+        """Make every skipped row available again by appending an ``unskip`` event.
+
+        Parameters
+        ----------
+        project_id : int
+            The project's id.
+        annotator : str, default ""
+            Who unskips.
+        expect_seq : int or None, default None
+            The newest event's ``seq`` of the view (as in `append_label`).
+
+        Returns
+        -------
+        Event
+            The unskip event appended.
+
+        Raises
+        ------
+        NothingSkippedError
+            No row is skipped.
+        StaleStateError, UnknownProjectError
+            As in `append_label`.
+        """
         with self._write() as con:
             self._get(con, project_id)
             events = self._events_of(con, project_id)
@@ -510,15 +800,37 @@ class LabelStore:
 
     def extend_budget(self, project_id: int, new_budget: int | None, annotator: str, *,
                       expect_seq: int | None = None) -> Event:
-        """Extend the project's budget by appending a ``budget`` event (issue 9): the
-        replay uses the new budget from then on, so a session whose budget ran out
-        continues with the same labels.  ``new_budget`` is a whole number of labels or
-        None for no budget.
+        """Extend the project's budget by appending a ``budget`` event.
 
-        Extension only: refuses a budget below the labels in force or not above the
-        budget in force (a budget is never lowered; with no budget there is nothing to
-        extend), a non-integer, an unknown project and a stale view (``expect_seq``, as
-        in `append_label`)."""
+        The replay uses the new budget from then on, so a session whose budget ran out
+        continues with the same labels instead of a new project starting at 0.
+        Extension only: a budget is never lowered, and with no budget there is nothing
+        to extend.
+
+        Parameters
+        ----------
+        project_id : int
+            The project's id.
+        new_budget : int or None
+            The new budget, a whole number of labels, or None for no budget.
+        annotator : str
+            Who extends it.
+        expect_seq : int or None, default None
+            The newest event's ``seq`` of the view (as in `append_label`).
+
+        Returns
+        -------
+        Event
+            The budget event appended.
+
+        Raises
+        ------
+        StoreError
+            A non-integer budget, one below the labels in force or not above the budget
+            in force, a project without a budget, or an empty annotator name.
+        StaleStateError, UnknownProjectError
+            As in `append_label`.
+        """
         annotator = _annotator_name(annotator)
         value = python_scalar(new_budget)
         if value is not None and (isinstance(value, bool) or not isinstance(value, int)):
@@ -542,33 +854,63 @@ class LabelStore:
                                  "can only be raised or removed")
             return self._append(con, project_id, events, "budget", None, annotator, value)
 
-    # ------------------------------------------------------------ review (issue 14)
-    def _labelled_row(self, con, project_id, row_id, annotator, pool, expect_seq):
+    # ------------------------------------------------------------ review
+    def _labelled_row(self, con: sqlite3.Connection, project_id: int, row_id: object,
+                      annotator: str, pool: Pool, expect_seq: int | None
+                      ) -> tuple[tuple[Event, ...], ClassValue, Event]:
         """Checks shared by the review calls: returns (events, row id, its label event)."""
         project = self._get(con, project_id)
         self._check_pool(project, pool)
-        row_id = python_scalar(pool.row_ids[pool.position(python_scalar(row_id))])
+        rid = _scalar(pool.row_ids[pool.position(python_scalar(row_id))])
         events = self._events_of(con, project_id)
         self._check_seq(events, expect_seq)
         live = {e.row_id: e for e in labels_in_force(events)}
-        if row_id not in live:
-            raise StoreError(f"row_id {row_id!r} has no label in force in project {project_id}; "
+        if rid not in live:
+            raise StoreError(f"row_id {rid!r} has no label in force in project {project_id}; "
                              "only a labelled row can be reviewed or corrected")
-        if live[row_id].annotator == FILE_ANNOTATOR:
-            raise StoreError(f"the label of row_id {row_id!r} comes from the pool file, which "
+        if live[rid].annotator == FILE_ANNOTATOR:
+            raise StoreError(f"the label of row_id {rid!r} comes from the pool file, which "
                              "the evidence record is checked against: it is not reviewed here; "
                              "correct the file and start a project from it")
-        return events, row_id, live[row_id]
+        return events, rid, live[rid]
 
-    def queue_review(self, project_id: int, row_ids, annotator: str, *, pool,
-                     expect_seq: int | None = None) -> tuple:
-        """Queue labelled rows for a second annotator: one ``review_request`` event per row
-        (its ``label`` the label under review), all in one transaction.  Refuses a row
-        without a label in force or already waiting for a review."""
+    def queue_review(self, project_id: int, row_ids: Iterable[object], annotator: str, *,
+                     pool: Pool, expect_seq: int | None = None) -> tuple[Event, ...]:
+        """Queue labelled rows for a second annotator.
+
+        One ``review_request`` event per row (its ``label`` the label under review), all
+        in one transaction.
+
+        Parameters
+        ----------
+        project_id : int
+            The project's id.
+        row_ids : iterable of object
+            The rows' ids (at least one).
+        annotator : str
+            Who queues them.
+        pool : Pool
+            The project's pool.
+        expect_seq : int or None, default None
+            The newest event's ``seq`` of the view (as in `append_label`).
+
+        Returns
+        -------
+        tuple of Event
+            The review_request events appended, in the order given.
+
+        Raises
+        ------
+        StoreError
+            No row given, a row without a label in force (or labelled from the pool
+            file), a row already waiting for a review, or an empty annotator name.
+        StaleStateError, PoolMismatchError, UnknownProjectError
+            As in `append_label`.
+        """
         from .reviews import review_items
 
         annotator = _annotator_name(annotator)
-        out = []
+        out: list[Event] = []
         with self._write() as con:
             ids = list(row_ids)
             if not ids:
@@ -583,12 +925,42 @@ class LabelStore:
                 expect_seq = None if expect_seq is None else out[-1].seq
         return tuple(out)
 
-    def append_review(self, project_id: int, row_id, label, annotator: str, *, pool,
-                      expect_seq: int | None = None) -> Event:
+    def append_review(self, project_id: int, row_id: object, label: object, annotator: str,
+                      *, pool: Pool, expect_seq: int | None = None) -> Event:
         """A second annotator's label for a row queued for review (a ``review`` event; no
-        bound changes).  Refuses a row not queued (or whose label under review was
-        replaced), a label outside the class set, and an annotator who gave or adopted
-        the label under review (`ReviewItem.authors`)."""
+        bound changes).
+
+        Parameters
+        ----------
+        project_id : int
+            The project's id.
+        row_id : object
+            The row's id.
+        label : object
+            The reviewer's label, a class value of the pool.
+        annotator : str
+            The reviewer: not one who gave or adopted the label under review
+            (`certlib.labelling.reviews.ReviewItem.authors`).
+        pool : Pool
+            The project's pool.
+        expect_seq : int or None, default None
+            The newest event's ``seq`` of the view (as in `append_label`).
+
+        Returns
+        -------
+        Event
+            The review event appended.
+
+        Raises
+        ------
+        StoreError
+            A row not queued, or whose label under review was replaced; an annotator who
+            gave or adopted that label; an empty annotator name.
+        LabelError
+            A label outside the class set.
+        StaleStateError, PoolMismatchError, UnknownProjectError
+            As in `append_label`.
+        """
         from .reviews import review_item
 
         annotator = _annotator_name(annotator)
@@ -604,18 +976,46 @@ class LabelStore:
             if not item.may_review(annotator):
                 raise StoreError(f"annotator {annotator!r} gave the label of row_id {rid!r}; a "
                                  "review must come from a second annotator")
-            value = python_scalar(pool.classes[pool.class_code(python_scalar(label))])
+            value = _scalar(pool.classes[pool.class_code(python_scalar(label))])
             return self._append(con, project_id, events, "review", rid, annotator, value)
 
-    def keep_label(self, project_id: int, row_id, annotator: str, *, pool,
+    def keep_label(self, project_id: int, row_id: object, annotator: str, *, pool: Pool,
                    expect_seq: int | None = None) -> Event:
-        """Decide a review disagreement for the label in force (a ``keep`` event naming
-        that label event; no bound changes): the row's status becomes "kept" until a
-        new review, a correction or an undo.  Refuses a row whose newest review agrees
-        (or that has none), and an annotator who gave the label in force, made the
-        correction that put it there, or reviewed it with that label
-        (`ReviewItem.may_keep`): as a reviewer cannot adopt their own review, someone
-        else decides (the reviewer who disagreed may withdraw the review this way)."""
+        """Decide a review disagreement for the label in force.
+
+        A ``keep`` event naming that label event (no bound changes): the row's status
+        becomes "kept" until a new review, a correction or an undo.  As a reviewer
+        cannot adopt their own review, someone else decides (the reviewer who disagreed
+        may withdraw the review this way).
+
+        Parameters
+        ----------
+        project_id : int
+            The project's id.
+        row_id : object
+            The row's id.
+        annotator : str
+            Who decides: not one who gave the label in force, made the correction that
+            put it there, or reviewed it with that label
+            (`certlib.labelling.reviews.ReviewItem.may_keep`).
+        pool : Pool
+            The project's pool.
+        expect_seq : int or None, default None
+            The newest event's ``seq`` of the view (as in `append_label`).
+
+        Returns
+        -------
+        Event
+            The keep event appended.
+
+        Raises
+        ------
+        StoreError
+            A row whose newest review agrees (or that has none), an annotator who may not
+            decide, or an empty annotator name.
+        StaleStateError, PoolMismatchError, UnknownProjectError
+            As in `append_label`.
+        """
         from .reviews import review_item
 
         annotator = _annotator_name(annotator)
@@ -630,19 +1030,52 @@ class LabelStore:
                                  f"{rid!r} in force; someone else decides to keep it")
             return self._append(con, project_id, events, "keep", rid, annotator, lab.label)
 
-    def correct_label(self, project_id: int, row_id, label, annotator: str, *, pool,
-                      expect_seq: int | None = None) -> Event:
-        """Replace the label in force of a row (a ``correct`` event that names the label
-        event it replaces); the row keeps its place in the reading order and the session
-        replays with the new label.  Refuses the label already in force, and a reviewer
-        adopting their own review of the row (someone else decides a disagreement)."""
+    def correct_label(self, project_id: int, row_id: object, label: object, annotator: str,
+                      *, pool: Pool, expect_seq: int | None = None) -> Event:
+        """Replace the label in force of a row.
+
+        A ``correct`` event that names the label event it replaces: the row keeps its
+        place in the reading order and the session replays with the new label.
+
+        Parameters
+        ----------
+        project_id : int
+            The project's id.
+        row_id : object
+            The row's id.
+        label : object
+            The new label, a class value of the pool.
+        annotator : str
+            Who corrects: not a reviewer adopting their own review of the row (someone
+            else decides a disagreement).
+        pool : Pool
+            The project's pool.
+        expect_seq : int or None, default None
+            The newest event's ``seq`` of the view (as in `append_label`).
+
+        Returns
+        -------
+        Event
+            The correct event appended.
+
+        Raises
+        ------
+        StoreError
+            The label already in force, a reviewer adopting their own review, a row
+            without a label in force (or labelled from the pool file), or an empty
+            annotator name.
+        LabelError
+            A label outside the class set.
+        StaleStateError, PoolMismatchError, UnknownProjectError
+            As in `append_label`.
+        """
         from .reviews import review_item
 
         annotator = _annotator_name(annotator)
         with self._write() as con:
             events, rid, lab = self._labelled_row(con, project_id, row_id, annotator, pool,
                                                   expect_seq)
-            value = python_scalar(pool.classes[pool.class_code(python_scalar(label))])
+            value = _scalar(pool.classes[pool.class_code(python_scalar(label))])
             if value == lab.label:
                 raise StoreError(f"row_id {rid!r} already has label {value!r}; nothing to "
                                  "correct")
@@ -657,8 +1090,9 @@ class LabelStore:
                                 undoes=lab.seq)
 
     @staticmethod
-    def _append(con, project_id, events, kind, row_id, annotator, value=None,
-                undoes=None) -> Event:
+    def _append(con: sqlite3.Connection, project_id: int, events: Sequence[Event], kind: str,
+                row_id: ClassValue | None, annotator: str, value: ClassValue | None = None,
+                undoes: int | None = None) -> Event:
         """Append a skip, unskip, budget or review event (``value``: the new budget, or
         the label of a review event)."""
         seq = (events[-1].seq if events else 0) + 1
@@ -670,25 +1104,70 @@ class LabelStore:
         return ev
 
     # ------------------------------------------------------------ replay
-    def progress(self, project_id: int, pool, since: Progress | None = None) -> Progress:
-        """The project replayed from its events (`Progress.replay`): its settings and log
-        are read in one transaction, and ``pool`` must be the pool it was started on
-        (PoolMismatchError).  ``since``, an earlier Progress of this project, is extended
-        when the log grew by anything but an undo."""
+    def progress(self, project_id: int, pool: Pool, *,
+                 since: Progress | None = None) -> Progress:
+        """The project replayed from its events (`Progress.replay`).
+
+        Its settings and log are read in one transaction.
+
+        Parameters
+        ----------
+        project_id : int
+            The project's id.
+        pool : Pool
+            The pool it was started on.
+        since : Progress or None, default None
+            An earlier Progress of this project, extended when the log grew by anything
+            but an undo, a correction or a budget.
+
+        Returns
+        -------
+        Progress
+            Settings, log, session and bounds path.
+
+        Raises
+        ------
+        PoolMismatchError
+            ``pool`` is not the project's pool.
+        UnknownProjectError
+            No project with this id.
+        """
         self._recognise(pool)
         with self._connect() as con:
             project = self._get(con, project_id)
             events = self._events_of(con, project_id)
         self._check_pool(project, pool)
-        return Progress.replay(project, events, pool, since)
+        return Progress.replay(project, events, pool, since=since)
 
-    def resume(self, project_id, pool, since: Progress | None = None) -> Progress:
+    def resume(self, project_id: int | str, pool: Pool, *,
+               since: Progress | None = None) -> Progress:
         """Reopen a project where its annotators stopped, from an id as a page keeps it in
-        its URL: an int or its decimal text.  A malformed or unknown id raises
-        UnknownProjectError, another pool PoolMismatchError (both name the project)."""
-        return self.progress(self._project_id(project_id), pool, since)
+        its URL.
 
-    def _project_id(self, project_id) -> int:
+        Parameters
+        ----------
+        project_id : int or str
+            The project's id, or its decimal text.
+        pool : Pool
+            The pool it was started on.
+        since : Progress or None, default None
+            An earlier Progress of this project (`progress`).
+
+        Returns
+        -------
+        Progress
+            The project replayed.
+
+        Raises
+        ------
+        UnknownProjectError
+            A malformed or unknown id (the message names it).
+        PoolMismatchError
+            ``pool`` is not the project's pool.
+        """
+        return self.progress(self._project_id(project_id), pool, since=since)
+
+    def _project_id(self, project_id: object) -> int:
         text = str(project_id).strip()
         if isinstance(project_id, bool) or not text.isdecimal():
             raise UnknownProjectError(
@@ -696,12 +1175,48 @@ class LabelStore:
                 "a project id is a positive whole number (1, 2, ...)")
         return int(text)
 
-    def session(self, project_id: int, pool) -> Session:
-        """The labelling session of a project, rebuilt from its events."""
+    def session(self, project_id: int, pool: Pool) -> Session:
+        """The labelling session of a project, rebuilt from its events.
+
+        Parameters
+        ----------
+        project_id : int
+            The project's id.
+        pool : Pool
+            The pool it was started on.
+
+        Returns
+        -------
+        Session
+            The state the labels in force give.
+
+        Raises
+        ------
+        PoolMismatchError, UnknownProjectError
+            As in `progress`.
+        """
         return self.progress(project_id, pool).session
 
     # ------------------------------------------------------------ record
-    def export_record(self, project_id: int, pool) -> dict:
-        """Evidence record of SPEC section 12 (`certlib.labelling.record.make_record`),
-        JSON-ready."""
+    def export_record(self, project_id: int, pool: Pool) -> dict[str, object]:
+        """The evidence record of a project (SPEC section 12,
+        `certlib.labelling.record.make_record`).
+
+        Parameters
+        ----------
+        project_id : int
+            The project's id.
+        pool : Pool
+            The pool it was started on.
+
+        Returns
+        -------
+        dict
+            JSON-ready; `verify_record` recomputes it from the labels and the pool.
+
+        Raises
+        ------
+        PoolMismatchError, UnknownProjectError
+            As in `progress`.
+        """
         return make_record(self.progress(project_id, pool))

@@ -10,12 +10,12 @@ every cell is one of
 * ``"unresolved"``: neither, including every cell that is not ruled out when the
   pool has unlabelled rows (the replay needs every label), except a budget of n or more
   with the exact (shared) rule: with every label read its bounds are the objectives
-  themselves, so the test certifies whatever the labels are (a walk-through found the
-  budget-n cell amber, "the labels decide", forecast 100%).  The separate and centered
+  themselves, so the test certifies whatever the labels are; the cell is certain,
+  not a matter of what the labels turn out to be.  The separate and centered
   rules can end "all labels read" uncertified, so there the cell stays unresolved.
   Nor when the labels the pool already holds certify at that tolerance (they count as
-  read, as in the forecast): every budget from their number on is certified, exactly
-  (a walk-through found such cells amber with a forecast of 100%).
+  read, as in the forecast): every budget from their number on is certified, exactly,
+  since no label still to come can undo a certificate.
 
 **One replay per tolerance.**  ``replay(pool, budget=B).certified`` equals
 ``replay(pool).labels_read <= B`` for every built-in policy: a policy's choice of
@@ -31,30 +31,54 @@ smallest tolerance per budget and pool.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
+from typing import TYPE_CHECKING, Any, SupportsIndex, TypeAlias, cast, overload
 
 import numpy as np
 
 from ..errors import CertlibError, ParameterError
 
+if TYPE_CHECKING:
+    from ..core.pool import Pool
+
+Number: TypeAlias = int | float | Fraction
+# several pools: a folder of pool files, or a list of pools and pool files
+Pools: TypeAlias = "str | Path | Iterable[Pool | str | Path]"
+
 __all__ = ["BudgetMap", "DEFAULT_FRACTIONS", "DEFAULT_TOLERANCES", "MultiBudgetMap",
            "budget_map", "budget_map_many", "default_budgets"]
 
-DEFAULT_TOLERANCES = (0, 0.0005, 0.001, 0.002, 0.005, 0.01)
-DEFAULT_FRACTIONS = tuple(Fraction(i, 10) for i in range(11))
-CELLS = ("ruled_out", "certified", "unresolved")
-POOL_SUFFIXES = (".csv", ".tsv", ".parquet", ".pq")
+DEFAULT_TOLERANCES: tuple[Number, ...] = (0, 0.0005, 0.001, 0.002, 0.005, 0.01)
+DEFAULT_FRACTIONS: tuple[Fraction, ...] = tuple(Fraction(i, 10) for i in range(11))
+CELLS: tuple[str, ...] = ("ruled_out", "certified", "unresolved")
+POOL_SUFFIXES: tuple[str, ...] = (".csv", ".tsv", ".parquet", ".pq")
 
 
-def default_budgets(n: int) -> tuple:
-    """floor(b n) for b = 0, .1, ..., 1 (exactly, in integers), duplicates dropped."""
+def default_budgets(n: int) -> tuple[int, ...]:
+    """The default budget grid: floor(b n) for b = 0, .1, ..., 1, duplicates dropped.
+
+    Parameters
+    ----------
+    n : int
+        Rows in the pool.
+
+    Returns
+    -------
+    tuple of int
+        Label counts, ascending, computed exactly in integers.
+
+    Examples
+    --------
+    >>> default_budgets(5)
+    (0, 1, 2, 3, 4, 5)
+    """
     return tuple(dict.fromkeys(n * i // 10 for i in range(11)))
 
 
-def _tolerances(tolerances) -> tuple:
+def _tolerances(tolerances: Iterable[Number]) -> tuple[Fraction, ...]:
     from ..core.weights import exact_fraction
 
     try:
@@ -70,15 +94,16 @@ def _tolerances(tolerances) -> tuple:
     return tuple(sorted(set(vals)))
 
 
-def _budgets(budgets, n: int) -> tuple:
+def _budgets(budgets: Iterable[object] | None, n: int) -> tuple[int, ...]:
     if budgets is None:
         return default_budgets(n)
     out = []
-    for b in budgets:
-        if isinstance(b, bool) or not isinstance(b, int) and not (
-                hasattr(b, "__index__") and not isinstance(b, float)):
-            raise ParameterError(f"budgets must be whole numbers of labels in 0..{n}; got {b!r}")
-        b = int(b)
+    for value in budgets:
+        if isinstance(value, bool) or not isinstance(value, int) and not (
+                hasattr(value, "__index__") and not isinstance(value, float)):
+            raise ParameterError(f"budgets must be whole numbers of labels in 0..{n}; "
+                                 f"got {value!r}")
+        b = int(cast(SupportsIndex, value))  # an integer type, checked just above
         if not 0 <= b <= n:
             raise ParameterError(f"budgets must be whole numbers of labels in 0..{n}; got {b}")
         out.append(b)
@@ -90,45 +115,112 @@ def _budgets(budgets, n: int) -> tuple:
 @dataclass(frozen=True)
 class BudgetMap:
     """Paper Figure 7 for one pool: which (tolerance, budget) cells are ruled out,
-    certified by the policy, or unresolved (module docstring)."""
+    certified by the policy, or unresolved (module docstring).
+
+    Attributes
+    ----------
+    n : int
+        Rows in the pool.
+    policy, rule : str
+        The policy replayed and its stopping rule.
+    seed : int
+        The seed of the replays.
+    tolerances : tuple of Fraction
+        The tolerance grid, ascending.
+    budgets : tuple of int
+        The budget grid in labels, ascending.
+    prelabel : tuple of int
+        One prelabel bound per tolerance (paper 000 section 6).
+    labels_read : tuple of int or None
+        The policy's replay per tolerance; None when the pool has unlabelled rows.
+    certified : tuple of bool or None
+        Whether each replay certified (False only for the loose rules).
+    cells : tuple of tuple of str
+        ``cells[t][b]``, one of ``"ruled_out"``, ``"certified"``, ``"unresolved"``.
+    selected : tuple of str or None
+        The candidate each replay selected.
+    known : int
+        Labels the pool already holds (they count as read).
+    certified_now : tuple of bool or None
+        Per tolerance, whether the known labels already certify (unlabelled pools only).
+    """
 
     n: int
     policy: str
     rule: str
     seed: int
-    tolerances: tuple  # Fractions, ascending
-    budgets: tuple  # label counts, ascending
-    prelabel: tuple  # one prelabel bound per tolerance
-    labels_read: tuple | None  # the policy's replay per tolerance (None: unlabelled rows)
-    certified: tuple | None  # whether each replay certified (False only for loose rules)
-    cells: tuple  # cells[t][b] in CELLS
-    selected: tuple | None = None  # the candidate each replay selected
-    known: int = 0  # labels the pool already holds (they count as read)
-    certified_now: tuple | None = None  # per tolerance: the known labels already certify
+    tolerances: tuple[Fraction, ...]
+    budgets: tuple[int, ...]
+    prelabel: tuple[int, ...]
+    labels_read: tuple[int, ...] | None
+    certified: tuple[bool, ...] | None
+    cells: tuple[tuple[str, ...], ...]
+    selected: tuple[str, ...] | None = None
+    known: int = 0
+    certified_now: tuple[bool, ...] | None = None
 
     @property
     def labelled(self) -> bool:
+        """Whether the pool was fully labelled, so that every replay ran."""
         return self.labels_read is not None
 
     def cell(self, tolerance_index: int, budget: int) -> str:
-        """The cell of any budget (not only the grid's)."""
+        """The cell of any budget (not only the grid's).
+
+        Parameters
+        ----------
+        tolerance_index : int
+            Position in ``tolerances``.
+        budget : int
+            A label count.
+
+        Returns
+        -------
+        str
+            ``"ruled_out"``, ``"certified"`` or ``"unresolved"`` (module docstring).
+        """
         if budget < self.prelabel[tolerance_index]:
             return "ruled_out"
         if self.labels_read is None:
             return ("certified" if self.certain_at(budget)
                     or self.known_certifies(tolerance_index, budget) else "unresolved")
+        assert self.certified is not None  # set together with labels_read
         if self.certified[tolerance_index] and self.labels_read[tolerance_index] <= budget:
             return "certified"
         return "unresolved"
 
     def certain_at(self, budget: int) -> bool:
         """Whether ``budget`` certifies whatever the labels are: every row read, with the
-        exact (shared) rule (module docstring)."""
+        exact (shared) rule (module docstring).
+
+        Parameters
+        ----------
+        budget : int
+            A label count.
+
+        Returns
+        -------
+        bool
+            True when ``budget >= n`` and the rule is the shared one.
+        """
         return budget >= self.n and self.rule == "shared"
 
     def known_certifies(self, tolerance_index: int, budget: int) -> bool:
         """Whether the labels already in the pool certify at that tolerance (exact) and
-        ``budget`` covers them."""
+        ``budget`` covers them.
+
+        Parameters
+        ----------
+        tolerance_index : int
+            Position in ``tolerances``.
+        budget : int
+            A label count.
+
+        Returns
+        -------
+        bool
+            True when the known labels certify and ``budget >= known``.
+        """
         return (self.certified_now is not None and bool(self.certified_now[tolerance_index])
                 and budget >= self.known)
 
@@ -136,20 +228,43 @@ class BudgetMap:
         """Figure 8: the smallest grid tolerance whose stopping count fits in ``budget``
         labels; None when none does, or the pool has unlabelled rows and the budget
         neither reads every row (`certain_at`) nor covers known labels that already
-        certify (`known_certifies`)."""
+        certify (`known_certifies`).
+
+        Parameters
+        ----------
+        budget : int
+            A label count.
+
+        Returns
+        -------
+        Fraction or None
+            The smallest certified grid tolerance.
+        """
         for i, t in enumerate(self.tolerances):
             if self.cell(i, budget) == "certified":
                 return t
         return None
 
     def smallest_open_tolerance(self, budget: int) -> Fraction | None:
-        """The smallest grid tolerance that ``budget`` does not rule out (None: all are)."""
+        """The smallest grid tolerance that ``budget`` does not rule out.
+
+        Parameters
+        ----------
+        budget : int
+            A label count.
+
+        Returns
+        -------
+        Fraction or None
+            The smallest tolerance whose prelabel bound ``budget`` reaches; None when
+            every tolerance of the grid rules it out.
+        """
         for i, t in enumerate(self.tolerances):
             if budget >= self.prelabel[i]:
                 return t
         return None
 
-    def counts(self) -> dict:
+    def counts(self) -> dict[str, int]:
         """How many cells of each kind."""
         out = dict.fromkeys(CELLS, 0)
         for row in self.cells:
@@ -157,7 +272,8 @@ class BudgetMap:
                 out[c] += 1
         return out
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
+        """The map as a JSON-ready dict (tolerances as floats)."""
         return {
             "n": self.n, "policy": self.policy, "rule": self.rule, "seed": self.seed,
             "tolerances": [float(t) for t in self.tolerances],
@@ -174,33 +290,101 @@ class BudgetMap:
         }
 
 
-def _float_or_none(x):
+def _float_or_none(x: Fraction | None) -> float | None:
     return None if x is None else float(x)
 
 
-def budget_map(pool, tolerances=DEFAULT_TOLERANCES, budgets=None, policy="static-range",
-               rule: str = "shared", seed: int = 0, *, progress: Callable | None = None):
-    """The budget-tolerance map of ``pool`` (module docstring).
+@overload
+def budget_map(pool: Pool, tolerances: Iterable[Number] = ..., *,
+               budgets: Iterable[Number | str] | None = ..., policy: str = ..., rule: str = ...,
+               seed: int = ..., progress: Callable[[float], object] | None = ...
+               ) -> BudgetMap: ...
+@overload
+def budget_map(pool: Pools, tolerances: Iterable[Number] = ..., *,
+               budgets: Iterable[Number | str] | None = ..., policy: str = ..., rule: str = ...,
+               seed: int = ..., progress: Callable[[float], object] | None = ...
+               ) -> MultiBudgetMap: ...
+def budget_map(pool: Pool | Pools, tolerances: Iterable[Number] = DEFAULT_TOLERANCES, *,
+               budgets: Iterable[Number | str] | None = None, policy: str = "static-range",
+               rule: str = "shared", seed: int = 0,
+               progress: Callable[[float], object] | None = None
+               ) -> BudgetMap | MultiBudgetMap:
+    """The budget-tolerance map of a pool (paper 000 section 6, Figures 7 and 8).
 
-    pool: a `Pool`, or several pools (a list of pools or of pool files, or a folder of
-        pool files): then the result is a `MultiBudgetMap` (see `budget_map_many`, whose
-        budgets are fractions of n).
-    budgets: label counts (default floor(b n), b = 0, .1, ..., 1).
-    progress: optional callable(fraction done in [0, 1]).
+    Each (tolerance, budget) cell is ruled out by the prelabel bound, certified by the
+    policy's replay, or unresolved (module docstring).
+
+    Parameters
+    ----------
+    pool : Pool, or several pools
+        A `Pool`; or a list of pools or of pool files, or a folder of pool files: the
+        result is then a `MultiBudgetMap` (see `budget_map_many`, whose budgets are
+        fractions of n).
+    tolerances : iterable of numbers, default DEFAULT_TOLERANCES
+        Objective (AUGRC) tolerances tau >= 0; sorted and deduplicated.
+    budgets : iterable of int, optional
+        Label counts in 0..n (default floor(b n), b = 0, .1, ..., 1); for several pools,
+        fractions of each pool's n in [0, 1].
+    policy : str, default "static-range"
+        The policy replayed.
+    rule : str, default "shared"
+        The stopping rule ("shared", "separate" or "centered").
+    seed : int, default 0
+        The seed of a random policy.
+    progress : callable, optional
+        Called with the fraction done in [0, 1] after each tolerance (each pool).
+
+    Returns
+    -------
+    BudgetMap or MultiBudgetMap
+        The map of one pool, or of several.
+
+    Raises
+    ------
+    ParameterError
+        On a bad tolerance, budget, policy or rule, or a folder without pool files.
+    PoolFileError, ColumnError, InvalidValueError
+        When a pool file (several pools) cannot be read.
+
+    Examples
+    --------
+    >>> import certlib
+    >>> pool = certlib.Pool.from_arrays([[0, 0, 1, 0], [0, 0, 0, 1]],
+    ...                                 [[4, 3, 2, 1], [3, 4, 1, 2]],
+    ...                                 labels=[1, 0, 0, 0], names=["A", "B"])
+    >>> m = certlib.budget_map(pool, (0,), budgets=(1, 2, 4))
+    >>> m.prelabel, m.labels_read, m.cells
+    ((2,), (4,), (('ruled_out', 'unresolved', 'certified'),))
     """
     from ..core.pool import Pool
 
     if not isinstance(pool, Pool):
-        return budget_map_many(pool, tolerances, budgets, policy=policy, rule=rule, seed=seed,
-                               progress=progress)
+        return budget_map_many(pool, tolerances, fractions=budgets, policy=policy, rule=rule,
+                               seed=seed, progress=progress)
+    pol_name = _check_settings(policy, rule)
+    return _budget_map_one(pool, _tolerances(tolerances), budgets, policy=policy,
+                           policy_name=pol_name, rule=rule, seed=seed, progress=progress)
+
+
+def _check_settings(policy: str, rule: str) -> str:
+    """Check the rule and the policy once, at the entry; return the policy's name."""
     from ..core.pair_terms import check_rule
     from ..policies import get_policy
+
+    check_rule(rule)
+    name: str = get_policy(policy).name
+    return name
+
+
+def _budget_map_one(pool: Pool, tols: tuple[Fraction, ...], budgets: Iterable[object] | None,
+                    *,
+                    policy: str, policy_name: str, rule: str, seed: int,
+                    progress: Callable[[float], object] | None) -> BudgetMap:
+    """`budget_map` of one pool, its settings checked and its tolerances already read as
+    exact Fractions by the caller (so several pools validate them once)."""
     from ..certificates.prelabel import prelabel_bound
     from ..labelling.replay import replay
 
-    check_rule(rule)
-    pol_name = get_policy(policy).name
-    tols = _tolerances(tolerances)
     bud = _budgets(budgets, pool.n)
     pre, runs = [], []
     for i, t in enumerate(tols):
@@ -216,10 +400,11 @@ def budget_map(pool, tolerances=DEFAULT_TOLERANCES, budgets=None, policy="static
         from ..core.pool import UNREAD
 
         L = batch_lower(pool, np.flatnonzero(pool.labels != UNREAD), rule=rule)
-        now = tuple(bool(certified_mask(L, thresholds(pool.K, pool.scale, rule, t)).any())
-                    for t in tols)
+        now = tuple(
+            bool(certified_mask(L, thresholds(pool.K, pool.scale, rule=rule, tolerance=t)).any())
+            for t in tols)
     m = BudgetMap(
-        n=pool.n, policy=pol_name, rule=rule, seed=int(seed), tolerances=tols, budgets=bud,
+        n=pool.n, policy=policy_name, rule=rule, seed=int(seed), tolerances=tols, budgets=bud,
         prelabel=tuple(pre),
         labels_read=tuple(r.labels_read for r in runs) if labelled else None,
         certified=tuple(r.certified for r in runs) if labelled else None,
@@ -234,15 +419,27 @@ def budget_map(pool, tolerances=DEFAULT_TOLERANCES, budgets=None, policy="static
 # ------------------------------------------------------------------ several pools
 @dataclass(frozen=True)
 class MultiBudgetMap:
-    """Figures 7 and 8 over several pools (conditions)."""
+    """Figures 7 and 8 over several pools (conditions).
 
-    names: tuple  # one name per pool (file stem, or "pool 1", ...)
-    tolerances: tuple
-    fractions: tuple  # budgets as fractions of each pool's n
-    maps: tuple  # one BudgetMap per pool, budgets floor(f n)
+    Attributes
+    ----------
+    names : tuple of str
+        One name per pool (file stem, or "pool 1", ...).
+    tolerances : tuple of Fraction
+        The tolerance grid, ascending, shared by every map.
+    fractions : tuple of Fraction
+        Budgets as fractions of each pool's n.
+    maps : tuple of BudgetMap
+        One map per pool, its budgets floor(f n).
+    """
 
-    def counts(self) -> tuple:
-        """Figure 7: counts[t][b] = {"ruled_out": ., "certified": ., "unresolved": .}."""
+    names: tuple[str, ...]
+    tolerances: tuple[Fraction, ...]
+    fractions: tuple[Fraction, ...]
+    maps: tuple[BudgetMap, ...]
+
+    def counts(self) -> tuple[tuple[dict[str, int], ...], ...]:
+        """Figure 7: ``counts[t][b]`` is ``{"ruled_out": ., "certified": ., "unresolved": .}``."""
         out = []
         for i in range(len(self.tolerances)):
             row = []
@@ -254,13 +451,14 @@ class MultiBudgetMap:
             out.append(tuple(row))
         return tuple(out)
 
-    def smallest_tolerances(self) -> tuple:
-        """Figure 8: [pool][budget fraction] the smallest certified grid tolerance
-        (None: none within that budget, or unlabelled rows)."""
+    def smallest_tolerances(self) -> tuple[tuple[Fraction | None, ...], ...]:
+        """Figure 8: ``smallest[pool][budget fraction]``, the smallest certified grid
+        tolerance (None: none within that budget, or unlabelled rows)."""
         return tuple(tuple(m.smallest_tolerance(_frac_budget(f, m.n)) for f in self.fractions)
                      for m in self.maps)
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
+        """The maps as a JSON-ready dict (tolerances and fractions as floats)."""
         return {
             "pools": list(self.names),
             "tolerances": [float(t) for t in self.tolerances],
@@ -273,12 +471,12 @@ class MultiBudgetMap:
         }
 
 
-def _frac_budget(f, n: int) -> int:
+def _frac_budget(f: Fraction, n: int) -> int:
     f = Fraction(f)
     return int(f.numerator * n // f.denominator)
 
 
-def _load_named(path):
+def _load_named(path: str | Path) -> Pool:
     """`load_pool`, with the file named in any error: among several pools the message
     must say which one is broken."""
     from ..io import load_pool
@@ -292,7 +490,7 @@ def _load_named(path):
         raise type(exc)(f"pool file {name!r}: {exc}") from None
 
 
-def _pools_of(pools) -> tuple:
+def _pools_of(pools: Pools) -> tuple[tuple[str, ...], tuple[Pool, ...]]:
     """(names, pools) of a list of pools / files, or of a folder of pool files."""
     from ..core.pool import Pool
 
@@ -313,7 +511,8 @@ def _pools_of(pools) -> tuple:
                              f"{type(pools).__name__}") from e
     if not items:
         raise ParameterError("pools must hold at least one pool")
-    names, out = [], []
+    names: list[str] = []
+    out: list[Pool] = []
     for i, p in enumerate(items):
         if isinstance(p, Pool):
             names.append(f"pool {i + 1}")
@@ -327,7 +526,7 @@ def _pools_of(pools) -> tuple:
     return tuple(names), tuple(out)
 
 
-def _fractions(fractions) -> tuple:
+def _fractions(fractions: Iterable[Number | str] | None) -> tuple[Fraction, ...]:
     if fractions is None:
         return DEFAULT_FRACTIONS
     out = []
@@ -344,12 +543,55 @@ def _fractions(fractions) -> tuple:
     return tuple(sorted(set(out)))
 
 
-def budget_map_many(pools, tolerances=DEFAULT_TOLERANCES, fractions=None,
-                    policy="static-range", rule: str = "shared", seed: int = 0, *,
-                    names=None, progress: Callable | None = None) -> MultiBudgetMap:
-    """Figures 7 and 8 over several pools: ``pools`` is a list of pools or pool files, or
-    a folder of pool files; budgets are ``fractions`` of each pool's n (default 0, .1,
-    ..., 1)."""
+def budget_map_many(pools: Pools, tolerances: Iterable[Number] = DEFAULT_TOLERANCES, *,
+                    fractions: Iterable[Number | str] | None = None,
+                    policy: str = "static-range", rule: str = "shared", seed: int = 0,
+                    names: Sequence[str] | None = None,
+                    progress: Callable[[float], object] | None = None) -> MultiBudgetMap:
+    """Figures 7 and 8 over several pools (paper 000 section 6).
+
+    Parameters
+    ----------
+    pools : folder, or list of pools and pool files
+        A folder of pool files (.csv, .tsv, .parquet, .pq; read in name order), or a list
+        of `Pool` objects and pool file paths.
+    tolerances : iterable of numbers, default DEFAULT_TOLERANCES
+        Objective tolerances tau >= 0, read once for every pool.
+    fractions : iterable of numbers, optional
+        Budgets as fractions of each pool's n, in [0, 1] (default 0, .1, ..., 1).
+    policy : str, default "static-range"
+        The policy replayed.
+    rule : str, default "shared"
+        The stopping rule.
+    seed : int, default 0
+        The seed of a random policy.
+    names : sequence of str, optional
+        One display name per pool (default: file stems, or "pool 1", ...).
+    progress : callable, optional
+        Called with the fraction of pools done in [0, 1].
+
+    Returns
+    -------
+    MultiBudgetMap
+        One `BudgetMap` per pool and the counts of Figure 7.
+
+    Raises
+    ------
+    ParameterError
+        On bad settings, an empty folder or list, or ``names`` of the wrong length.
+    PoolFileError, ColumnError, InvalidValueError
+        When a pool file cannot be read (the message names the file).
+
+    Examples
+    --------
+    >>> import certlib
+    >>> pool = certlib.Pool.from_arrays([[0, 0, 1, 0], [0, 0, 0, 1]],
+    ...                                 [[4, 3, 2, 1], [3, 4, 1, 2]],
+    ...                                 labels=[1, 0, 0, 0], names=["A", "B"])
+    >>> mm = budget_map_many([pool, pool], (0,), fractions=(0, 1))
+    >>> mm.names, mm.counts()[0][1]
+    (('pool 1', 'pool 2'), {'ruled_out': 0, 'certified': 2, 'unresolved': 0})
+    """
     found_names, items = _pools_of(pools)
     if names is not None:
         found_names = tuple(str(x) for x in names)
@@ -357,10 +599,13 @@ def budget_map_many(pools, tolerances=DEFAULT_TOLERANCES, fractions=None,
             raise ParameterError(f"names must give one name per pool ({len(items)}); got "
                                  f"{len(found_names)}")
     fr = _fractions(fractions)
+    pol_name = _check_settings(policy, rule)
+    tols = _tolerances(tolerances)
     maps = []
     for i, p in enumerate(items):
         bud = tuple(dict.fromkeys(_frac_budget(f, p.n) for f in fr))
-        maps.append(budget_map(p, tolerances, sorted(bud), policy=policy, rule=rule, seed=seed))
+        maps.append(_budget_map_one(p, tols, sorted(bud), policy=policy, policy_name=pol_name,
+                                    rule=rule, seed=seed, progress=None))
         if progress is not None:
             progress((i + 1) / len(items))
     return MultiBudgetMap(found_names, maps[0].tolerances, fr, tuple(maps))

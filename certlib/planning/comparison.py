@@ -12,22 +12,30 @@ Three yardsticks of the same choice, all in labels (paper 000, sections 4 and 6)
 the two references; `per_rival` splits the certificate by rival: the fewest labels
 that beat one rival alone, against the joint minimum that beats all at once.
 Integers throughout; a median of an even number of seeds is a `Fraction`.
+
+The tolerance is read once, at the entry of each function, as an exact `Fraction`
+(`certlib.core.weights.exact_fraction`), and that value is what the prelabel bound,
+the certificate and every replay receive.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
+from typing import Any
 
 import numpy as np
 
 from ..certificates.certificate import Certificate, certify
 from ..certificates.covering_exact import fewest_largest
-from ..errors import ParameterError
-from ..core.pair_terms import check_rule, target_terms
-from ..policies import policy_names
 from ..certificates.prelabel import prelabel_bound
+from ..core.pair_terms import check_rule, target_terms
+from ..core.pool import Pool
+from ..core.weights import exact_fraction
+from ..errors import ParameterError
 from ..labelling.replay import replay
+from ..policies import policy_names
 
 __all__ = ["PolicyComparison", "PolicyRow", "RivalCost", "per_rival", "policy_comparison"]
 
@@ -36,21 +44,39 @@ __all__ = ["PolicyComparison", "PolicyRow", "RivalCost", "per_rival", "policy_co
 @dataclass(frozen=True)
 class PolicyRow:
     """One policy's replays: one seed when its reading order did not depend on the seed,
-    else one entry per seed (``randomised``)."""
+    else one entry per seed (``randomised``).
+
+    Attributes
+    ----------
+    policy : str
+        The policy's registered name.
+    randomised : bool
+        Whether two seeds gave different reading orders.
+    seeds : tuple of int
+        The seeds replayed (one for a deterministic policy).
+    labels_read : tuple of int
+        Labels read per seed.
+    certified : tuple of bool
+        Whether each replay certified.
+    selected : tuple of str
+        The candidate each replay selected.
+    """
 
     policy: str
     randomised: bool
-    seeds: tuple  # the seeds replayed (one for a deterministic policy)
-    labels_read: tuple  # per seed, ints
-    certified: tuple  # per seed, bools
-    selected: tuple  # per seed, candidate names
+    seeds: tuple[int, ...]
+    labels_read: tuple[int, ...]
+    certified: tuple[bool, ...]
+    selected: tuple[str, ...]
 
     @property
     def min(self) -> int:
+        """The fewest labels read over the seeds."""
         return min(self.labels_read)
 
     @property
     def max(self) -> int:
+        """The most labels read over the seeds."""
         return max(self.labels_read)
 
     @property
@@ -62,6 +88,7 @@ class PolicyRow:
 
     @property
     def all_certified(self) -> bool:
+        """Whether the replay certified with every seed."""
         return all(self.certified)
 
 
@@ -71,24 +98,59 @@ class PolicyComparison:
     (necessary) and the minimum-certificate enclosure (sufficient in hindsight).
 
     The references are those of the shared rule (the tightest test); ``rule`` is the
-    stopping rule the policies were replayed with."""
+    stopping rule the policies were replayed with.
+
+    Attributes
+    ----------
+    n : int
+        Rows in the pool.
+    rule : str
+        The stopping rule of the replays.
+    tolerance : Fraction
+        The objective tolerance tau of every number in the comparison.
+    seeds : tuple of int
+        The seeds asked for.
+    rows : tuple of PolicyRow
+        One row per policy, in the order of `policy_names` (or of ``policies``).
+    prelabel_bound : int
+        The prelabel bound (paper 000 section 6): no policy certifies with fewer labels.
+    certificate : Certificate
+        The enclosure of the minimum certificate C(y) (paper 000 section 4).
+    """
 
     n: int
     rule: str
     tolerance: Fraction
-    seeds: tuple
-    rows: tuple  # PolicyRow, in the order of `policy_names`
+    seeds: tuple[int, ...]
+    rows: tuple[PolicyRow, ...]
     prelabel_bound: int
     certificate: Certificate
 
     def row(self, policy: str) -> PolicyRow:
+        """The row of one policy.
+
+        Parameters
+        ----------
+        policy : str
+            A policy name as shown in ``rows`` (its registered name).
+
+        Returns
+        -------
+        PolicyRow
+            That policy's replays.
+
+        Raises
+        ------
+        ParameterError
+            When no row belongs to ``policy``.
+        """
         for r in self.rows:
             if r.policy == policy:
                 return r
         raise ParameterError(f"policy must be one of {[r.policy for r in self.rows]}; "
                              f"got {policy!r}")
 
-    def to_records(self) -> list:
+    def to_records(self) -> list[dict[str, Any]]:
         """One dict per policy (JSON-ready; the median as a float)."""
         return [{"policy": r.policy, "randomised": r.randomised, "seeds": list(r.seeds),
                  "labels_min": r.min, "labels_median": float(r.median), "labels_max": r.max,
@@ -96,35 +158,75 @@ class PolicyComparison:
                 for r in self.rows]
 
 
-def policy_comparison(pool, tolerance=0.0, rule: str = "shared", seeds=(0, 1, 2, 3, 4),
-                      policies=None, *, certificate: Certificate | None = None
-                      ) -> PolicyComparison:
-    """Replay every policy (default: `policy_names()`) on a fully labelled pool.
+def policy_comparison(pool: Pool, *, tolerance: float | Fraction = 0.0, rule: str = "shared",
+                      seeds: Sequence[int] = (0, 1, 2, 3, 4),
+                      policies: Sequence[str] | None = None,
+                      certificate: Certificate | None = None) -> PolicyComparison:
+    """Replay every policy on a fully labelled pool, beside the prelabel bound and C(y).
 
     Whether a policy is random is read from what it does, not from its type: it is
     replayed with the first two seeds, and if both replays read the same rows in the
     same order it is taken as deterministic and shown once (with ``seeds[0]``);
-    otherwise it is replayed with every seed.  ``certificate``: a `certify` result for
-    this pool and tolerance, to reuse (else it is computed).
+    otherwise it is replayed with every seed.
+
+    Parameters
+    ----------
+    pool : Pool
+        A fully labelled pool.
+    tolerance : float or Fraction, default 0.0
+        The objective tolerance tau >= 0 (0: the exact choice).
+    rule : str, default "shared"
+        The stopping rule of the replays ("shared", "separate" or "centered").
+    seeds : sequence of int, default (0, 1, 2, 3, 4)
+        Seeds of the random policies; at least one.
+    policies : sequence of str, optional
+        The policies to replay (default: every registered one, `policy_names()`).
+    certificate : Certificate, optional
+        A `certify` result for this pool and tolerance, to reuse (else it is computed).
+
+    Returns
+    -------
+    PolicyComparison
+        One `PolicyRow` per policy, the prelabel bound and the certificate.
+
+    Raises
+    ------
+    ParameterError
+        On a bad tolerance, rule or policy name, no seed, or a ``certificate`` computed
+        with another tolerance.
+    LabelError
+        When a row has no label.
+
+    Examples
+    --------
+    >>> import certlib
+    >>> from certlib.planning.comparison import policy_comparison
+    >>> pool = certlib.Pool.from_arrays([[0, 0, 1, 0], [0, 0, 0, 1]],
+    ...                                 [[4, 3, 2, 1], [3, 4, 1, 2]],
+    ...                                 labels=[1, 0, 0, 0], names=["A", "B"])
+    >>> cmp = policy_comparison(pool, policies=["static-range"], seeds=(0, 1))
+    >>> cmp.prelabel_bound, cmp.certificate.lower, cmp.row("static-range").labels_read
+    (2, 3, (4,))
     """
     check_rule(rule)
     seeds = tuple(int(s) for s in seeds)
     if not seeds:
         raise ParameterError("seeds must hold at least one seed")
+    tau = exact_fraction(tolerance)
     names = tuple(policy_names() if policies is None else policies)
-    pre = prelabel_bound(pool, tolerance=tolerance)
-    cert = certify(pool, tolerance=tolerance) if certificate is None else certificate
-    if cert.tolerance != pre.tolerance:
+    pre = prelabel_bound(pool, tolerance=tau)
+    cert = certify(pool, tolerance=tau) if certificate is None else certificate
+    if cert.tolerance != tau:
         raise ParameterError(f"certificate was computed with tolerance {cert.tolerance}, "
-                             f"not {pre.tolerance}")
+                             f"not {tau}")
     rows = []
     for name in names:
-        reps = [replay(pool, policy=name, rule=rule, tolerance=tolerance, seed=seeds[0])]
+        reps = [replay(pool, policy=name, rule=rule, tolerance=tau, seed=seeds[0])]
         if len(seeds) > 1:
-            reps.append(replay(pool, policy=name, rule=rule, tolerance=tolerance, seed=seeds[1]))
+            reps.append(replay(pool, policy=name, rule=rule, tolerance=tau, seed=seeds[1]))
         randomised = len(reps) > 1 and reps[0].order != reps[1].order
         if randomised:
-            reps += [replay(pool, policy=name, rule=rule, tolerance=tolerance, seed=s)
+            reps += [replay(pool, policy=name, rule=rule, tolerance=tau, seed=s)
                      for s in seeds[2:]]
         else:
             reps = reps[:1]
@@ -133,7 +235,7 @@ def policy_comparison(pool, tolerance=0.0, rule: str = "shared", seeds=(0, 1, 2,
             policy=reps[0].policy, randomised=randomised, seeds=used,
             labels_read=tuple(r.labels_read for r in reps),
             certified=tuple(r.certified for r in reps), selected=tuple(r.selected for r in reps)))
-    return PolicyComparison(n=pool.n, rule=rule, tolerance=pre.tolerance, seeds=seeds,
+    return PolicyComparison(n=pool.n, rule=rule, tolerance=tau, seeds=seeds,
                             rows=tuple(rows), prelabel_bound=pre.prelabel_bound,
                             certificate=cert)
 
@@ -143,11 +245,27 @@ def policy_comparison(pool, tolerance=0.0, rule: str = "shared", seeds=(0, 1, 2,
 class RivalCost:
     """The labels needed to certify ``target`` against one ``rival``.
 
-    ``alone``: the fewest rows whose labels beat this rival alone, in hindsight (exact:
-    largest gains first).  ``prelabel``: the fewest that could do it whatever the labels
-    (the prelabel pair count m_jk, a necessary number).  ``joint_lower``/``joint_upper``:
-    the enclosure of the minimum certificate against every rival at once, the same for
-    every rival; ``deficit``/``gain_total`` in the pool's integer units."""
+    Attributes
+    ----------
+    rival, target : str
+        Candidate names.
+    deficit : int
+        D_j, what the rows read must add to the rival's bound, in the pool's integer
+        units (paper 000 eq. (7)).
+    gain_total : int
+        The sum of every row's gain against this rival, in the same units.
+    alone : int
+        The fewest rows whose labels beat this rival alone, in hindsight (exact:
+        largest gains first).
+    prelabel : int or None
+        The fewest that could do it whatever the labels (the prelabel pair count m_jk, a
+        necessary number; None when no set of rows can).
+    joint_lower, joint_upper : int
+        The enclosure of the minimum certificate against every rival at once, the same
+        for every rival.
+    joint_exact : bool
+        Whether that enclosure is exact (``joint_lower == joint_upper``, proved).
+    """
 
     rival: str
     target: str
@@ -160,13 +278,14 @@ class RivalCost:
     joint_exact: bool
 
 
-def per_rival(pool, tolerance=0.0, *, certificate: Certificate | None = None) -> tuple:
+def per_rival(pool: Pool, *, tolerance: float | Fraction = 0.0,
+              certificate: Certificate | None = None) -> tuple[RivalCost, ...]:
     """For the certified candidate k and each rival j, the fewest labels that beat j alone.
 
     Against one rival the certificate is a covering problem with a single constraint
     ``sum_{i in S} g_ji >= D_j``, solved exactly by taking the largest gains first (paper
-    000 section 4.1, "Two candidates"; `certlib.certificates.covering_exact.fewest_largest`).  The
-    joint minimum C(y) (`certify`) must meet every rival's constraint with *one* set, so
+    000 section 4.1, "Two candidates"; `certlib.certificates.covering_exact.fewest_largest`).
+    The joint minimum C(y) (`certify`) must meet every rival's constraint with *one* set, so
 
         max_j alone_j  <=  C(y)  <=  sum_j alone_j.
 
@@ -179,10 +298,39 @@ def per_rival(pool, tolerance=0.0, *, certificate: Certificate | None = None) ->
     A per-rival number is therefore not a share of the joint one, and the numbers need
     not add up to it.
 
-    ``certificate``: a `certify` result for this pool and tolerance, to reuse.
-    Returns one `RivalCost` per rival in candidate order (the target left out).
+    Parameters
+    ----------
+    pool : Pool
+        A fully labelled pool.
+    tolerance : float or Fraction, default 0.0
+        The objective tolerance tau >= 0.
+    certificate : Certificate, optional
+        A `certify` result for this pool and tolerance, to reuse (else it is computed).
+
+    Returns
+    -------
+    tuple of RivalCost
+        One per rival in candidate order (the target left out).
+
+    Raises
+    ------
+    ParameterError
+        On a bad tolerance, or a ``certificate`` that does not belong to this pool.
+    LabelError
+        When a row has no label.
+
+    Examples
+    --------
+    >>> import certlib
+    >>> from certlib.planning.comparison import per_rival
+    >>> pool = certlib.Pool.from_arrays([[0, 0, 1, 0], [0, 0, 0, 1]],
+    ...                                 [[4, 3, 2, 1], [3, 4, 1, 2]],
+    ...                                 labels=[1, 0, 0, 0], names=["A", "B"])
+    >>> [(c.rival, c.target, c.alone, c.joint_lower) for c in per_rival(pool)]
+    [('A', 'B', 3, 3)]
     """
-    cert = certify(pool, tolerance=tolerance) if certificate is None else certificate
+    tau = exact_fraction(tolerance)
+    cert = certify(pool, tolerance=tau) if certificate is None else certificate
     k = cert.selected_index
     # the certificate's own gains and deficits for target k (same calls as `certify`)
     _, gains = target_terms(pool, k, np.arange(pool.n), pool.labels)

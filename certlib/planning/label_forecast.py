@@ -1,6 +1,6 @@
 """Label forecast: how many labels will the policy read before it certifies?
 
-``forecast(pool, policy, tolerance, draws, seed)`` treats the labels already in the
+``forecast(pool, policy=..., tolerance=..., draws=..., seed=...)`` treats the labels already in the
 pool as read (in the state `Session.from_pool_labels` gives), draws the unread labels
 ``draws`` times from a label model (`certlib.policies.label_model.fit_label_sampler`,
 documented there) and replays the policy with the exact stopping test (shared rule)
@@ -29,46 +29,95 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
+from numpy.typing import ArrayLike, NDArray
 
+from ..core.weights import exact_fraction
 from ..errors import ParameterError
+
+if TYPE_CHECKING:
+    from ..core.bounds import Thresholds
+    from ..core.pool import Pool
+    from ..policies import Policy, PolicyContext
+    from ..policies.label_model import LabelSampler
+
+Progress = Callable[[float], object]
 
 __all__ = ["Forecast", "QUANTILES", "forecast", "replay_draws"]
 
-QUANTILES = (0.1, 0.5, 0.9)
-_BLOCK_ELEMENTS = 1 << 22  # int64 entries of one (draws, rows, K, K) block (32 MiB)
+QUANTILES: tuple[float, ...] = (0.1, 0.5, 0.9)
+_BLOCK_ELEMENTS: int = 1 << 22  # int64 entries of one (draws, rows, K, K) block (32 MiB)
 
 
 @dataclass(frozen=True)
 class Forecast:
-    """A distribution of the labels the policy will read in total (a forecast)."""
+    """A distribution of the labels the policy will read in total (a forecast).
+
+    Attributes
+    ----------
+    policy : str
+        The policy replayed on each draw.
+    tolerance : Fraction
+        The objective tolerance tau of the stopping test.
+    draws : int
+        Label vectors drawn.
+    seed : int
+        The seed of the draws.
+    n : int
+        Rows in the pool.
+    known : int
+        Labels already in the pool (read before the forecast starts).
+    labels_read : tuple of int
+        One total per draw, known labels included.
+    certified_now : bool
+        Whether the labels already known certify the choice.
+    winners : dict of str to int
+        Candidate name -> number of draws it was certified in.
+    label_model : str
+        The label model's source (see `certlib.policies.label_model.fit_label_sampler`).
+    label_model_note : str
+        What the model is, in words; says so when it is a fallback.
+    """
 
     policy: str
     tolerance: Fraction
     draws: int
     seed: int
     n: int
-    known: int  # labels already in the pool (read before the forecast starts)
-    labels_read: tuple  # one total per draw, known labels included
-    certified_now: bool  # the labels already known certify the choice
-    winners: dict  # candidate -> number of draws it was certified in
-    label_model: str  # the label model's source (see label_model.fit_label_sampler)
-    label_model_note: str  # what the model is, in words; says so when it is a fallback
+    known: int
+    labels_read: tuple[int, ...]
+    certified_now: bool
+    winners: dict[str, int]
+    label_model: str
+    label_model_note: str
 
     @property
-    def quantiles(self) -> dict:
+    def quantiles(self) -> dict[float, int]:
         """{0.1, 0.5, 0.9} -> labels read (the lower empirical quantile, an integer)."""
         a = np.sort(np.asarray(self.labels_read))
         return {q: int(a[min(a.size - 1, int(np.ceil(q * a.size)) - 1)]) if q > 0 else int(a[0])
                 for q in QUANTILES}
 
     def p_certified(self, budget: int) -> float:
-        """Forecast probability that the policy certifies within ``budget`` labels."""
+        """Forecast probability that the policy certifies within ``budget`` labels.
+
+        Parameters
+        ----------
+        budget : int
+            A total label count (known labels included).
+
+        Returns
+        -------
+        float
+            The share of draws whose replay read at most ``budget`` labels.
+        """
         a = np.asarray(self.labels_read)
         return float((a <= budget).mean())
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
+        """The forecast as a JSON-ready dict (the tolerance as a float)."""
         return {
             "policy": self.policy, "tolerance": float(self.tolerance), "draws": self.draws,
             "seed": self.seed, "n": self.n, "known": self.known,
@@ -79,31 +128,74 @@ class Forecast:
         }
 
 
-def _check_draws(draws) -> int:
+def _check_draws(draws: object) -> int:
     if isinstance(draws, bool) or not isinstance(draws, (int, np.integer)) or draws < 1:
         raise ParameterError(f"draws must be a whole number >= 1; got {draws!r}")
-    return int(draws)
+    return int(draws)  # an int or a numpy integer, checked above
 
 
-def forecast(pool, policy="adaptive-pair-sum", tolerance=0.0, draws: int = 200,
-             seed: int = 0, *, progress: Callable | None = None, sampler=None) -> Forecast:
-    """Forecast the labels ``policy`` reads before the exact test certifies (module
-    docstring).  ``progress``: optional callable(fraction done); ``sampler``: a label
-    sampler to use instead of `fit_label_sampler(pool)` (tests, experiments)."""
+def forecast(pool: Pool, *, policy: str | Policy = "adaptive-pair-sum",
+             tolerance: float | Fraction = 0.0, draws: int = 200, seed: int = 0,
+             progress: Progress | None = None,
+             sampler: LabelSampler | None = None) -> Forecast:
+    """Forecast the labels ``policy`` reads before the exact test certifies.
+
+    The labels already in the pool count as read; the unread ones are drawn ``draws``
+    times from a label model and the policy is replayed exactly on each draw (module
+    docstring).  A forecast, not a guarantee (paper 000 section 6).
+
+    Parameters
+    ----------
+    pool : Pool
+        The pool, with the labels read so far (none, some or all).
+    policy : str or Policy, default "adaptive-pair-sum"
+        The policy to forecast.
+    tolerance : float or Fraction, default 0.0
+        The objective tolerance tau >= 0 of the stopping test (shared rule).
+    draws : int, default 200
+        Label vectors to draw, >= 1.
+    seed : int, default 0
+        Seed of the draws (numpy's default_rng) and of a random policy.
+    progress : callable, optional
+        Called with the fraction done in [0, 1].
+    sampler : LabelSampler, optional
+        A label sampler to use instead of `fit_label_sampler(pool)` (tests, experiments).
+
+    Returns
+    -------
+    Forecast
+        The labels read per draw, their quantiles and the winners.
+
+    Raises
+    ------
+    ParameterError
+        On a bad policy, tolerance or number of draws.
+
+    Examples
+    --------
+    Two of four labels known, the other two drawn five times:
+
+    >>> import certlib
+    >>> pool = certlib.Pool.from_arrays([[0, 0, 1, 0], [0, 0, 0, 1]],
+    ...                                 [[4, 3, 2, 1], [3, 4, 1, 2]],
+    ...                                 labels=[1, 0, None, None], names=["A", "B"],
+    ...                                 classes=[0, 1])
+    >>> f = certlib.forecast(pool, policy="static-range", draws=5)
+    >>> f.known, f.labels_read, f.p_certified(3)
+    (2, (3, 4, 3, 4, 3), 0.6)
+    """
     from ..policies import get_policy
     from ..policies.label_model import fit_label_sampler
 
     draws = _check_draws(draws)
     pol = get_policy(policy)
+    tol = exact_fraction(tolerance)
     known = int(pool.n_labelled)
     if sampler is None:
         sampler = fit_label_sampler(pool)
     rng = np.random.default_rng(seed)
     Y = sampler.sample(rng, draws)  # (draws, n) codes; known rows hold the known labels
-    counts, winners = replay_draws(pool, pol, tolerance, Y, seed=seed, progress=progress)
-    from ..core.bounds import thresholds
-
-    tol = thresholds(pool.K, pool.scale, "shared", tolerance).tolerance
+    counts, winners = replay_draws(pool, pol, Y=Y, tolerance=tol, seed=seed, progress=progress)
     win = {name: int((winners == k).sum()) for k, name in enumerate(pool.names)}
     return Forecast(
         policy=pol.name, tolerance=tol, draws=draws, seed=int(seed), n=pool.n, known=known,
@@ -114,11 +206,55 @@ def forecast(pool, policy="adaptive-pair-sum", tolerance=0.0, draws: int = 200,
     )
 
 
-def replay_draws(pool, policy, tolerance, Y: np.ndarray, seed: int = 0,
-                 progress: Callable | None = None):
-    """Labels read per draw (and the certified candidate per draw) when the policy starts
-    from the pool's known labels and the unread labels are ``Y[d]`` (codes, (D, n); the
-    known rows of Y are ignored).  Exact: equals stepping a `Session` (module docstring)."""
+def replay_draws(pool: Pool, policy: str | Policy, *, Y: ArrayLike,
+                 tolerance: float | Fraction, seed: int = 0,
+                 progress: Progress | None = None
+                 ) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+    """Labels read per draw, and the certified candidate per draw, on given label draws.
+
+    The policy starts from the pool's known labels and the unread labels of draw d are
+    ``Y[d]``.  Exact: equals stepping a `Session` on each draw (module docstring).
+
+    Parameters
+    ----------
+    pool : Pool
+        The pool, with the labels read so far.
+    policy : str or Policy
+        The policy to replay.
+    Y : array_like of int, shape (draws, n)
+        Class codes of every row per draw; the known rows of Y are ignored.
+    tolerance : float or Fraction
+        The objective tolerance tau >= 0 of the stopping test (shared rule).
+    seed : int, default 0
+        Seed of a random policy.
+    progress : callable, optional
+        Called with the fraction of draws done in [0, 1].
+
+    Returns
+    -------
+    counts : ndarray of int64, shape (draws,)
+        Total labels read per draw (known labels included).
+    winners : ndarray of int64, shape (draws,)
+        The index of the candidate selected at stop per draw.
+
+    Raises
+    ------
+    ParameterError
+        On a bad policy or tolerance, or a ``Y`` of the wrong shape or with a code
+        outside the class set.
+
+    Examples
+    --------
+    >>> import numpy as np, certlib
+    >>> from certlib.planning.label_forecast import replay_draws
+    >>> pool = certlib.Pool.from_arrays([[0, 0, 1, 0], [0, 0, 0, 1]],
+    ...                                 [[4, 3, 2, 1], [3, 4, 1, 2]], names=["A", "B"],
+    ...                                 classes=[0, 1])
+    >>> counts, winners = replay_draws(pool, "static-range", Y=np.zeros((2, 4), dtype=int),
+    ...                                tolerance=0)
+    >>> counts.tolist(), winners.tolist()
+    ([3, 3], [0, 0])
+    """
     from ..core.bounds import thresholds
     from ..core.pair_terms import initial_lower
     from ..policies import PolicyContext, get_policy
@@ -133,12 +269,12 @@ def replay_draws(pool, policy, tolerance, Y: np.ndarray, seed: int = 0,
     Y = np.where(known[None, :], pool.labels[None, :], Y)
     if ((Y < 0) | (Y >= pool.n_classes)).any():
         raise ParameterError("Y must hold a class code for every unread row")
-    th = thresholds(pool.K, pool.scale, "shared", tolerance)
+    th = thresholds(pool.K, pool.scale, rule="shared", tolerance=tolerance)
     L0 = initial_lower(pool, "shared")
     rows = np.flatnonzero(known)
     if rows.size:
         from ..core.bounds import batch_lower
-        L0 = batch_lower(pool, rows, pool.labels[rows], "shared")
+        L0 = batch_lower(pool, rows, labels=pool.labels[rows], rule="shared")
     ctx = PolicyContext(pool, "shared", seed, th.tolerance, ())
     static = pol.static_order(ctx)
     has_adaptive = static is None and pol.adaptive_order(
@@ -148,24 +284,29 @@ def replay_draws(pool, policy, tolerance, Y: np.ndarray, seed: int = 0,
     return _replay_draws(pool, pol, ctx, th, L0, known, Y, static, progress)
 
 
-def _certified_any(L, need):
+def _certified_any(L: NDArray[np.int64], need: NDArray[np.int64]
+                   ) -> tuple[NDArray[np.bool_], NDArray[np.intp]]:
     # L (..., K, K): candidate k certified when L[j, k] >= need[j, k] for every j
+    # (0-d arrays for one K x K matrix, which test as bools)
     ok = (L >= need).all(axis=-2)
-    return ok.any(axis=-1), np.argmax(ok, axis=-1)
+    return np.asarray(ok.any(axis=-1)), np.asarray(np.argmax(ok, axis=-1))
 
 
-def _eliminated(L, elim):
+def _eliminated(L: NDArray[np.int64], elim: NDArray[np.int64]) -> NDArray[np.bool_]:
     # candidate k out when L[k, j] >= elim[k, j] for some j
-    return (L >= elim).any(axis=-1)
+    return np.asarray((L >= elim).any(axis=-1))
 
 
-def _selected(L, th):
+def _selected(L: NDArray[np.int64], th: Thresholds) -> int:
     from ..core.bounds import decide
 
     return decide(L, th).selected_index
 
 
-def _replay_draws(pool, pol, ctx, th, L0, known, Y, static, progress):
+def _replay_draws(pool: Pool, pol: Policy, ctx: PolicyContext, th: Thresholds,
+                  L0: NDArray[np.int64], known: NDArray[np.bool_], Y: NDArray[np.int64],
+                  static: NDArray[np.int64] | None, progress: Progress | None
+                  ) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
     from ..core.pair_terms import gain_terms
 
     D, n, K, C = Y.shape[0], pool.n, pool.K, pool.n_classes
@@ -181,13 +322,13 @@ def _replay_draws(pool, pol, ctx, th, L0, known, Y, static, progress):
         return counts, winners
     out0 = _eliminated(L0, elim)
     active_of = [tuple(int(k) for k in np.flatnonzero(~out0))] * D
-    orders: dict = {}
+    orders: dict[tuple[int, ...], NDArray[np.int64]] = {}
 
-    def order_for(active):
+    def order_for(active: tuple[int, ...]) -> NDArray[np.int64]:
         if static is not None:
             return static
         if active not in orders:
-            orders[active] = np.asarray(pol.adaptive_order(ctx, active))
+            orders[active] = np.asarray(pol.adaptive_order(ctx, active), dtype=np.int64)
         return orders[active]
 
     # gains per class for every row, computed lazily per block: (m, C, K, K)
@@ -208,7 +349,7 @@ def _replay_draws(pool, pol, ctx, th, L0, known, Y, static, progress):
         while running.size and pos < order.size:
             m = min(m, m_max, order.size - pos)
             rows = order[pos:pos + m]
-            G = np.stack([gain_terms(pool, rows, np.full(rows.size, c), "shared")
+            G = np.stack([gain_terms(pool, rows, np.full(rows.size, c), rule="shared")
                           for c in range(C)])  # (C, K, K, m)
             G = np.moveaxis(G, 3, 0)  # (m, C, K, K)
             yb = Y[np.ix_(running, rows)]  # (S, m)
@@ -260,7 +401,9 @@ def _replay_draws(pool, pol, ctx, th, L0, known, Y, static, progress):
     return counts, winners
 
 
-def _step_draws(pool, pol, tolerance, Y, seed, progress):
+def _step_draws(pool: Pool, pol: Policy, tolerance: Fraction, Y: NDArray[np.int64],
+                seed: int, progress: Progress | None
+                ) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
     """One `Session` per draw (policies whose order depends on the labels)."""
     from ..labelling.session import Session
 
@@ -272,6 +415,7 @@ def _step_draws(pool, pol, tolerance, Y, seed, progress):
         s = base
         while not s.done:
             r = s.next_row()
+            assert r is not None  # a session that is not done has a next row
             s = s.observe(r, pool.classes[int(Y[d, r])])
         counts[d] = s.t
         winners[d] = s.decision.selected_index

@@ -26,24 +26,174 @@ categorical pools work unchanged.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from fractions import Fraction
 from typing import Any, Protocol
 
 import numpy as np
+import numpy.typing as npt
+from numpy.typing import NDArray
 
+from ..core._values import ClassValue
+from ..core.bounds import Thresholds
 from ..core.pair_terms import pair_potential
+from ..core.pool import Pool
 from ..errors import ParameterError
 
-__all__ = ["OrderPolicy", "OrderState", "Policy", "PolicyContext", "order_by_score", "pair_scores"]
+__all__ = ["OrderPolicy", "OrderState", "Policy", "PolicyContext", "SessionView",
+           "order_by_score", "pair_scores"]
 
 
 @dataclass(frozen=True, eq=False)
 class PolicyContext:
-    pool: Any
+    """What a policy may know of a run before it reads anything.
+
+    Parameters
+    ----------
+    pool : Pool
+        The pool being labelled (its labels are not for the policy to read).
+    rule : str
+        The comparison rule of the bounds (`certlib.core.pair_terms.RULES`).
+    seed : int
+        Seed of the policy's random choices; the same seed gives the same order.
+    tolerance : float or Fraction
+        The tolerance tau of the stopping test.
+    eliminated : tuple of int
+        Candidates already out before any label (e.g. duplicates).
+    """
+
+    pool: Pool
     rule: str = "shared"
     seed: int = 0
-    tolerance: Any = 0
-    eliminated: tuple = ()  # candidates already out before any label (e.g. duplicates)
+    tolerance: float | Fraction = 0
+    eliminated: tuple[int, ...] = ()  # candidates already out before any label
+
+
+class SessionView(Protocol):
+    """What a policy sees of the labelling session (`certlib.labelling.session.Session`).
+
+    Policies only read it: ``is_read``, ``unread_mask``, the exact bounds ``L`` and
+    thresholds ``th``, the candidates ``eliminated`` now, the labels read
+    (``label_code``) and ``t``, the number of labels read.  ``sibling``, ``observe``,
+    ``next_row`` and ``done`` let a policy run another policy in its shadow.
+    """
+
+    @property
+    def pool(self) -> Pool:
+        """The pool being labelled."""
+        ...
+
+    @property
+    def L(self) -> NDArray[np.int64]:
+        """(K, K) exact lower bounds of r_j - r_k after the labels read, in rule units."""
+        ...
+
+    @property
+    def th(self) -> Thresholds:
+        """The thresholds of the stopping test."""
+        ...
+
+    @property
+    def t(self) -> int:
+        """Number of labels read."""
+        ...
+
+    @property
+    def eliminated(self) -> tuple[int, ...]:
+        """Candidates that lose under every completion now."""
+        ...
+
+    @property
+    def policy_context(self) -> PolicyContext:
+        """The run's context, with the candidates eliminated now."""
+        ...
+
+    @property
+    def done(self) -> bool:
+        """Whether the session has stopped (certified, or budget or rows spent)."""
+        ...
+
+    def is_read(self, row: int) -> bool:
+        """Whether a row has been read.
+
+        Parameters
+        ----------
+        row : int
+            A row position.
+
+        Returns
+        -------
+        bool
+            True when its label was observed.
+        """
+        ...
+
+    def unread_mask(self) -> NDArray[np.bool_]:
+        """Length-n mask of the rows not read."""
+        ...
+
+    def label_code(self, row: int) -> int:
+        """The label code read for a row.
+
+        Parameters
+        ----------
+        row : int
+            A row position read.
+
+        Returns
+        -------
+        int
+            Its index in ``pool.classes``.
+        """
+        ...
+
+    def next_row(self, skip: Sequence[int] = ()) -> int | None:
+        """The row the session's policy reads next.
+
+        Parameters
+        ----------
+        skip : sequence of int
+            Rows to pass over.
+
+        Returns
+        -------
+        int or None
+            A row position, or None when the session is done.
+        """
+        ...
+
+    def observe(self, row: int, label: ClassValue) -> SessionView:
+        """The session after reading ``row`` with the label value ``label``.
+
+        Parameters
+        ----------
+        row : int
+            An unread row position.
+        label : int, float or str
+            Its label, a value of ``pool.classes``.
+
+        Returns
+        -------
+        SessionView
+            The new state; this one is unchanged.
+        """
+        ...
+
+    def sibling(self, policy: str | Policy) -> SessionView:
+        """A new session on the same pool and settings with another policy, nothing read.
+
+        Parameters
+        ----------
+        policy : str or Policy
+            The other policy.
+
+        Returns
+        -------
+        SessionView
+            Its state before the first label.
+        """
+        ...
 
 
 class Policy(Protocol):
@@ -61,35 +211,132 @@ class Policy(Protocol):
 
     name: str
 
-    def start(self, ctx: PolicyContext) -> Any: ...
+    # The state is the policy's own immutable value, opaque to its callers: each policy
+    # has its own state type, so the protocol types it as Any.
+    def start(self, ctx: PolicyContext) -> Any:
+        """The policy's state before any label is read.
 
-    def choose(self, state: Any, view: Any) -> int: ...
+        Parameters
+        ----------
+        ctx : PolicyContext
+            The pool, rule, seed, tolerance and the candidates already out.
 
-    def update(self, state: Any, view: Any, row: int, label: int) -> Any: ...
+        Returns
+        -------
+        object
+            The policy's own immutable state, passed back to `choose` and `update`.
+        """
+        ...
 
-    def static_order(self, ctx: PolicyContext) -> np.ndarray | None:
-        """The full reading order when no label can change it, else None."""
+    def choose(self, state: Any, view: SessionView) -> int:
+        """The next row to read: an unread row position; pure (changes nothing).
+
+        Parameters
+        ----------
+        state : object
+            The policy's state (from `start` or `update`).
+        view : SessionView
+            The session now.
+
+        Returns
+        -------
+        int
+            An unread row position.
+        """
+        ...
+
+    def update(self, state: Any, view: SessionView, row: int, label: int) -> Any:
+        """The policy's state after ``row`` was read with label code ``label``; pure.
+
+        Parameters
+        ----------
+        state : object
+            The state before the read.
+        view : SessionView
+            The session after the read.
+        row : int
+            The row position just read.
+        label : int
+            Its label code (index into ``pool.classes``).
+
+        Returns
+        -------
+        object
+            The new state; ``state`` itself is unchanged.
+        """
+        ...
+
+    def static_order(self, ctx: PolicyContext) -> NDArray[np.int64] | None:
+        """The full reading order when no label can change it, else None.
+
+        Parameters
+        ----------
+        ctx : PolicyContext
+            The run's context.
+
+        Returns
+        -------
+        numpy.ndarray of int64 or None
+            A permutation of the row positions, or None (the default).
+        """
         return None
 
-    def adaptive_order(self, ctx: PolicyContext, active: tuple) -> np.ndarray | None:
+    def adaptive_order(self, ctx: PolicyContext,
+                       active: tuple[int, ...]) -> NDArray[np.int64] | None:
         """When labels change the order only by eliminating candidates: the full
         reading order while exactly the candidates ``active`` remain (the policy
-        switches to the new order at each elimination).  Else None."""
+        switches to the new order at each elimination).  Else None.
+
+        Parameters
+        ----------
+        ctx : PolicyContext
+            The run's context.
+        active : tuple of int
+            The candidates not eliminated.
+
+        Returns
+        -------
+        numpy.ndarray of int64 or None
+            A permutation of the row positions, or None (the default).
+        """
         return None
 
 
-def _readonly(a):
+def _readonly(a: NDArray[Any]) -> NDArray[Any]:
     a.setflags(write=False)
     return a
 
 
 # ---------------------------------------------------------------- row scores
-def pair_scores(pool, active=None, kind: str = "range") -> np.ndarray:
-    """Per-row score over the candidate pairs inside ``active`` (all when None):
-    ``range`` = max over pairs of the potential gain (= max_j a_ji - min_j a_ji for
-    binary pools, paper eq. (10)); ``pair-sum`` = sum over unordered pairs."""
+def pair_scores(pool: Pool, active: npt.ArrayLike | None = None, *,
+                kind: str = "range") -> NDArray[np.int64]:
+    """Per-row score over the candidate pairs inside ``active`` (paper section 5).
+
+    Parameters
+    ----------
+    pool : Pool
+        The pool.
+    active : array_like of bool, shape (K,), optional
+        Candidates whose pairs count (all when None).
+    kind : {"range", "pair-sum"}
+        ``range``: max over pairs of the potential gain (= max_j a_ji - min_j a_ji for
+        binary pools, paper eq. (10)); ``pair-sum``: its sum over unordered pairs.
+
+    Returns
+    -------
+    numpy.ndarray of int64, shape (n,)
+        The score of each row, in scaled-risk units.
+
+    Examples
+    --------
+    >>> from certlib import Pool
+    >>> pool = Pool.from_arrays([[0, 0, 1, 0], [0, 0, 0, 1]], [[4, 3, 2, 1], [3, 4, 1, 2]])
+    >>> pair_scores(pool).tolist()
+    [2, 2, 4, 4]
+    """
     K, n = pool.K, pool.n
-    members = list(range(K)) if active is None else [k for k in range(K) if active[k]]
+    mask = None if active is None else np.asarray(active, dtype=bool)
+    members = list(range(K)) if mask is None else [k for k in range(K) if mask[k]]
     out = np.zeros(n, dtype=np.int64)
     for a, j in enumerate(members):
         for k in members[a + 1:]:
@@ -101,20 +348,48 @@ def pair_scores(pool, active=None, kind: str = "range") -> np.ndarray:
     return out
 
 
-def order_by_score(scores: np.ndarray) -> np.ndarray:
-    """Rows by decreasing score, lowest row position first on ties."""
+def order_by_score(scores: npt.ArrayLike) -> NDArray[np.int64]:
+    """Rows by decreasing score, lowest row position first on ties.
+
+    Parameters
+    ----------
+    scores : array_like, shape (n,)
+        A score per row.
+
+    Returns
+    -------
+    numpy.ndarray of int64, shape (n,)
+        Row positions, best first.
+
+    Examples
+    --------
+    >>> order_by_score([1, 3, 3, 0]).tolist()
+    [1, 2, 0, 3]
+    """
     return np.argsort(-np.asarray(scores), kind="stable")
 
 
 # -------------------------------------------------------- order-based policies
 @dataclass(frozen=True, eq=False)
 class OrderState:
-    order: np.ndarray  # a permutation of row positions, shared read-only
+    """State of an `OrderPolicy`: an order made before any label and how far it is read.
+
+    Parameters
+    ----------
+    order : numpy.ndarray of int64
+        A permutation of the row positions, shared read-only between states.
+    ptr : int
+        Every row before ``order[ptr]`` has been read.
+    active : tuple of int
+        The candidates the order was computed for (adaptive policies).
+    """
+
+    order: NDArray[np.int64]  # a permutation of row positions, shared read-only
     ptr: int  # every row before order[ptr] has been read
-    active: tuple = ()  # candidates the order was computed for (adaptive policies)
+    active: tuple[int, ...] = ()  # candidates the order was computed for (adaptive policies)
 
 
-def _advance(state: OrderState, view) -> OrderState:
+def _advance(state: OrderState, view: SessionView) -> OrderState:
     ptr, order = state.ptr, state.order
     while ptr < order.size and view.is_read(int(order[ptr])):
         ptr += 1
@@ -128,29 +403,122 @@ class OrderPolicy(Policy):
     name = "order"
     adaptive = False  # remake the order when a candidate is eliminated
 
-    def make_order(self, ctx: PolicyContext, active: tuple) -> np.ndarray:  # pragma: no cover
+    def make_order(self, ctx: PolicyContext,
+                   active: tuple[int, ...]) -> NDArray[np.int64]:  # pragma: no cover
+        """The reading order while the candidates ``active`` remain (subclasses say how).
+
+        Parameters
+        ----------
+        ctx : PolicyContext
+            The run's context.
+        active : tuple of int
+            The candidates not eliminated (all of them for a static order).
+
+        Returns
+        -------
+        numpy.ndarray of int64, shape (n,)
+            A permutation of the row positions.
+        """
         raise NotImplementedError
 
-    def static_order(self, ctx: PolicyContext) -> np.ndarray | None:
+    def static_order(self, ctx: PolicyContext) -> NDArray[np.int64] | None:
+        """The order over every candidate, unless the policy is adaptive (then None).
+
+        Parameters
+        ----------
+        ctx : PolicyContext
+            The run's context.
+
+        Returns
+        -------
+        numpy.ndarray of int64 or None
+            A read-only permutation of the row positions, or None.
+        """
         if self.adaptive:
             return None
         return _readonly(self.make_order(ctx, tuple(range(ctx.pool.K))))
 
-    def adaptive_order(self, ctx: PolicyContext, active: tuple) -> np.ndarray:
+    def adaptive_order(self, ctx: PolicyContext,
+                       active: tuple[int, ...]) -> NDArray[np.int64]:
+        """The order while exactly the candidates ``active`` remain.
+
+        Parameters
+        ----------
+        ctx : PolicyContext
+            The run's context.
+        active : tuple of int
+            The candidates not eliminated.
+
+        Returns
+        -------
+        numpy.ndarray of int64
+            A read-only permutation of the row positions.
+        """
         return _readonly(self.make_order(ctx, tuple(active)))
 
     def start(self, ctx: PolicyContext) -> OrderState:
+        """The order for the candidates not already out, nothing read.
+
+        Parameters
+        ----------
+        ctx : PolicyContext
+            The run's context.
+
+        Returns
+        -------
+        OrderState
+            The order and a pointer at its start.
+        """
         out = set(ctx.eliminated) if self.adaptive else set()
         active = tuple(k for k in range(ctx.pool.K) if k not in out)
         return OrderState(self.adaptive_order(ctx, active), 0, active)
 
-    def choose(self, state: OrderState, view) -> int:
+    def choose(self, state: OrderState, view: SessionView) -> int:
+        """The first unread row of the order.
+
+        Parameters
+        ----------
+        state : OrderState
+            The policy's state.
+        view : SessionView
+            The session now.
+
+        Returns
+        -------
+        int
+            An unread row position.
+
+        Raises
+        ------
+        ParameterError
+            When every row has been read.
+        """
         s = _advance(state, view)
         if s.ptr >= s.order.size:
             raise ParameterError("every row has been read; there is no next row")
         return int(s.order[s.ptr])
 
-    def update(self, state: OrderState, view, row: int, label: int) -> OrderState:
+    def update(self, state: OrderState, view: SessionView,
+               row: int, label: int) -> OrderState:
+        """Move past the rows read; an adaptive policy remakes its order when the
+        candidates not eliminated change.
+
+        Parameters
+        ----------
+        state : OrderState
+            The state before the read.
+        view : SessionView
+            The session after the read.
+        row : int
+            The row position just read.
+        label : int
+            Its label code (the order does not depend on it).
+
+        Returns
+        -------
+        OrderState
+            The new state.
+        """
         if self.adaptive:
             active = tuple(k for k in range(view.pool.K) if k not in view.eliminated)
             if active != state.active:

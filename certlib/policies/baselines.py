@@ -6,9 +6,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from numpy.typing import NDArray
 
+from ..core.pool import Pool
 from ..errors import ParameterError
-from .base import OrderPolicy, Policy, PolicyContext, _readonly, pair_scores
+from .base import OrderPolicy, Policy, PolicyContext, SessionView, _readonly, pair_scores
 
 __all__ = ["VMA", "ModelSelector", "PosteriorState"]
 
@@ -22,16 +24,42 @@ class VMA(OrderPolicy):
 
     name = "vma"
 
-    def make_order(self, ctx, active):
+    def make_order(self, ctx: PolicyContext, active: tuple[int, ...]) -> NDArray[np.int64]:
+        """The whole sampled order at once, from ``ctx.seed``.
+
+        Parameters
+        ----------
+        ctx : PolicyContext
+            The run's context; its seed draws the exponential keys.
+        active : tuple of int
+            Not used: VMA weighs every pair.
+
+        Returns
+        -------
+        numpy.ndarray of int64, shape (n,)
+            A permutation of the row positions.
+        """
         pool = ctx.pool
-        w = 0.01 + pair_scores(pool, None, "pair-sum") / (2.0 * pool.n)
+        w = 0.01 + pair_scores(pool, None, kind="pair-sum") / (2.0 * pool.n)
         keys = np.random.default_rng(ctx.seed).exponential(size=pool.n) / w
         return np.argsort(keys, kind="stable")
 
 
 @dataclass(frozen=True, eq=False)
 class PosteriorState:
-    log_post: np.ndarray  # (K,) log posterior over "which candidate is best"
+    """State of the `ModelSelector`.
+
+    Parameters
+    ----------
+    log_post : numpy.ndarray of float64, shape (K,)
+        Log posterior over "which candidate is best", read-only.
+    rng_seed : int
+        Seed of the random tie-breaking.
+    step : int
+        Labels read so far (each choice draws from ``[rng_seed, step]``).
+    """
+
+    log_post: NDArray[np.float64]  # (K,) log posterior over "which candidate is best"
     rng_seed: int
     step: int
 
@@ -48,14 +76,43 @@ class ModelSelector(Policy):
 
     @property
     def log_gamma(self) -> float:
+        """log gamma = log((1 - eps) / eps): a correct prediction's log-likelihood ratio."""
         return float(np.log((1 - self.eps) / self.eps))
 
     def start(self, ctx: PolicyContext) -> PosteriorState:
+        """The uniform prior over the candidates.
+
+        Parameters
+        ----------
+        ctx : PolicyContext
+            The run's context.
+
+        Returns
+        -------
+        PosteriorState
+            The prior, step 0.
+        """
         K = ctx.pool.K
         return PosteriorState(_readonly(np.full(K, -np.log(K))), int(ctx.seed), 0)
 
-    def expected_entropy(self, state: PosteriorState, pool, rows: np.ndarray) -> np.ndarray:
-        """Expected posterior entropy of reading each row, the label uniform over classes."""
+    def expected_entropy(self, state: PosteriorState, pool: Pool,
+                         rows: NDArray[np.int64]) -> NDArray[np.float64]:
+        """Expected posterior entropy of reading each row, the label uniform over classes.
+
+        Parameters
+        ----------
+        state : PosteriorState
+            The posterior now.
+        pool : Pool
+            The pool.
+        rows : numpy.ndarray of int64
+            Row positions to evaluate.
+
+        Returns
+        -------
+        numpy.ndarray of float64
+            The expected entropy (nats) after reading each row, in the order of ``rows``.
+        """
         P = pool.preds[:, rows]  # (K, m)
         C = pool.n_classes
         lp = state.log_post
@@ -72,9 +129,29 @@ class ModelSelector(Policy):
         mult = agree.sum(axis=1)  # (c, m)
         distinct = (1.0 / mult).sum(axis=0)  # number of distinct predicted classes
         total = (H / mult).sum(axis=0) + np.maximum(C - distinct, 0) * H0
-        return total / C
+        out: NDArray[np.float64] = total / C
+        return out
 
-    def choose(self, state: PosteriorState, view) -> int:
+    def choose(self, state: PosteriorState, view: SessionView) -> int:
+        """The unread row of least expected posterior entropy, ties broken at random.
+
+        Parameters
+        ----------
+        state : PosteriorState
+            The posterior now.
+        view : SessionView
+            The session now.
+
+        Returns
+        -------
+        int
+            An unread row position.
+
+        Raises
+        ------
+        ParameterError
+            When every row has been read.
+        """
         unread = np.flatnonzero(view.unread_mask())
         if unread.size == 0:
             raise ParameterError("every row has been read; there is no next row")
@@ -83,7 +160,26 @@ class ModelSelector(Policy):
         rng = np.random.default_rng([state.rng_seed, state.step])
         return int(unread[best[rng.integers(best.size)]])
 
-    def update(self, state: PosteriorState, view, row: int, label: int) -> PosteriorState:
+    def update(self, state: PosteriorState, view: SessionView, row: int,
+               label: int) -> PosteriorState:
+        """The posterior after reading ``row``: candidates right on it gain a factor gamma.
+
+        Parameters
+        ----------
+        state : PosteriorState
+            The posterior before the read.
+        view : SessionView
+            The session after the read.
+        row : int
+            The row position read.
+        label : int
+            Its label code.
+
+        Returns
+        -------
+        PosteriorState
+            The normalised posterior, one step on.
+        """
         hit = view.pool.preds[:, row] == label
         lp = state.log_post + self.log_gamma * hit
         lp = lp - np.logaddexp.reduce(lp)

@@ -1,4 +1,4 @@
-"""The ``expected-coverage`` acquisition policy (issue 4).
+"""The ``expected-coverage`` acquisition policy (SPEC section 8, beyond the paper's orders).
 
 The paper's heuristics (section 5, eq. (10) and pair-sum) rank rows by the *potential* gain
 |b_jki|, which a row delivers for only one of its labels; a minimum certificate (Theorem 2)
@@ -32,9 +32,9 @@ likely outcome, "no more errors", over candidates that can only win through one.
 with P0 = prod over the unread such rows of P(the shared prediction is right), the
 hedge is P0 * (the same formula with those rows fixed at their realised gains if right,
 -lower, and only the other unread rows uncertain) + (1 - P0) * (the formula above).
-It costs three K x K sums kept up to date as rows are read.  (It was added for pools
-like wine_s302_tree_k8 of bench/EXPERIMENTS.md: four perfect, tied candidates, where the
-plain hedge at temper 2 chased a tied candidate that the tie rule never certifies.)
+It costs three K x K sums kept up to date as rows are read.  (Pools like
+wine_s302_tree_k8 of bench/EXPERIMENTS.md need it: with four perfect, tied candidates the
+plain hedge at temper 2 chases a tied candidate that the tie rule never certifies.)
 
 **Score.**  With deficits Def_jk = max(0, need_jk - L_jk) and rho_jk = min(1, Def_jk /
 sum_unread E g_jk), the share of the expected remaining supply they need, row i scores
@@ -63,7 +63,7 @@ So after t labels A_1..A_{t - floor(r n)} are read; adaptive pair-sum alone stop
 some T (A_1..A_T certify), reading more rows never lowers a bound, and so the guarded
 policy stops after at most T + floor(r n) labels, on every pool and for any labels
 (``regret=0`` reads exactly adaptive pair-sum's order).  The price is the saving: on
-the shipped held-out pools r = 0.05 keeps little of it (README, issue 13).
+the shipped held-out pools r = 0.05 keeps little of it (bench/EXPERIMENTS.md).
 
 **Cost.**  ``start`` computes the expected gains of every row once, O(K^2 n), as read-only
 float32 (K^2, n) arrays shared by every later state.  ``update`` costs O(K^2) (the unread
@@ -76,8 +76,10 @@ on labels already read and on nothing random: predictable, and deterministic for
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from typing import Any, TypeAlias
 
 import numpy as np
+from numpy.typing import NDArray
 
 from ..core.bounds import deficits, eliminated_mask, thresholds
 from ..core.pair_terms import (
@@ -88,8 +90,9 @@ from ..core.pair_terms import (
     row_blocks,
     rule_unit,
 )
+from ..core.pool import Pool
 from ..errors import ParameterError
-from .base import Policy, PolicyContext
+from .base import OrderState, Policy, PolicyContext, SessionView
 from .heuristics import AdaptivePairSum
 from .label_model import (
     LabelProbabilities,
@@ -102,37 +105,105 @@ __all__ = ["CoverageState", "ExpectedCoverage"]
 
 _NEED_NEVER = np.iinfo(np.int64).min // 8
 
+#: (shrink, explore, scarcity, temper, branch), the policy's settings on one pool
+Settings: TypeAlias = "tuple[float, float, float, float, bool]"
+#: what `ExpectedCoverage._static` keeps per pool: the label model, the potential gains
+#: and the lower terms, (K*K, n) float32 each
+_Static: TypeAlias = "tuple[LabelProbabilities, NDArray[np.float32], NDArray[np.float32]]"
+
 
 # ------------------------------------------------------------------ policy
 @dataclass(frozen=True, eq=False)
 class CoverageState:
-    eg: np.ndarray  # (K*K, n) float32 expected gains, shared read-only
-    vg: np.ndarray  # (K*K, n) float32 variance of the gains, shared read-only
-    sum_eg: np.ndarray  # (K, K) sum of E g over unread rows
-    sum_vg: np.ndarray  # (K, K) sum of Var g over unread rows
-    order: np.ndarray  # current ranking (row positions, best first)
+    """State of `ExpectedCoverage`: the label model's expected gains and the current
+    ranking (module docstring).
+
+    With no label model only ``fallback`` (adaptive pair-sum's state) is used and the
+    arrays are empty.
+
+    Parameters
+    ----------
+    eg, vg : numpy.ndarray of float32, shape (K*K, n)
+        Expected gains and their variances, shared read-only between states.
+    sum_eg, sum_vg : numpy.ndarray of float64, shape (K, K)
+        Their sums over the unread rows.
+    order : numpy.ndarray of int64
+        The current ranking (row positions, best first).
+    ptr : int
+        Every row before ``order[ptr]`` has been read.
+    weights : numpy.ndarray of float64, shape (K, K)
+        The pair weights the ranking was computed with.
+    fallback : OrderState or None
+        Adaptive pair-sum's state when there is no label model.
+    shadow : SessionView or None
+        A session of adaptive pair-sum alone (the regret guard).
+    settings : tuple
+        (shrink, explore, scarcity, temper, branch) used on this pool.
+    unanimous, lower, log_right, sure_gain, split_eg, split_vg, log_p0
+        The hedge's no-error branch (None and 0.0 when it is off; see below).
+    """
+
+    eg: NDArray[np.float32]  # (K*K, n) float32 expected gains, shared read-only
+    vg: NDArray[np.float32]  # (K*K, n) float32 variance of the gains, shared read-only
+    sum_eg: NDArray[np.float64]  # (K, K) sum of E g over unread rows
+    sum_vg: NDArray[np.float64]  # (K, K) sum of Var g over unread rows
+    order: NDArray[np.int64]  # current ranking (row positions, best first)
     ptr: int
-    weights: np.ndarray  # (K, K) pair weights the ranking was computed with
-    fallback: object = None  # adaptive-pair-sum state when there is no label model
-    shadow: object = None  # a Session of adaptive pair-sum alone (the regret guard)
+    weights: NDArray[np.float64]  # (K, K) pair weights the ranking was computed with
+    fallback: OrderState | None = None  # adaptive-pair-sum state when there is no label model
+    shadow: SessionView | None = None  # a Session of adaptive pair-sum alone (regret guard)
     # (shrink, explore, scarcity, temper, branch) used on this pool
-    settings: tuple = (0.1, 0.05, 0.5, 3.0, False)
+    settings: Settings = (0.1, 0.05, 0.5, 3.0, False)
     # the hedge's no-error branch (``branch``; None when off): which rows every candidate
     # predicts alike, log P(such a row's label is that prediction), and over the unread
     # rows: the gains of the unanimous rows if they are right, the sums of E g and Var g
     # over the other rows, and the log-probability that every unanimous row is right
-    unanimous: np.ndarray | None = None  # (n,) bool, shared read-only
-    lower: np.ndarray | None = None  # (K*K, n) the lower terms (`_static`), shared read-only
-    log_right: np.ndarray | None = None  # (n,) float64, 0 on other rows, shared read-only
-    sure_gain: np.ndarray | None = None  # (K, K)
-    split_eg: np.ndarray | None = None  # (K, K)
-    split_vg: np.ndarray | None = None  # (K, K)
+    unanimous: NDArray[np.bool_] | None = None  # (n,) bool, shared read-only
+    lower: NDArray[np.float32] | None = None  # (K*K, n) the lower terms, shared read-only
+    log_right: NDArray[np.float64] | None = None  # (n,), 0 on other rows, shared read-only
+    sure_gain: NDArray[np.float64] | None = None  # (K, K)
+    split_eg: NDArray[np.float64] | None = None  # (K, K)
+    split_vg: NDArray[np.float64] | None = None  # (K, K)
     log_p0: float = 0.0
 
 
 class ExpectedCoverage(Policy):
     """Read first the rows expected to close the largest share of the remaining
-    deficits of the likely winners (see the module docstring)."""
+    deficits of the likely winners (see the module docstring).
+
+    Parameters
+    ----------
+    shrink : float, optional
+        Shrinkage of the label model towards uniform, in [0, 1].
+    explore : float, optional
+        Weight of the potential-gain term, in [0, 1].
+    refresh : float
+        Re-rank when the pair weights moved by more than this (relative L1), in [0, 1].
+    head : int
+        Rows ranked at each re-ranking.
+    temper : float, optional
+        Widening of the normal in the hedge, > 0.
+    scarcity : float, optional
+        Exponent s of the scarce-pair weight, >= 0.
+    regret : float, optional
+        r in [0, 1]: read at most floor(r n) labels more than adaptive pair-sum (the
+        regret guard); None: off.
+    probabilities : LabelProbabilities, optional
+        A label model to use as it is instead of the pool's own.
+    model : {"agreement", "mixture"}
+        The built-in label model.
+    branch : bool, optional
+        The hedge's no-error branch.
+
+    Notes
+    -----
+    Settings left None take `DEFAULTS` of the label model that applies to the pool.
+
+    Raises
+    ------
+    ParameterError
+        A setting outside its range.
+    """
 
     name = "expected-coverage"
 
@@ -140,7 +211,7 @@ class ExpectedCoverage(Policy):
     DEFAULTS = {"agreement": (0.01, 0.1, 1.0, 2.0, True),
                 "mixture": (0.1, 0.05, 0.5, 3.0, False)}
 
-    def __init__(self, shrink: float | None = None, explore: float | None = None,
+    def __init__(self, *, shrink: float | None = None, explore: float | None = None,
                  refresh: float = 0.05, head: int = 64, temper: float | None = None,
                  scarcity: float | None = None, regret: float | None = None,
                  probabilities: LabelProbabilities | None = None, model: str = "agreement",
@@ -168,10 +239,10 @@ class ExpectedCoverage(Policy):
         self.regret = regret
         self.probabilities = probabilities
         self._fallback = AdaptivePairSum()
-        self._cache = {}
+        self._cache: dict[tuple[int, str], tuple[Pool, _Static]] = {}
 
     # ----------------------------------------------------------- moments
-    def _static(self, ctx: PolicyContext):
+    def _static(self, ctx: PolicyContext) -> _Static:
         """Label-free arrays of one pool and rule, computed once per policy object."""
         key = (id(ctx.pool), ctx.rule)
         hit = self._cache.get(key)
@@ -183,30 +254,48 @@ class ExpectedCoverage(Policy):
         pot = np.empty((K * K, n), dtype=np.float32)
         lo = np.empty((K * K, n), dtype=np.float32)
         for blk in row_blocks(n):
-            lo[:, blk] = lower_terms(pool, blk, rule).reshape(K * K, -1)
+            lo[:, blk] = lower_terms(pool, blk, rule=rule).reshape(K * K, -1)
             pot[:, blk] = _rule_potential(pool, blk, rule).reshape(K * K, -1)
         for a in (pot, lo):
             a.setflags(write=False)
-        out = (lm, pot, lo)
+        out: _Static = (lm, pot, lo)
         self._cache = {key: (pool, out)}
         return out
 
-    def settings(self, pool, lm: LabelProbabilities) -> tuple:
+    def settings(self, pool: Pool,
+                 lm: LabelProbabilities) -> tuple[bool, float, float, float, float, bool]:
         """(agreement model used?, shrink, explore, scarcity, temper, branch) on ``pool``:
-        the values
-        given, else the defaults of the label model that applies (`DEFAULTS`).  Label
-        probabilities given to the policy (``probabilities``) are always used as they
-        are: the agreement model replaces only the built-in mixture."""
+        the values given, else the defaults of the label model that applies
+        (`DEFAULTS`).
+
+        Label probabilities given to the policy (``probabilities``) are always used as
+        they are: the agreement model replaces only the built-in mixture.
+
+        Parameters
+        ----------
+        pool : Pool
+            The pool.
+        lm : LabelProbabilities
+            Its label model.
+
+        Returns
+        -------
+        tuple
+            Whether the agreement model is used, then the five settings.
+        """
         agree = (self.model == "agreement" and self.probabilities is None
                  and agreement_applies(pool, lm))
         d = self.DEFAULTS["agreement" if agree else "mixture"]
-        return (agree,) + tuple(d[i] if v is None else v
-                                for i, v in enumerate((self.shrink, self.explore,
-                                                       self.scarcity, self.temper,
-                                                       self.branch)))
+        shrink, explore, scarcity, temper, branch = (
+            d[i] if v is None else v
+            for i, v in enumerate((self.shrink, self.explore, self.scarcity, self.temper,
+                                   self.branch)))
+        return (agree, float(shrink), float(explore), float(scarcity), float(temper),
+                bool(branch))
 
-    def _moments(self, ctx: PolicyContext, lm: LabelProbabilities, lo, agree: bool,
-                 shrink: float):
+    def _moments(self, ctx: PolicyContext, lm: LabelProbabilities, lo: NDArray[np.float32],
+                 agree: bool, shrink: float,
+                 ) -> tuple[NDArray[np.float32], NDArray[np.float32], NDArray[np.float64]]:
         """(K*K, n) float32 expected gains and their variances (module docstring), and
         (n,) P(y_i = pred_0i), the label model's probability that row i is right for
         every candidate where all predict alike (unused elsewhere)."""
@@ -216,7 +305,7 @@ class ExpectedCoverage(Policy):
         if agree:
             q_all = (1 - shrink) * agreement_pred_prob(pool) + shrink / pool.n_classes
         else:
-            q_all = lm.pred_prob(pool, shrink)
+            q_all = lm.pred_prob(pool, shrink=shrink)
         eg = np.empty((K * K, n), dtype=np.float32)
         vg = np.empty((K * K, n), dtype=np.float32)
         for blk in row_blocks(n):
@@ -239,27 +328,64 @@ class ExpectedCoverage(Policy):
 
     # ----------------------------------------------------------- protocol
     def start(self, ctx: PolicyContext) -> CoverageState:
+        """The expected gains of every row and the first ranking, nothing read.
+
+        Parameters
+        ----------
+        ctx : PolicyContext
+            The run's context.
+
+        Returns
+        -------
+        CoverageState
+            The state before the first label (adaptive pair-sum's inside when the pool
+            has no label model).
+        """
         pool = ctx.pool
         lm, _, lo = self._static(ctx)
         if not lm.usable:
-            return CoverageState(None, None, None, None, None, 0, None, self._fallback.start(ctx))
-        agree, *settings = self.settings(pool, lm)
+            # no label model: adaptive pair-sum's state alone; the arrays stay empty
+            none32 = np.zeros((0, 0), dtype=np.float32)
+            none64 = np.zeros((0, 0))
+            return CoverageState(none32, none32, none64, none64, np.zeros(0, np.int64), 0,
+                                 none64, self._fallback.start(ctx))
+        agree, *chosen = self.settings(pool, lm)
+        settings: Settings = (chosen[0], chosen[1], chosen[2], chosen[3], bool(chosen[4]))
         eg, vg, q0 = self._moments(ctx, lm, lo, agree, settings[0])
         K = pool.K
         state = CoverageState(eg, vg, eg.sum(axis=1, dtype=np.float64).reshape(K, K),
                               vg.sum(axis=1, dtype=np.float64).reshape(K, K),
                               np.zeros(0, np.int64), 0, np.zeros((K, K)),
-                              settings=tuple(settings))
+                              settings=settings)
         if settings[4]:
             state = self._start_branch(state, pool, lo, q0)
         unread = np.ones(pool.n, dtype=bool)
         # the session has not started: bounds with nothing read
-        th = thresholds(pool.K, pool.scale, ctx.rule, ctx.tolerance)
+        th = thresholds(pool.K, pool.scale, rule=ctx.rule, tolerance=ctx.tolerance)
         L = initial_lower(pool, ctx.rule)
         elim = tuple(int(k) for k in np.flatnonzero(eliminated_mask(L, th)))
         return self._rank(ctx, state, L, th.need, elim, unread)
 
-    def choose(self, state: CoverageState, view) -> int:
+    def choose(self, state: CoverageState, view: SessionView) -> int:
+        """The best unread row of the ranking (or the regret guard's forced row).
+
+        Parameters
+        ----------
+        state : CoverageState
+            The policy's state.
+        view : SessionView
+            The session now.
+
+        Returns
+        -------
+        int
+            An unread row position.
+
+        Raises
+        ------
+        ParameterError
+            When every row has been read.
+        """
         if state.fallback is not None:
             return self._fallback.choose(state.fallback, view)
         forced = self._forced_row(state, view)
@@ -276,15 +402,36 @@ class ExpectedCoverage(Policy):
         s = self._rank(view.policy_context, state, view.L, view.th.need, view.eliminated, unread)
         return int(s.order[0])
 
-    def update(self, state: CoverageState, view, row: int, label: int) -> CoverageState:
+    def update(self, state: CoverageState, view: SessionView, row: int,
+               label: int) -> CoverageState:
+        """Remove the row read from the unread sums; re-rank when the pair weights moved
+        by more than ``refresh`` or the ranking's head has been read.
+
+        Parameters
+        ----------
+        state : CoverageState
+            The state before the read.
+        view : SessionView
+            The session after the read.
+        row : int
+            The row position read.
+        label : int
+            Its label code (it enters through ``view.L``).
+
+        Returns
+        -------
+        CoverageState
+            The new state.
+        """
         if state.fallback is not None:
             return replace(state, fallback=self._fallback.update(state.fallback, view, row, label))
         ctx = view.policy_context
         K = view.pool.K
         e_row = state.eg[:, row].astype(np.float64).reshape(K, K)
         v_row = state.vg[:, row].astype(np.float64).reshape(K, K)
-        fields = dict(sum_eg=state.sum_eg - e_row, sum_vg=state.sum_vg - v_row,
-                      shadow=self._advance_shadow(state, view))
+        fields: dict[str, Any] = dict(sum_eg=state.sum_eg - e_row,
+                                      sum_vg=state.sum_vg - v_row,
+                                      shadow=self._advance_shadow(state, view))
         if state.unanimous is not None:
             fields.update(_read_branch(state, row, e_row, v_row))
         s = replace(state, **fields)
@@ -301,40 +448,41 @@ class ExpectedCoverage(Policy):
         return replace(s, ptr=ptr)
 
     # ----------------------------------------------------------- regret guard
-    def _shadow(self, state: CoverageState, view):
+    def _shadow(self, state: CoverageState, view: SessionView) -> SessionView | None:
         """The shadow run: a session of adaptive pair-sum alone on the same pool and
         settings (`Session.sibling`), started when the session is first seen."""
         if self.regret is None:
             return None
         return state.shadow if state.shadow is not None else view.sibling(self._fallback)
 
-    def _advance_shadow(self, state: CoverageState, view):
+    def _advance_shadow(self, state: CoverageState, view: SessionView) -> SessionView | None:
         """Feed the shadow, in its own order, every row the session has read."""
         sh = self._shadow(state, view)
         while sh is not None and not sh.done:
             row = sh.next_row()
-            if not view.is_read(row):
+            if row is None or not view.is_read(row):
                 break
             sh = sh.observe(row, view.pool.classes[view.label_code(row)])
         return sh
 
-    def _forced_row(self, state: CoverageState, view) -> int | None:
+    def _forced_row(self, state: CoverageState, view: SessionView) -> int | None:
         """The row adaptive pair-sum would read next on its own reads, when reading it
         now is needed to keep every one of its first t - floor(regret n) rows read
         after t labels (module docstring); else None."""
         sh = self._shadow(state, view)
         if sh is None or sh.done:
             return None
-        slack = int(np.floor(self.regret * view.pool.n))
+        slack = int(np.floor((self.regret or 0.0) * view.pool.n))  # a shadow means regret set
         if sh.t >= view.t + 1 - slack:
             return None
         row = sh.next_row()
         # a row the annotator passed over (skipped) is not forced: skips are the user's
-        return None if view.is_read(row) else row
+        return None if row is None or view.is_read(row) else row
 
     # ----------------------------------------------------------- no-error branch
     @staticmethod
-    def _start_branch(state: CoverageState, pool, lo, q0) -> CoverageState:
+    def _start_branch(state: CoverageState, pool: Pool, lo: NDArray[np.float32],
+                      q0: NDArray[np.float64]) -> CoverageState:
         """The branch sums over every row (nothing read yet; module docstring)."""
         K = pool.K
         unan = (pool.preds == pool.preds[:1]).all(axis=0)
@@ -355,11 +503,31 @@ class ExpectedCoverage(Policy):
                        log_p0=float(log_right.sum()))
 
     # ----------------------------------------------------------- scoring
-    def win_probabilities(self, state: CoverageState, L, need, eliminated) -> np.ndarray:
-        """P(k wins) under the label model, given the labels read (module docstring)."""
+    def win_probabilities(self, state: CoverageState, L: NDArray[np.int64],
+                          need: NDArray[np.int64],
+                          eliminated: tuple[int, ...]) -> NDArray[np.float64]:
+        """P(k wins) under the label model, given the labels read (module docstring).
+
+        Parameters
+        ----------
+        state : CoverageState
+            The policy's state (its unread sums).
+        L : numpy.ndarray of int64, shape (K, K)
+            The session's exact lower bounds.
+        need : numpy.ndarray of int64, shape (K, K)
+            The test's thresholds.
+        eliminated : tuple of int
+            Candidates out (probability 0).
+
+        Returns
+        -------
+        numpy.ndarray of float64, shape (K,)
+            The hedge, summing to 1.
+        """
         temper = state.settings[3]
         p = _hedge(L, need, eliminated, state.sum_eg, state.sum_vg, temper)
-        if state.unanimous is None:
+        if state.unanimous is None or state.sure_gain is None or state.split_eg is None \
+                or state.split_vg is None:
             return p
         p0 = float(np.exp(min(state.log_p0, 0.0)))
         if p0 <= 0:
@@ -368,7 +536,9 @@ class ExpectedCoverage(Policy):
                       temper)
         return (1 - p0) * p + p0 * sure
 
-    def _pair_weights(self, state, L, need, eliminated) -> np.ndarray:
+    def _pair_weights(self, state: CoverageState, L: NDArray[np.int64],
+                      need: NDArray[np.int64],
+                      eliminated: tuple[int, ...]) -> NDArray[np.float64]:
         pi = self.win_probabilities(state, L, need, eliminated)
         Def = deficits(need, L).astype(np.float64)
         np.fill_diagonal(Def, 0)
@@ -379,7 +549,10 @@ class ExpectedCoverage(Policy):
             W = W * rho ** scarcity
         return W
 
-    def _rank(self, ctx, state, L, need, eliminated, unread, W=None) -> CoverageState:
+    def _rank(self, ctx: PolicyContext, state: CoverageState, L: NDArray[np.int64],
+              need: NDArray[np.int64], eliminated: tuple[int, ...],
+              unread: NDArray[np.bool_],
+              W: NDArray[np.float64] | None = None) -> CoverageState:
         if W is None:
             W = self._pair_weights(state, L, need, eliminated)
         _, pot, _ = self._static(ctx)
@@ -415,8 +588,13 @@ class ExpectedCoverage(Policy):
         return replace(state, order=order, ptr=0, weights=W)
 
 
-def _read_branch(state: CoverageState, row: int, e_row, v_row) -> dict:
+def _read_branch(state: CoverageState, row: int, e_row: NDArray[np.float64],
+                 v_row: NDArray[np.float64]) -> dict[str, Any]:
     """The branch sums without a row just read (its E g and Var g: ``e_row``, ``v_row``)."""
+    # called only when the branch is on, so every branch field is set
+    assert state.unanimous is not None and state.lower is not None \
+        and state.log_right is not None and state.sure_gain is not None \
+        and state.split_eg is not None and state.split_vg is not None
     if state.unanimous[row]:
         lo = state.lower[:, row].astype(np.float64).reshape(e_row.shape)
         return dict(sure_gain=state.sure_gain + lo,
@@ -424,7 +602,9 @@ def _read_branch(state: CoverageState, row: int, e_row, v_row) -> dict:
     return dict(split_eg=state.split_eg - e_row, split_vg=state.split_vg - v_row)
 
 
-def _hedge(L, need, eliminated, gain_mean, gain_var, temper: float) -> np.ndarray:
+def _hedge(L: NDArray[np.int64], need: NDArray[np.int64], eliminated: tuple[int, ...],
+           gain_mean: NDArray[np.float64], gain_var: NDArray[np.float64],
+           temper: float) -> NDArray[np.float64]:
     """P(k wins) when r_j - r_k is about normal with mean L_jk + gain_mean_jk and
     variance gain_var_jk, widened by ``temper`` (module docstring)."""
     K = L.shape[0]
@@ -442,19 +622,19 @@ def _hedge(L, need, eliminated, gain_mean, gain_var, temper: float) -> np.ndarra
         logp[list(eliminated)] = -np.inf
         if not np.isfinite(logp).any():
             logp = np.zeros(K)
-    p = np.exp(logp - logp.max())
+    p: NDArray[np.float64] = np.exp(logp - logp.max())
     p /= p.sum()
     return p
 
 
-def _rule_potential(pool, rows, rule):
+def _rule_potential(pool: Pool, rows: slice, rule: str) -> NDArray[np.int64]:
     """Upper minus lower end of each term under a comparison rule (rule units)."""
     if rule == "shared":
         return potential_terms(pool, rows)
-    lo = lower_terms(pool, rows, rule)
-    best = None
-    for c in range(pool.n_classes):
-        m = pool.weights[:, rows].shape[1]
-        d = realised_terms(pool, rows, np.full(m, c), rule)
-        best = d if best is None else np.maximum(best, d)
+    lo = lower_terms(pool, rows, rule=rule)
+    m = pool.weights[:, rows].shape[1]
+    # the upper end: the largest value over the classes (a pool has at least two)
+    best = realised_terms(pool, rows, np.full(m, 0), rule=rule)
+    for c in range(1, pool.n_classes):
+        best = np.maximum(best, realised_terms(pool, rows, np.full(m, c), rule=rule))
     return best - lo

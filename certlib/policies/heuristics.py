@@ -4,8 +4,9 @@ pair-sum, and the random order."""
 from __future__ import annotations
 
 import numpy as np
+from numpy.typing import NDArray
 
-from .base import OrderPolicy, order_by_score, pair_scores
+from .base import OrderPolicy, PolicyContext, order_by_score, pair_scores
 
 __all__ = ["AdaptivePairSum", "AdaptiveRange", "RandomOrder", "ScoreOrder", "StaticPairSum",
            "StaticRange"]
@@ -17,32 +18,77 @@ class ScoreOrder(OrderPolicy):
 
     kind = "range"
 
-    def make_order(self, ctx, active):
+    def make_order(self, ctx: PolicyContext, active: tuple[int, ...]) -> NDArray[np.int64]:
+        """Rows by decreasing `pair_scores` of the kind ``kind``, lowest position first on
+        ties.
+
+        Parameters
+        ----------
+        ctx : PolicyContext
+            The run's context.
+        active : tuple of int
+            The candidates not eliminated; only an adaptive policy restricts the
+            score to their pairs.
+
+        Returns
+        -------
+        numpy.ndarray of int64, shape (n,)
+            A permutation of the row positions.
+        """
         mask = None
         if self.adaptive:
             mask = np.zeros(ctx.pool.K, dtype=bool)
             mask[list(active)] = True
-        return order_by_score(pair_scores(ctx.pool, mask, self.kind))
+        return order_by_score(pair_scores(ctx.pool, mask, kind=self.kind))
 
 
 class StaticRange(ScoreOrder):
+    """Rows by decreasing range score, max over pairs of the potential gain (paper eq. (10)),
+    over every candidate: the order is fixed before any label."""
+
     name, kind = "static-range", "range"
 
 
 class StaticPairSum(ScoreOrder):
+    """Rows by decreasing pair-sum score, the potential gain summed over every pair (paper
+    section 5): the order is fixed before any label."""
+
     name, kind = "static-pair-sum", "pair-sum"
 
 
 class AdaptiveRange(ScoreOrder):
+    """The range order over the candidates not yet eliminated, remade at each
+    elimination (paper section 5)."""
+
     name, kind, adaptive = "adaptive-range", "range", True
 
 
 class AdaptivePairSum(ScoreOrder):
+    """The pair-sum order over the candidates not yet eliminated, remade at each
+    elimination (paper section 5)."""
+
     name, kind, adaptive = "adaptive-pair-sum", "pair-sum", True
 
 
 class RandomOrder(OrderPolicy):
+    """A uniformly random permutation of the rows, drawn from the run's seed: the
+    baseline every order is compared with (paper section 5)."""
+
     name = "random"
 
-    def make_order(self, ctx, active):
+    def make_order(self, ctx: PolicyContext, active: tuple[int, ...]) -> NDArray[np.int64]:
+        """A random permutation of the rows from ``ctx.seed`` (the same for the same seed).
+
+        Parameters
+        ----------
+        ctx : PolicyContext
+            The run's context; its seed draws the order.
+        active : tuple of int
+            Not used: the order does not depend on the candidates.
+
+        Returns
+        -------
+        numpy.ndarray of int64, shape (n,)
+            A permutation of the row positions.
+        """
         return np.random.default_rng(ctx.seed).permutation(ctx.pool.n)

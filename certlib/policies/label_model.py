@@ -26,7 +26,7 @@ The mixture is shrunk towards uniform, q <- (1 - a) q + a / C with ``a =
 shrink`` (default 0.1): tree confidences of exactly 1 would otherwise give rows
 no chance of an error.
 
-**The agreement model** (`agreement_pred_prob`, the policy's default since issue 13 when
+**The agreement model** (`agreement_pred_prob`, the policy's default when
 source 3 applies and the candidates' predictions differ somewhere) replaces the average
 of source 3 by a model of how often a candidate is right given its confidence and the
 share of the other candidates that agree with it (section comment below); the policy
@@ -37,9 +37,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from collections.abc import Sequence
+
 import numpy as np
+import numpy.typing as npt
+from numpy.typing import NDArray
 
 from ..core.pair_terms import row_blocks
+from ..core.pool import Pool
 
 __all__ = ["AGREEMENT_PRIOR", "LabelProbabilities", "LabelSampler", "SAMPLER_DEFAULTS",
            "agreement_applies", "agreement_pred_prob", "fit_label_sampler",
@@ -55,39 +60,73 @@ class LabelProbabilities:
 
     Expert e says ``P_e(y_i = c)``; the policy averages the experts (uniform
     weights) and shrinks the mixture towards uniform (module docstring).
+
+    Parameters
+    ----------
+    source : str
+        Where the probabilities come from: "prob_columns", "p_label", "confidences" or
+        "none" (no usable probabilities).
+    n_classes : int
+        C, the pool's number of classes.
+    expert_pred : numpy.ndarray of int64, shape (E, n), or None
+        Expert e's own prediction on each row.
+    expert_conf : numpy.ndarray of float64, shape (E, n), or None
+        ``P_e(y_i = expert_pred_ei)``.
+    probs : numpy.ndarray of float64, shape (n, C), or None
+        The full distribution (prob_ columns only).
+    experts : tuple of str
+        Names of the experts (candidates or the column used).
     """
 
     source: str  # "prob_columns", "p_label", "confidences" or "none"
     n_classes: int
-    expert_pred: np.ndarray | None  # (E, n) class codes: expert e's own prediction
-    expert_conf: np.ndarray | None  # (E, n) P_e(y_i = expert_pred_ei)
-    probs: np.ndarray | None = None  # (n, C) full distribution (prob_ columns only)
-    experts: tuple = ()  # names of the experts (candidates or the column used)
+    expert_pred: NDArray[np.int64] | None  # (E, n) class codes: expert e's own prediction
+    expert_conf: NDArray[np.float64] | None  # (E, n) P_e(y_i = expert_pred_ei)
+    probs: NDArray[np.float64] | None = None  # (n, C) full distribution (prob_ columns only)
+    experts: tuple[str, ...] = ()  # names of the experts (candidates or the column used)
 
     @property
     def usable(self) -> bool:
+        """Whether there is a label model at all (else the policy falls back)."""
         return self.source != "none"
 
     @property
     def n_experts(self) -> int:
-        return 0 if self.expert_pred is None else self.expert_pred.shape[0]
+        """E, the number of experts (0 for prob_ columns and for none)."""
+        return 0 if self.expert_pred is None else int(self.expert_pred.shape[0])
 
-    def pred_prob(self, pool, shrink: float = 0.0) -> np.ndarray:
-        """(K, n) P(y_i = pred_ji) under the mixture, shrunk by ``shrink`` towards uniform."""
+    def pred_prob(self, pool: Pool, *, shrink: float = 0.0) -> NDArray[np.float64]:
+        """(K, n) P(y_i = pred_ji) under the mixture, shrunk by ``shrink`` towards uniform.
+
+        Parameters
+        ----------
+        pool : Pool
+            The pool the model was made for.
+        shrink : float
+            a in q <- (1 - a) q + a / C, in [0, 1].
+
+        Returns
+        -------
+        numpy.ndarray of float64, shape (K, n)
+            The probability that each candidate's prediction is the label.
+        """
         C = self.n_classes
         if self.probs is not None:
             q = np.take_along_axis(self.probs.T, pool.preds, axis=0)
-        else:
+        elif self.expert_pred is not None and self.expert_conf is not None:
             E = self.n_experts
             q = np.zeros((pool.K, pool.n))
             other = (1 - self.expert_conf) / (C - 1)
             for e in range(E):
                 same = self.expert_pred[e][None, :] == pool.preds
                 q += (1.0 / E) * np.where(same, self.expert_conf[e][None, :], other[e][None, :])
-        return (1 - shrink) * q + shrink / C
+        else:
+            raise ValueError("this label model has no probabilities (source 'none')")
+        out: NDArray[np.float64] = (1 - shrink) * q + shrink / C
+        return out
 
 
-def _prob_columns(pool):
+def _prob_columns(pool: Pool) -> NDArray[np.float64] | None:
     cols = []
     for c in pool.classes:
         col = pool.extra.get(f"prob_{c}")
@@ -95,7 +134,7 @@ def _prob_columns(pool):
             return None
         cols.append(col)
     try:
-        P = np.asarray(cols, dtype=np.float64).T  # (n, C)
+        P: NDArray[np.float64] = np.asarray(cols, dtype=np.float64).T  # (n, C)
     except (TypeError, ValueError):
         return None
     if not np.isfinite(P).all() or (P < 0).any() or (P > 1).any():
@@ -103,10 +142,10 @@ def _prob_columns(pool):
     return P
 
 
-def _distinct(preds: np.ndarray, confs: np.ndarray) -> list:
+def _distinct(preds: NDArray[np.int64], confs: NDArray[np.float64]) -> list[int]:
     """Indices of the first of each group of identical (prediction, confidence) experts:
     duplicated candidates must not outvote the others."""
-    keep = []
+    keep: list[int] = []
     for j in range(preds.shape[0]):
         if not any(np.array_equal(preds[j], preds[i]) and np.array_equal(confs[j], confs[i])
                    for i in keep):
@@ -114,13 +153,35 @@ def _distinct(preds: np.ndarray, confs: np.ndarray) -> list:
     return keep
 
 
-def label_probabilities(pool) -> LabelProbabilities:
-    """The label model of the policy (module docstring)."""
+def label_probabilities(pool: Pool) -> LabelProbabilities:
+    """The label model of the policy (module docstring: the sources in order).
+
+    Parameters
+    ----------
+    pool : Pool
+        The pool; its ``prob_`` or ``p_label`` columns, or its candidates'
+        confidences when they read as probabilities, are used.
+
+    Returns
+    -------
+    LabelProbabilities
+        The model, ``source="none"`` when there is nothing usable.
+
+    Examples
+    --------
+    >>> from certlib import Pool
+    >>> pool = Pool.from_arrays([[0, 1, 1], [0, 0, 1]], [[0.9, 0.6, 0.8], [0.7, 0.55, 0.9]],
+    ...                         names=["A", "B"])
+    >>> lm = label_probabilities(pool)
+    >>> lm.source, lm.experts, lm.pred_prob(pool)[0].round(3).tolist()
+    ('confidences', ('A', 'B'), [0.8, 0.525, 0.85])
+    """
     K, n, C = pool.K, pool.n, pool.n_classes
     P = _prob_columns(pool)
     if P is not None:
         return LabelProbabilities("prob_columns", C, None, None, P, ("prob_",))
     if "p_label" in pool.extra and (pool.is_binary or pool.shared_prediction):
+        p: NDArray[np.float64] | None
         try:
             p = np.asarray(pool.extra["p_label"], dtype=np.float64)
         except (TypeError, ValueError):
@@ -146,7 +207,7 @@ def label_probabilities(pool) -> LabelProbabilities:
 
 
 # ---------------------------------------------------------------------------
-# The agreement model (expected-coverage's default, issue 13): how often is a candidate
+# The agreement model (expected-coverage's default): how often is a candidate
 # right, from its confidence *and* from how many other candidates predict the same?
 #
 #     r_ki = sigmoid(a + b logit(conf_ki) + c share_ki),
@@ -172,15 +233,46 @@ def label_probabilities(pool) -> LabelProbabilities:
 AGREEMENT_PRIOR = (-2.5, 0.6, 4.5)
 
 
-def agreement_applies(pool, lm: LabelProbabilities) -> bool:
-    """The agreement model needs candidates' own confidences and predictions that
-    differ on some row (otherwise share is 1 everywhere and carries nothing)."""
+def agreement_applies(pool: Pool, lm: LabelProbabilities) -> bool:
+    """Whether the agreement model applies: it needs candidates' own confidences and
+    predictions that differ on some row (otherwise share is 1 everywhere and carries
+    nothing).
+
+    Parameters
+    ----------
+    pool : Pool
+        The pool.
+    lm : LabelProbabilities
+        Its label model (`label_probabilities`).
+
+    Returns
+    -------
+    bool
+        True when the model's source is "confidences" and two predictions differ.
+    """
     return (lm.source == "confidences" and pool.K >= 2
             and bool((pool.preds != pool.preds[:1]).any()))
 
 
-def agreement_pred_prob(pool, coef=AGREEMENT_PRIOR, clip: float = 0.99) -> np.ndarray:
-    """(K, n) P(y_i = pred_ki) under the agreement model (section comment above)."""
+def agreement_pred_prob(pool: Pool, *, coef: Sequence[float] = AGREEMENT_PRIOR,
+                        clip: float = 0.99) -> NDArray[np.float64]:
+    """(K, n) P(y_i = pred_ki) under the agreement model (section comment above).
+
+    Parameters
+    ----------
+    pool : Pool
+        The pool; its confidences are read as probabilities of each candidate's own
+        prediction.
+    coef : sequence of three floats
+        (a, b, c) of r = sigmoid(a + b logit(conf) + c share).
+    clip : float
+        Confidences are clipped to [1/C, clip] before the logit.
+
+    Returns
+    -------
+    numpy.ndarray of float64, shape (K, n)
+        The probability that each candidate's prediction is the label.
+    """
     C, K = pool.n_classes, pool.K
     a, b, c = (float(v) for v in coef)
     q = np.empty((K, pool.n))
@@ -193,23 +285,69 @@ def agreement_pred_prob(pool, coef=AGREEMENT_PRIOR, clip: float = 0.99) -> np.nd
     return q
 
 
-def agreement_groups(P: np.ndarray, r: np.ndarray, C: int):
-    """P(y_i = pred_ki) from each candidate's P(right) ``r`` (..., K, m) on rows with
-    predictions ``P`` (K, m): candidates predicting the same class share their group's
-    mean, and the classes' probabilities are normalised when they sum to more than 1 or
-    every class is predicted (a class nobody predicts takes the rest).  Leading axes of
-    ``r`` (e.g. one per forecast draw) are kept."""
+def agreement_groups(P: NDArray[np.int64], r: NDArray[np.float64],
+                     C: int) -> NDArray[np.float64]:
+    """P(y_i = pred_ki) from each candidate's P(right) ``r`` on rows with predictions
+    ``P``: candidates predicting the same class share their group's mean, and the
+    classes' probabilities are normalised when they sum to more than 1 or every class is
+    predicted (a class nobody predicts takes the rest).
+
+    Parameters
+    ----------
+    P : numpy.ndarray of int64, shape (K, m)
+        Predicted class codes.
+    r : numpy.ndarray of float64, shape (..., K, m)
+        Each candidate's probability of being right; leading axes (e.g. one per
+        forecast draw) are kept.
+    C : int
+        Number of classes.
+
+    Returns
+    -------
+    numpy.ndarray of float64, shape (..., K, m)
+        P(y_i = pred_ki).
+
+    Examples
+    --------
+    >>> q = agreement_groups(np.array([[0], [0], [1]]), np.array([[0.9], [0.7], [0.6]]), 2)
+    >>> q.round(4).tolist()   # class 0: mean 0.8, class 1: 0.6, normalised to sum 1
+    [[0.5714], [0.5714], [0.4286]]
+    """
     K = P.shape[0]
     same = P[:, None, :] == P[None, :, :]  # (K, K, m)
     g = np.einsum("jkm,...km->...jm", same, r) / same.sum(axis=1)  # mean r of k's group
     first = np.array([~same[k, :k].any(axis=0) for k in range(K)])  # one per class
     total = (g * first).sum(axis=-2, keepdims=True)
     room = first.sum(axis=0) < C
-    return g * np.where(room & (total <= 1), 1.0, 1.0 / np.maximum(total, 1e-12))
+    out: NDArray[np.float64] = g * np.where(room & (total <= 1), 1.0,
+                                            1.0 / np.maximum(total, 1e-12))
+    return out
 
 
-def unread_frame(labels: np.ndarray, draws: int):
-    """(draws, n) copies of the known label codes and the positions still to sample."""
+def unread_frame(labels: NDArray[np.int64],
+                 draws: int) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+    """(draws, n) copies of the known label codes and the positions still to sample.
+
+    Parameters
+    ----------
+    labels : numpy.ndarray of int64, shape (n,)
+        Known label codes, negative where unread.
+    draws : int
+        Number of copies.
+
+    Returns
+    -------
+    Y : numpy.ndarray of int64, shape (draws, n)
+        Writable copies of ``labels``.
+    unread : numpy.ndarray of int64
+        Positions whose label is to be drawn.
+
+    Examples
+    --------
+    >>> Y, unread = unread_frame(np.array([1, -1, 0]), 2)
+    >>> Y.tolist(), unread.tolist()
+    ([[1, -1, 0], [1, -1, 0]], [1])
+    """
     return (np.broadcast_to(labels, (draws, labels.size)).copy(),
             np.flatnonzero(labels < 0))
 
@@ -274,18 +412,21 @@ SAMPLER_DEFAULTS = {"shrink": 0.1, "blend": 0.6, "temper": 0.5, "ridge": 20.0,
                     "agree_shrink": 0.05, "consensus": 1}
 
 
-def _logit(p):
-    p = np.clip(p, 1e-6, 1 - 1e-6)
-    return np.log(p) - np.log1p(-p)
+def _logit(p: npt.ArrayLike) -> NDArray[np.float64]:
+    q = np.clip(np.asarray(p, dtype=np.float64), 1e-6, 1 - 1e-6)
+    out: NDArray[np.float64] = np.log(q) - np.log1p(-q)
+    return out
 
 
-def _logistic_map(X, y, prior, ridge: float, steps: int = 25) -> np.ndarray:
+def _logistic_map(X: NDArray[np.float64], y: NDArray[np.float64], prior: Sequence[float],
+                  ridge: float, steps: int = 25) -> NDArray[np.float64]:
     """Coefficients w maximising sum log-lik of y ~ sigmoid(X w) - ridge/2 |w - prior|^2
     (a penalised logistic regression, so no labels = the prior), by damped Newton steps."""
     w = np.array(prior, dtype=np.float64)
     prior = w.copy()
 
-    def objective(w):  # concave: log-likelihood (log-sum-exp form) minus the penalty
+    # concave: log-likelihood (log-sum-exp form) minus the penalty
+    def objective(w: NDArray[np.float64]) -> float:
         z = X @ w
         return float(y @ z - np.logaddexp(0.0, z).sum() - ridge / 2 * ((w - prior) ** 2).sum())
 
@@ -309,7 +450,8 @@ def _logistic_map(X, y, prior, ridge: float, steps: int = 25) -> np.ndarray:
     return w
 
 
-def _platt(x, correct, ridge: float, steps: int = 25):
+def _platt(x: NDArray[np.float64], correct: NDArray[np.float64], ridge: float,
+           steps: int = 25) -> tuple[float, float]:
     """(a, b) maximising sum log-lik of correct ~ sigmoid(a + b x) - ridge/2 |(a, b-1)|^2."""
     if x.size == 0:
         return 0.0, 1.0
@@ -320,21 +462,59 @@ def _platt(x, correct, ridge: float, steps: int = 25):
 
 @dataclass(frozen=True, eq=False)
 class LabelSampler:
-    """Draws complete label vectors: known labels kept, unread ones sampled (see above)."""
+    """Draws complete label vectors: known labels kept, unread ones sampled (the section
+    comment above `SAMPLER_DEFAULTS`).
+
+    Parameters
+    ----------
+    source : str
+        "prob_columns", "p_label", "confidences" or "accuracy" (the fallback).
+    note : str
+        One sentence for the reader: what the model is and what it was fitted on.
+    labels : numpy.ndarray of int64, shape (n,)
+        Known codes, -1 where unread.
+    n_classes : int
+        C.
+    expert_pred : numpy.ndarray of int64, shape (E, n), or None
+        Each expert's predicted class codes.
+    expert_q : numpy.ndarray of float64, shape (E, n), or None
+        Calibrated P(y = expert_pred).
+    probs : numpy.ndarray of float64, shape (n, C), or None
+        Calibrated distribution (prob_ columns).
+    weights : numpy.ndarray of float64, shape (E,)
+        Posterior over the experts.
+    blend : float
+        Probability that a row follows an expert drawn afresh instead of the draw's.
+    jitter : float
+        Standard deviation of each draw's random recalibration (a, log b).
+    """
 
     source: str  # "prob_columns", "p_label", "confidences" or "accuracy" (the fallback)
     note: str
-    labels: np.ndarray  # (n,) known codes, -1 where unread
+    labels: NDArray[np.int64]  # (n,) known codes, -1 where unread
     n_classes: int
-    expert_pred: np.ndarray | None  # (E, n) class codes
-    expert_q: np.ndarray | None  # (E, n) calibrated P(y = expert_pred)
-    probs: np.ndarray | None  # (n, C) calibrated distribution (prob_ columns)
-    weights: np.ndarray  # (E,) posterior over the experts
+    expert_pred: NDArray[np.int64] | None  # (E, n) class codes
+    expert_q: NDArray[np.float64] | None  # (E, n) calibrated P(y = expert_pred)
+    probs: NDArray[np.float64] | None  # (n, C) calibrated distribution (prob_ columns)
+    weights: NDArray[np.float64]  # (E,) posterior over the experts
     blend: float
     jitter: float = 0.0  # sd of each draw's random recalibration (a, log b)
 
-    def sample(self, rng, draws: int) -> np.ndarray:
-        """(draws, n) label codes."""
+    def sample(self, rng: np.random.Generator, draws: int) -> NDArray[np.int64]:
+        """Complete label vectors, one per draw.
+
+        Parameters
+        ----------
+        rng : numpy.random.Generator
+            The source of randomness (seed it for a reproducible forecast).
+        draws : int
+            Number of label vectors.
+
+        Returns
+        -------
+        numpy.ndarray of int64, shape (draws, n)
+            Label codes; known rows hold the known labels.
+        """
         C = self.n_classes
         Y, unread = unread_frame(self.labels, draws)
         m = unread.size
@@ -345,6 +525,8 @@ class LabelSampler:
             u = rng.random((draws, m))
             Y[:, unread] = np.minimum((u[:, :, None] > cdf[None, :, :]).sum(axis=2), C - 1)
             return Y
+        if self.expert_pred is None or self.expert_q is None:
+            raise ValueError("a LabelSampler needs experts or a distribution")
         E = self.weights.size
         e_draw = rng.choice(E, size=draws, p=self.weights)  # one expert per draw
         fresh = rng.choice(E, size=(draws, m), p=self.weights)
@@ -367,14 +549,30 @@ class LabelSampler:
         return Y
 
 
-def fit_label_sampler(pool, shrink: float | None = None, blend: float | None = None,
+def fit_label_sampler(pool: Pool, *, shrink: float | None = None, blend: float | None = None,
                       temper: float | None = None, ridge: float | None = None,
                       jitter: float | None = None,
                       strata: float | None = None, jscale: float | None = None,
                       agree_clip: float | None = None, agree_shrink: float | None = None,
                       consensus: float | None = None) -> LabelSampler:
     """The forecast's label model for ``pool`` (section comment above), fitted on the
-    labels the pool already holds."""
+    labels the pool already holds.
+
+    Parameters
+    ----------
+    pool : Pool
+        The pool, with the labels read so far.
+    shrink, blend, temper, ridge, jitter : float, optional
+        The sampler's settings (section comment above); None takes
+        `SAMPLER_DEFAULTS`.
+    strata, jscale, agree_clip, agree_shrink, consensus : float, optional
+        Likewise.
+
+    Returns
+    -------
+    LabelSampler
+        The fitted sampler.
+    """
     d = SAMPLER_DEFAULTS
     shrink = d["shrink"] if shrink is None else float(shrink)
     blend = d["blend"] if blend is None else float(blend)
@@ -409,7 +607,7 @@ def fit_label_sampler(pool, shrink: float | None = None, blend: float | None = N
         note = ("label model: the pool's prob_ columns, shrunk 10% towards uniform, "
                 f"{read_txt}; unread labels drawn independently")
         return LabelSampler("prob_columns", note, labels, C, None, None, P, np.ones(1), blend)
-    if lm.usable:
+    if lm.usable and lm.expert_pred is not None and lm.expert_conf is not None:
         pred = lm.expert_pred
         q0 = lm.expert_conf
         source = lm.source

@@ -18,7 +18,7 @@ gen = synthetic_stream
 
 @pytest.fixture
 def stream(tmp_path):
-    f, g, y = gen(15000, 0.3, 0.0, 1)
+    f, g, y = gen(15000, 0.3, 0.0, seed=1)
     rng = np.random.default_rng(2)
     df = pl.DataFrame({"pred_incumbent": f, "pred_candidate": g, "label": y,
                        "region": rng.choice(["eu", "us"], 15000), "judge": rng.random(15000)})
@@ -223,8 +223,8 @@ def test_error_broken_stream_file_names_line_or_cell(tmp_path, capsys, text, mes
 def test_a_bad_cell_is_named_as_the_audit_page_names_it(tmp_path, capsys):
     """`certlib audit` and the Audit page refuse a bad stream with one sentence: the
     file's column, the data row counted from 1 and the item_id (the CLI said "`incumbent`
-    at row 1", the API's parameter and a row counted from 0: a walk-through)."""
-    from certlib.audit.project import check_batch
+    at row 1", the API's parameter and a row counted from 0)."""
+    from certlib.audit.batch import check_batch
     from certlib.errors import CertlibError
 
     p = tmp_path / "s.csv"

@@ -21,7 +21,7 @@ gen = synthetic_stream
 
 # ---------------------------------------------------------------- tiers
 def test_tier0_certifies_small_rho_with_zero_labels():
-    f, g, y = gen(20000, 0.004, 0.0, 1)      # rho well below eps / (2B) = 0.025
+    f, g, y = gen(20000, 0.004, 0.0, seed=1)      # rho well below eps / (2B) = 0.025
     r = audit(f, g, y, epsilon=0.05)
     assert (r.verdict, r.tier, r.labels_used) == ("safe", 0, 0)
     assert r.rho_interval[1] < 0.05 and r.trace == ()
@@ -29,7 +29,7 @@ def test_tier0_certifies_small_rho_with_zero_labels():
 
 
 def test_tier1_dormant_while_tier0_can_still_certify():
-    f, g, y = gen(20000, 0.2, 0.0, 2)
+    f, g, y = gen(20000, 0.2, 0.0, seed=2)
     r = audit(f, g, y, epsilon=0.05)
     start = r.tier1_start
     assert start is not None and r.tier == 1
@@ -40,20 +40,20 @@ def test_tier1_dormant_while_tier0_can_still_certify():
 
 
 def test_regression_detected():
-    f, g, y = gen(20000, 0.2, 0.1, 3)
+    f, g, y = gen(20000, 0.2, 0.1, seed=3)
     r = audit(f, g, y, epsilon=0.05)
     assert (r.verdict, r.tier) == ("regression", 1)
     assert r.delta_interval[0] > 0 and r.labels_used == len(r.trace)
 
 
 def test_tier1_safe_on_benign_moderate_rho():
-    f, g, y = gen(40000, 0.2, -0.02, 4)
+    f, g, y = gen(40000, 0.2, -0.02, seed=4)
     r = audit(f, g, y, epsilon=0.05)
     assert (r.verdict, r.tier) == ("safe", 1) and r.delta_interval[1] < 0.05
 
 
 def test_trace_is_exactly_the_seeded_draws_on_disagreements():
-    f, g, y = gen(30000, 0.3, 0.0, 5)
+    f, g, y = gen(30000, 0.3, 0.0, seed=5)
     r = audit(f, g, y, epsilon=0.05, pi=0.4, seed=11)
     u = uniforms(11, 0, 30000)
     end = r.stopping_time
@@ -64,13 +64,13 @@ def test_trace_is_exactly_the_seeded_draws_on_disagreements():
 
 
 def test_seed_changes_draws_and_is_reproducible():
-    f, g, y = gen(5000, 0.3, 0.0, 6)
+    f, g, y = gen(5000, 0.3, 0.0, seed=6)
     a1, a2, b = (audit(f, g, y, epsilon=0.05, seed=s) for s in (1, 1, 2))
     assert a1.trace == a2.trace and a1.trace != b.trace
 
 
 def test_judge_routing_probabilities():
-    f, g, y = gen(5000, 0.3, 0.0, 7)
+    f, g, y = gen(5000, 0.3, 0.0, seed=7)
     judge = np.random.default_rng(0).random(5000)
     r = audit(f, g, y, epsilon=0.05, judge=judge, pi_min=0.2)
     assert r.trace and all(abs(e.pi - (0.2 + 0.8 * judge[e.t - 1])) < 1e-12 for e in r.trace)
@@ -85,7 +85,7 @@ def test_uniforms_blocks_are_consistent():
 @pytest.mark.parametrize("rho,delta,judge", [(0.01, 0.0, False), (0.25, 0.0, False),
                                               (0.25, 0.12, True), (0.3, -0.05, True)])
 def test_streaming_equals_batch_on_every_prefix(rho, delta, judge):
-    f, g, y = gen(6000, rho, delta, 8)
+    f, g, y = gen(6000, rho, delta, seed=8)
     j = np.random.default_rng(1).random(6000) if judge else None
     r = audit(f, g, y, epsilon=0.05, judge=j, seed=3)
     s = AuditState.start(epsilon=0.05, judge=judge, seed=3)
@@ -119,7 +119,7 @@ def test_verdict_precedence_is_one_rule_for_batch_and_streaming():
 
 def test_streaming_trace_of_bool_labels_equals_batch():
     """A label given as True/False is the class 1/0 in both traces."""
-    f, g, y = gen(4000, 0.25, 0.0, 8)
+    f, g, y = gen(4000, 0.25, 0.0, seed=8)
     yb = y.astype(bool)
     r = audit(f, g, yb, epsilon=0.05, seed=3)
     s = AuditState.start(epsilon=0.05, seed=3)
@@ -131,7 +131,7 @@ def test_streaming_trace_of_bool_labels_equals_batch():
     assert all(type(e.label) is int for e in s.trace)
 
 def test_streaming_requires_routed_label():
-    f, g, y = gen(3000, 0.3, 0.0, 9)
+    f, g, y = gen(3000, 0.3, 0.0, seed=9)
     s = AuditState.start(epsilon=0.05)
     for t in range(3000):
         if s.route(f[t], g[t]).needs_label:
@@ -152,7 +152,7 @@ def test_streaming_refuses_items_after_verdict():
 
 # ---------------------------------------------------------- missing labels
 def test_no_labels_stops_at_first_needed_row_then_resumes():
-    f, g, y = gen(8000, 0.3, 0.0, 10)
+    f, g, y = gen(8000, 0.3, 0.0, seed=10)
     r = audit(f, g, None, epsilon=0.05)
     assert r.verdict == "continue" and r.stopping_time is None
     row = r.needs_label
@@ -166,7 +166,7 @@ def test_no_labels_stops_at_first_needed_row_then_resumes():
 
 
 def test_partially_labelled_stream_replays_as_far_as_labels_go():
-    f, g, y = gen(8000, 0.3, 0.0, 11)
+    f, g, y = gen(8000, 0.3, 0.0, seed=11)
     full = audit(f, g, y, epsilon=0.05)
     cut = full.trace[5].t - 1                 # labels known on rows < cut
     lab = [int(v) if i < cut else None for i, v in enumerate(y)]
@@ -176,7 +176,7 @@ def test_partially_labelled_stream_replays_as_far_as_labels_go():
 
 
 def test_tier0_verdict_needs_no_labels_at_all():
-    f, g, _ = gen(20000, 0.004, 0.0, 12)
+    f, g, _ = gen(20000, 0.004, 0.0, seed=12)
     r = audit(f, g, None, epsilon=0.05)
     assert (r.verdict, r.tier, r.needs_label) == ("safe", 0, None)
 
@@ -194,7 +194,7 @@ def test_text_classes():
 def test_slices_safe_overall_regressing_on_one_slice():
     rng = np.random.default_rng(13)
     n = 30000
-    f, g, y = gen(n, 0.2, -0.03, 14)
+    f, g, y = gen(n, 0.2, -0.03, seed=14)
     sl = rng.choice(["a", "b", "c", "d"], n)
     bad = (sl == "d") & (f != g)
     g[bad] = 1 - y[bad]          # candidate wrong on every disagreement of slice d
@@ -228,8 +228,8 @@ def test_ledger_unreadable_file(tmp_path):
 
 
 def test_window_tracks_drift():
-    f1, g1, y1 = gen(4000, 0.3, -0.05, 15)
-    f2, g2, y2 = gen(4000, 0.3, 0.25, 16)
+    f1, g1, y1 = gen(4000, 0.3, -0.05, seed=15)
+    f2, g2, y2 = gen(4000, 0.3, 0.25, seed=16)
     f, g, y = (np.concatenate(p) for p in ((f1, f2), (g1, g2), (y1, y2)))
     w = audit_windowed(f, g, y, window=4000, epsilon=0.05)
     assert [x.verdict for x in w.windows] == ["safe", "regression"]
@@ -244,7 +244,7 @@ def test_error_window_not_positive():
 
 # --------------------------------------------------------------- baselines
 def test_baselines_side_by_side_discern_uses_fewer_labels():
-    f, g, y = gen(40000, 0.2, 0.0, 17)
+    f, g, y = gen(40000, 0.2, 0.0, seed=17)
     cmp = compare_baselines(f, g, y, epsilon=0.05).by_method()
     assert set(cmp) == {"discern", "uniform", "ppi", "active"}
     assert cmp["discern"].verdict == "safe"
@@ -253,7 +253,7 @@ def test_baselines_side_by_side_discern_uses_fewer_labels():
 
 
 def test_error_baselines_need_labels():
-    f, g, _ = gen(3000, 0.3, 0.0, 18)
+    f, g, _ = gen(3000, 0.3, 0.0, seed=18)
     with pytest.raises(LabelError, match="baselines replay fully labelled streams only"):
         compare_baselines(f, g, None, epsilon=0.05)
     # the item is counted from 1, as on the Audit page, and its array index is given too
@@ -265,23 +265,23 @@ def test_error_baselines_need_labels():
 
 # ------------------------------------------------------- record + verifier
 def test_record_verifies_and_detects_tampering():
-    f, g, y = gen(6000, 0.3, 0.0, 19)
+    f, g, y = gen(6000, 0.3, 0.0, seed=19)
     sl = np.where(np.arange(6000) % 2 == 0, "x", "y")
     r = audit(f, g, y, epsilon=0.05, slices=sl)
-    rec = json.loads(json.dumps(make_record(r, stream_hash(f, g, None, sl))))
-    assert verify_record(rec, f, g, y, None, sl).ok
-    assert verify_record(rec, f, g, None, None, sl).ok       # labels come from the trace
+    rec = json.loads(json.dumps(make_record(r, stream_hash(f, g, judge=None, slices=sl))))
+    assert verify_record(rec, f, g, y, judge=None, slices=sl).ok
+    assert verify_record(rec, f, g, None, judge=None, slices=sl).ok  # labels come from the trace
     bad = json.loads(json.dumps(rec))
     bad["delta_interval"][1] += 1e-6
-    v = verify_record(bad, f, g, y, None, sl)
+    v = verify_record(bad, f, g, y, judge=None, slices=sl)
     assert not v.ok and any("delta_interval" in m for m in v.mismatches)
     bad = json.loads(json.dumps(rec))
     bad["trace"][0][2] = 1 - bad["trace"][0][2]
-    v = verify_record(bad, f, g, y, None, sl)
+    v = verify_record(bad, f, g, y, judge=None, slices=sl)
     assert not v.ok and any("trace label of item" in m for m in v.mismatches)
     g2 = g.copy()
     g2[0] = 1 - g2[0]
-    v = verify_record(rec, f, g2, y, None, sl)
+    v = verify_record(rec, f, g2, y, judge=None, slices=sl)
     assert not v.ok and any("stream hash" in m for m in v.mismatches)
 
 
@@ -293,9 +293,9 @@ def test_verifier_checks_the_settings_the_record_repeats(key, value):
     """A record repeats its settings beside `config`; a reader of "epsilon": 0.01 believes
     a stricter certificate, so a changed copy is a mismatch, as is a version we do not
     write."""
-    f, g, y = gen(3000, 0.3, 0.0, 19)
+    f, g, y = gen(3000, 0.3, 0.0, seed=19)
     rec = json.loads(json.dumps(make_record(audit(f, g, y, epsilon=0.05),
-                                            stream_hash(f, g, None, None))))
+                                            stream_hash(f, g, judge=None, slices=None))))
     assert key in rec and rec[key] != value and verify_record(rec, f, g, y).ok
     rec[key] = value
     v = verify_record(rec, f, g, y)
@@ -334,21 +334,21 @@ def test_verifier_rebuilds_the_settings_the_audit_runs_with(change, message):
     """The record's config goes through AuditConfig.make, and the whole config must be
     the one it gives: a forger who changed a setting and copied the verifier's own
     recomputation back (a regression turned 'safe' with B = 0.05 or pi_min > pi) fails."""
-    f, g, y = gen(3000, 0.3, 0.0, 19)
+    f, g, y = gen(3000, 0.3, 0.0, seed=19)
     rec = json.loads(json.dumps(make_record(audit(f, g, y, epsilon=0.05, pi=0.5),
-                                            stream_hash(f, g, None, None))))
+                                            stream_hash(f, g, judge=None, slices=None))))
     assert verify_record(rec, f, g, y).ok
     v = _forged(rec, f, g, y, **change)
     assert not v.ok and any(message in m for m in v.mismatches), v.mismatches
 
 
 def test_verifier_needs_every_outcome_and_one_value_per_key(tmp_path):
-    f, g, y = gen(6000, 0.3, 0.0, 19)
+    f, g, y = gen(6000, 0.3, 0.0, seed=19)
     sl = np.where(np.arange(6000) % 2 == 0, "x", "y")
     rec = json.loads(json.dumps(make_record(audit(f, g, y, epsilon=0.05, slices=sl),
-                                            stream_hash(f, g, None, sl))))
+                                            stream_hash(f, g, judge=None, slices=sl))))
     del rec["slices"]  # would hide a slice's regression
-    assert verify_record(rec, f, g, y, None, sl).mismatches[0].startswith(
+    assert verify_record(rec, f, g, y, judge=None, slices=sl).mismatches[0].startswith(
         "the record lacks `slices`")
     text = json.dumps(rec)
     doubled = text.replace('"verdict":', '"verdict": "safe", "verdict":', 1)

@@ -1,4 +1,4 @@
-"""The persistent audit project (issue 12): batches, routing at arrival, label events,
+"""The persistent audit project: batches, routing at arrival, label events,
 the queue, equivalence with `certlib.audit.audit`, durability, concurrency, refusals."""
 
 from __future__ import annotations
@@ -17,7 +17,8 @@ from hypothesis import strategies as st
 from certlib.audit import audit
 from certlib.audit.core import AuditConfig
 from certlib.audit.ledger import PromotionLedger
-from certlib.audit.project import AuditStore, DuplicateBatchError, _routing_flags
+from certlib.audit.store import AuditStore, DuplicateBatchError
+from certlib.audit.store import routing_flags as _routing_flags
 from certlib.audit.record import verify_record
 from certlib.audit.routing import uniforms
 from certlib.audit.synthetic import synthetic_stream
@@ -71,7 +72,7 @@ def test_project_equals_batch_audit_for_random_batch_splits(tmp_path_factory, se
     audit's next needed row heads the queue; once the queue is empty the result equals
     `audit` on the fully labelled stream (the queue asked for every label it needs)."""
     n = 1200
-    f, g, y = synthetic_stream(n, rho, min(true_delta, rho), seed)
+    f, g, y = synthetic_stream(n, rho, min(true_delta, rho), seed=seed)
     rng = np.random.default_rng(seed)
     judge = rng.random(n) if mode == "judge" else None
     slices = rng.choice(["a", "b"], n) if mode == "slices" else None
@@ -119,27 +120,28 @@ def test_project_equals_batch_audit_for_random_batch_splits(tmp_path_factory, se
     cfg = final.project.config
     a = f != g
     pi = cfg.routing.probabilities(judge, n)
-    flags = _routing_flags(cfg, a, pi, uniforms(cfg.seed, 0, n), slices is not None, window)
+    flags = _routing_flags(cfg, a, pi, uniforms(cfg.seed, 0, n), slices=slices is not None,
+                           window=window)
     assert final.routed == int(flags.sum())
     trace_items = {e.t - 1 for e in final.result.trace}
     assert all(flags[i] for i in trace_items)
 
 
 def test_routing_flags_of_a_prefix_never_change():
-    f, g, _ = synthetic_stream(3000, 0.3, 0.0, 4)
+    f, g, _ = synthetic_stream(3000, 0.3, 0.0, seed=4)
     cfg = AuditConfig.make(epsilon=0.05)
     a = f != g
     pi = cfg.routing.probabilities(None, 3000)
     u = uniforms(0, 0, 3000)
-    whole = _routing_flags(cfg, a, pi, u, False, 700)
+    whole = _routing_flags(cfg, a, pi, u, slices=False, window=700)
     for cut in (1, 250, 1000, 2999):
-        assert np.array_equal(_routing_flags(cfg, a[:cut], pi[:cut], u[:cut], False, 700),
-                              whole[:cut])
+        assert np.array_equal(_routing_flags(cfg, a[:cut], pi[:cut], u[:cut], slices=False,
+                                             window=700), whole[:cut])
     assert whole.any() and not whole[~a].any()
 
 
 def test_labelled_batch_replays_like_the_batch_audit(tmp_path):
-    f, g, y = synthetic_stream(6000, 0.3, 0.0, 11)
+    f, g, y = synthetic_stream(6000, 0.3, 0.0, seed=11)
     store = AuditStore(tmp_path / "s.db")
     pid = store.create(epsilon=0.05)
     store.append_batch(pid, frame(f[:2500], g[:2500], y[:2500]))
@@ -156,7 +158,7 @@ def test_labelled_batch_replays_like_the_batch_audit(tmp_path):
 # ------------------------------------------------------------ durability
 def test_reopened_store_holds_batches_labels_and_undos(tmp_path):
     path = tmp_path / "s.db"
-    f, g, y = synthetic_stream(2000, 0.4, 0.0, 3)
+    f, g, y = synthetic_stream(2000, 0.4, 0.0, seed=3)
     a = AuditStore(path)
     pid = a.create(epsilon=0.1, name="nightly")
     a.append_batch(pid, frame(f, g), who="pipe")
@@ -205,7 +207,7 @@ def test_store_schema_version_of_another_certlib_is_refused(tmp_path):
 # ------------------------------------------------------------ concurrency
 def test_two_annotators_never_label_an_item_twice(tmp_path):
     path = tmp_path / "s.db"
-    f, g, y = synthetic_stream(3000, 0.4, 0.0, 5)
+    f, g, y = synthetic_stream(3000, 0.4, 0.0, seed=5)
     AuditStore(path).append_batch(AuditStore(path).create(epsilon=0.05), frame(f, g))
     queue = [q.item_id for q in AuditStore(path).status(1).queue[:30]]
     assert len(queue) == 30
@@ -230,7 +232,7 @@ def test_two_annotators_never_label_an_item_twice(tmp_path):
 
 
 def test_stale_view_is_refused(tmp_path):
-    f, g, y = synthetic_stream(3000, 0.4, 0.0, 5)
+    f, g, y = synthetic_stream(3000, 0.4, 0.0, seed=5)
     a = AuditStore(tmp_path / "s.db")
     pid = a.create(epsilon=0.05)
     a.append_batch(pid, frame(f, g))
@@ -243,7 +245,7 @@ def test_stale_view_is_refused(tmp_path):
 
 
 def test_only_the_annotator_of_a_label_undoes_it(tmp_path):
-    f, g, y = synthetic_stream(3000, 0.4, 0.0, 5)
+    f, g, y = synthetic_stream(3000, 0.4, 0.0, seed=5)
     a = AuditStore(tmp_path / "s.db")
     pid = a.create(epsilon=0.05)
     a.append_batch(pid, frame(f, g))
@@ -361,7 +363,7 @@ def test_unreadable_and_unknown(tmp_path, project):
 
 
 def test_labels_refused_off_the_queue(tmp_path):
-    f, g, y = synthetic_stream(3000, 0.4, 0.0, 8)
+    f, g, y = synthetic_stream(3000, 0.4, 0.0, seed=8)
     store = AuditStore(tmp_path / "s.db")
     pid = store.create(epsilon=0.05)
     store.append_batch(pid, frame(f, g))
@@ -412,7 +414,7 @@ def test_text_classes_and_extra_columns_export_and_verify(tmp_path):
 # ------------------------------------------------------------ ledger
 def test_chain_runs_at_delta_k_and_the_ledger_lists_every_audit(tmp_path):
     store = AuditStore(tmp_path / "s.db")
-    f, g, y = synthetic_stream(4000, 0.01, 0.0, 2)
+    f, g, y = synthetic_stream(4000, 0.01, 0.0, seed=2)
     pids = [store.create(epsilon=0.05, delta=0.05, chain="ranker") for _ in range(3)]
     for k, pid in enumerate(pids, 1):
         assert math.isclose(store.project(pid).config.delta, 0.05 * 6 / (math.pi ** 2 * k * k))
@@ -428,7 +430,7 @@ def test_chain_runs_at_delta_k_and_the_ledger_lists_every_audit(tmp_path):
 
 
 def test_record_is_the_batch_audit_record_with_the_project_log(tmp_path):
-    f, g, y = synthetic_stream(3000, 0.4, 0.0, 9)
+    f, g, y = synthetic_stream(3000, 0.4, 0.0, seed=9)
     store = AuditStore(tmp_path / "s.db")
     pid = store.create(epsilon=0.05, slice_column="region")
     sl = np.where(np.arange(3000) % 3 == 0, "x", "y")
@@ -437,15 +439,15 @@ def test_record_is_the_batch_audit_record_with_the_project_log(tmp_path):
         store.label(pid, q.item_id, int(y[q.pos]), "ana")
     rec = store.record(pid)
     ff, gg, yy, _, ss, _ = store.stream(pid)
-    assert verify_record(rec, ff, gg, yy, None, ss).ok
+    assert verify_record(rec, ff, gg, yy, judge=None, slices=ss).ok
     tampered = json.loads(json.dumps(rec))
     tampered["trace"][0][2] = 1 - tampered["trace"][0][2]
-    assert not verify_record(tampered, ff, gg, None, None, ss).ok
+    assert not verify_record(tampered, ff, gg, None, judge=None, slices=ss).ok
     for key, value in (("config", {**rec["config"], "epsilon": 0.01}),
                        ("slice_column", "other")):  # the project's copy of the settings
         tampered = json.loads(json.dumps(rec))
         tampered["audit_project"][key] = value
-        v = verify_record(tampered, ff, gg, yy, None, ss)
+        v = verify_record(tampered, ff, gg, yy, judge=None, slices=ss)
         (m,) = v.mismatches
         assert m.startswith(f"`audit_project.{key}`: record says ") and "0.01" in m or \
             m == f"`audit_project.{key}`: record says 'other', but the record's `{key}` is " \
@@ -461,7 +463,7 @@ def test_record_is_the_batch_audit_record_with_the_project_log(tmp_path):
 ])
 def test_ragged_or_empty_batch_file_is_refused_naming_the_line(project, tmp_path, text, message):
     """A short row used to be padded with nulls and stored without a word; a long row or
-    an empty file gave polars' own message (issue 12's one clear message per file)."""
+    an empty file gave polars' own message (one clear message per file)."""
     store, pid = project
     other = store.create(epsilon=0.05)
     p = tmp_path / "b.csv"
@@ -496,7 +498,7 @@ def test_fractional_label_refused_by_label_too_unless_a_prediction_is_fractional
     assert store.status(other).labels_in_force == 2
     # a label stored before the check (appended with the check switched off, as the
     # code before it did) does not lock the project: it still opens
-    import certlib.audit.project as project_module
+    import certlib.audit.batch as project_module
 
     old = store.create(epsilon=0.05, pi=1.0)
     with pytest.MonkeyPatch.context() as mp:
@@ -521,7 +523,7 @@ def test_a_label_no_model_predicts_is_reported(project):
 def test_the_project_block_of_a_record_is_checked(tmp_path):
     """Batches tile the stream, events run 1..m, a chain's delta is its delta_k, and the
     block repeats the record's settings; each edit below verified before."""
-    f, g, y = synthetic_stream(3000, 0.4, 0.0, 9)
+    f, g, y = synthetic_stream(3000, 0.4, 0.0, seed=9)
     store = AuditStore(tmp_path / "s.db")
     store.create(epsilon=0.05, chain="ranker")
     pid = store.create(epsilon=0.05, chain="ranker")  # audit 2 of the chain

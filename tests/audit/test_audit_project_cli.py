@@ -1,4 +1,4 @@
-"""`certlib audit-project new|append|label|status|export` (issue 12)."""
+"""`certlib audit-project new|append|label|status|export`."""
 
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ def run(capsys, argv):
 
 @pytest.fixture
 def files(tmp_path):
-    f, g, y = synthetic_stream(6000, 0.3, 0.0, 21)
+    f, g, y = synthetic_stream(6000, 0.3, 0.0, seed=21)
     df = pl.DataFrame({"item_id": [f"q{i}" for i in range(6000)], "pred_incumbent": f,
                        "pred_candidate": g, "note": [f"n{i}" for i in range(6000)]})
     df[:2500].write_csv(tmp_path / "b1.csv")

@@ -190,7 +190,7 @@ def test_keyboard_audit_survives_reload_and_restart_then_verifies(server, browse
     said.wait_for(timeout=60_000)
     page.close()
 
-    from certlib.audit.project import AuditStore
+    from certlib.audit.store import AuditStore
 
     store = AuditStore(server.env["CERTLIB_STORE"])
     (project,) = store.projects()
@@ -202,10 +202,10 @@ def test_keyboard_audit_survives_reload_and_restart_then_verifies(server, browse
 @pytest.mark.parametrize("gap_ms", [30, 150])
 def test_a_quick_double_press_labels_only_items_shown(server, browser, gap_ms):
     """As on the Label page: a key pressed twice quickly labelled the next queued item,
-    which the page had not shown (a walk-through: item 2397 saved with the wrong class).
+    which the page had not shown (item 2397 saved with the wrong class).
     The panel draws the next item at the first press and refuses, and says, the second:
     its item was painted under 250 ms before."""
-    from certlib.audit.project import AuditStore
+    from certlib.audit.store import AuditStore
 
     page = _start_audit(browser, server, 800, 1200)
     first = _state(page, 0)

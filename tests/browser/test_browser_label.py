@@ -134,8 +134,7 @@ def test_keyboard_labelling_survives_reload_and_restart(server, browser, tmp_pat
 
 def test_a_visit_to_another_page_keeps_the_project_and_the_name(server, browser):
     """Streamlit empties the address on a page switch: the open project and the
-    annotator's name come back from the session (they had to be typed and opened again:
-    found in a walk-through)."""
+    annotator's name come back from the session, not typed and opened again."""
     page = _start_project(browser, server, "bo", 800)
     first = _next_row_id(page)
     page.evaluate("document.activeElement && document.activeElement.blur()")

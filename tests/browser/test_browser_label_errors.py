@@ -1,4 +1,4 @@
-"""The Label page's review action in headless Chromium (issue 14): after a certificate the
+"""The Label page's review action in headless Chromium: after a certificate the
 page names the rows that, if mislabelled, would undo it; one click queues exactly those
 rows for a second annotator (review events in the store), who answers with the keyboard;
 the undo key cannot take back the first annotator's label."""

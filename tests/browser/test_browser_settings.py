@@ -1,7 +1,7 @@
 """Settings across pages in headless Chromium: what a lead chooses on one page is still
 there after a visit to another (Streamlit drops a widget's state on a page switch), and
 the tolerance, policy, rule and seed are the same on every page that has them, so a
-labelling project starts from the plan (ui.common.sticky)."""
+labelling project starts from the plan (ui.state.sticky)."""
 
 from __future__ import annotations
 

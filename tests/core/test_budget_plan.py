@@ -1,4 +1,4 @@
-"""certlib.budget_map (issue 10): every cell against an independent computation."""
+"""certlib.budget_map: every cell against an independent computation."""
 
 from __future__ import annotations
 
@@ -121,8 +121,8 @@ def test_budget_n_certifies_every_completion_of_a_small_unlabelled_pool():
 
 def test_known_labels_that_certify_make_their_budgets_certified():
     """A pool whose labels already known certify at a tolerance: every budget from their
-    number on is certified (they count as read; a walk-through found these cells amber
-    with a forecast of 100%).  Checked against `Session.from_pool_labels` (online
+    number on is certified (they count as read, as in the forecast; never amber with a
+    forecast of 100%).  Checked against `Session.from_pool_labels` (online
     updates, not the map's batch bound) and by brute force: under every completion of
     the unread labels the candidate certified by the known labels is within the
     tolerance of the full-pool best.  Below their number, or when they do not certify,

@@ -81,7 +81,7 @@ def brute_minimum(pool, tolerance=0.0, labels=None):
         pool = pool.with_labels(labels)
     real, low = reference_terms(pool)
     n, K = pool.n, pool.K
-    th = thresholds(K, pool.scale, "shared", tolerance)
+    th = thresholds(K, pool.scale, rule="shared", tolerance=tolerance)
     masks = ((np.arange(1 << n)[:, None] >> np.arange(n)[None, :]) & 1).astype(np.int64)
     L = low.sum(axis=2)[None] + np.einsum("si,jki->sjk", masks, real - low)
     ok = (L >= th.need[None]).all(axis=1).any(axis=1)
@@ -112,7 +112,7 @@ def random_pool(rng, mode, n=None, K=None):
 
 
 def check_against_brute(pool, tolerance=0.0, **kw):
-    cert = certify(pool, tolerance, **kw)
+    cert = certify(pool, tolerance=tolerance, **kw)
     best = brute_minimum(pool, tolerance)
     assert cert.lower <= best <= cert.upper
     assert len(cert.witness) == cert.upper
@@ -120,7 +120,7 @@ def check_against_brute(pool, tolerance=0.0, **kw):
     # the witness certifies its candidate (SPEC 5 test via certlib.core.bounds)
     pos = [pool.position(r) for r in cert.witness]
     L = batch_lower(pool, pos)
-    th = thresholds(pool.K, pool.scale, "shared", tolerance)
+    th = thresholds(pool.K, pool.scale, rule="shared", tolerance=tolerance)
     assert certified_mask(L, th)[cert.selected_index]
     assert decide(L, th).certified
     if cert.exact:
@@ -574,9 +574,9 @@ def test_tolerance_reports_smallest_upper():
     rng = np.random.default_rng(9)
     for _ in range(20):
         pool = random_pool(rng, "shared", n=10, K=4)
-        c = certify(pool, 0.05)
+        c = certify(pool, tolerance=0.05)
         for name in c.candidates:
-            other = certify(pool, 0.05, target=name)
+            other = certify(pool, tolerance=0.05, target=name)
             assert c.upper <= other.upper
             assert c.lower <= other.lower
 
@@ -652,7 +652,7 @@ def test_unlabelled_pool_names_row():
 @pytest.mark.parametrize("bad", [-0.1, float("nan"), "x"])
 def test_bad_tolerance(bad):
     with pytest.raises(ParameterError, match="tolerance"):
-        certify(figure2_pool(), bad)
+        certify(figure2_pool(), tolerance=bad)
 
 
 def test_bad_parameters():

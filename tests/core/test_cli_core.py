@@ -95,8 +95,8 @@ def test_certificate_json_and_table(capsys, pool_csv):
 
 def test_certificate_partial_equals_the_library(capsys, tmp_path):
     """``certificate --partial``: the labels of a labelling run merged into the pool file
-    (the rest blank) give the Label page's hindsight, `certify_partial` (a walk-through
-    found no command for it); without the flag the error names the way."""
+    (the rest blank) give the Label page's hindsight, `certify_partial`; without the flag
+    the error names the way."""
     import certlib
 
     demo = REPO / "sample_data" / "demo_binary.csv"

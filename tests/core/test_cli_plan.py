@@ -1,4 +1,4 @@
-"""``certlib plan`` (issue 10): the table and --json carry the library's numbers."""
+"""``certlib plan``: the table and --json carry the library's numbers."""
 
 from __future__ import annotations
 
@@ -26,7 +26,7 @@ def test_json_equals_the_library_on_a_labelled_pool():
                       "--policy", "static-range", "--json")
     assert rc == 0
     d = json.loads(out)
-    m = certlib.budget_map(certlib.load_pool(path), (0, 0.005), (10, 30, 54))
+    m = certlib.budget_map(certlib.load_pool(path), (0, 0.005), budgets=(10, 30, 54))
     assert d["map"] == json.loads(json.dumps(m.to_dict()))
     assert d["forecast"] is None  # every label known: the replay is exact
 
@@ -67,7 +67,7 @@ def test_bad_input_is_one_line():
 
 def test_known_labels_that_certify_are_said(tmp_path):
     """One of 171 labels hidden: the 170 known certify, so a budget of 170 is certified
-    and Figure 8 says why (a walk-through: "unknown (unlabelled rows)")."""
+    and Figure 8 says why ("unknown (unlabelled rows)")."""
     import pandas as pd
 
     df = pd.read_csv(ROOT / "sample_data/demo_binary.csv")

@@ -91,7 +91,7 @@ CASES = [
     ("unknown rule", lambda: certlib.replay(small(), rule="joint"),
      ParameterError, "rule must be one of"),
     ("centered on categorical", lambda: lower_terms(
-        Pool.from_arrays([[0, 1, 2], [1, 2, 0]], C2), slice(None), "centered"),
+        Pool.from_arrays([[0, 1, 2], [1, 2, 0]], C2), slice(None), rule="centered"),
      ParameterError, "centered rule needs binary labels"),
     ("unknown policy", lambda: certlib.replay(small(), policy="greedy"),
      ParameterError, "policy must be one of"),

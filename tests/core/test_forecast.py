@@ -1,4 +1,4 @@
-"""certlib.forecast (issue 10): exact replays of sampled labels, seeding, calibration."""
+"""certlib.forecast: exact replays of sampled labels, seeding, calibration."""
 
 from __future__ import annotations
 
@@ -42,7 +42,7 @@ def test_vectorised_replays_equal_session_stepping(policy, known, tol):
     rng = np.random.default_rng(known)
     pool = _partial(full, known, rng)
     Y = fit_label_sampler(pool).sample(np.random.default_rng(5), 12)
-    counts, winners = replay_draws(pool, policy, tol, Y, seed=3)
+    counts, winners = replay_draws(pool, policy, Y=Y, tolerance=tol, seed=3)
     for d in range(Y.shape[0]):
         t, w = _stepped(pool, policy, tol, Y[d], seed=3)
         assert (counts[d], winners[d]) == (t, w)
@@ -57,7 +57,7 @@ def test_no_known_labels_equals_replay_of_the_drawn_pool(seed):
     pool = certlib.Pool.from_arrays(preds, confs, labels=[None] * n, classes=(0, 1, 2))
     Y = fit_label_sampler(pool).sample(rng, 8)
     for policy in ("adaptive-pair-sum", "static-pair-sum"):
-        counts, _ = replay_draws(pool, policy, 0, Y)
+        counts, _ = replay_draws(pool, policy, Y=Y, tolerance=0)
         for d in range(8):
             r = certlib.replay(pool.with_labels(Y[d]), policy=policy)
             assert counts[d] == r.labels_read

@@ -1,4 +1,4 @@
-"""Importing a core module loads only what it needs (issue 8, item 5): the
+"""Importing a core module loads only what it needs: the
 package's public names are imported on first use, so labelling code and the
 CLI's start-up do not pay for polars or the audit."""
 

@@ -261,7 +261,7 @@ def test_file_class_key_is_the_scalar_form_of_the_column_rule():
     assert _canon_series(pl.Series(floats), "c").to_list() == [
         str(file_class_key(v)) for v in floats]
     # beyond 64 bits (polars reads Int128): the column is text, its numbers their digits
-    # (it was a polars traceback on every page; a walk-through)
+    # (it was a polars traceback on every page)
     wide = [3, 10**23, None]
     assert _canon_series(pl.Series(wide, dtype=pl.Int128), "c").to_list() == [
         str(file_class_key(v)) for v in wide[:-1]] + [None]
@@ -581,7 +581,7 @@ def test_file_round_trip_equals_from_arrays(tmp_path_factory, data):
 def test_a_64_bit_class_reads_the_same_with_and_without_a_declared_class_set(tmp_path):
     """2**60 as a class: a declared set written as text (what `verify-record` passes)
     gives the same pool and hash (text of 2**53 or more was kept as text: a record made
-    on such a pool stopped verifying; the diff review)."""
+    on such a pool stopped verifying)."""
     big = 2**60
     lines = ["row_id,pred_a,conf_a,pred_b,conf_b,label"]
     for i in range(9):

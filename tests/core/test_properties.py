@@ -114,7 +114,7 @@ def test_gains_nonnegative_and_zero_or_potential(sp):
     exactly 0 or |b_jki|.  Gains of the comparison rules are >= 0 too."""
     spec, pool = sp
     rows = np.arange(pool.n)
-    g = gain_terms(pool, rows, pool.labels, "shared")
+    g = gain_terms(pool, rows, pool.labels, rule="shared")
     pot = potential_terms(pool, rows)
     assert (g >= 0).all() and (g <= pot).all()
     if pool.is_binary or pool.shared_prediction:
@@ -122,7 +122,7 @@ def test_gains_nonnegative_and_zero_or_potential(sp):
     K = pool.K
     assert (g[np.arange(K), np.arange(K)] == 0).all()
     for rule in rules_for(pool)[1:]:
-        assert (gain_terms(pool, rows, pool.labels, rule) >= 0).all()
+        assert (gain_terms(pool, rows, pool.labels, rule=rule) >= 0).all()
 
 
 # ---------------------------------------------------- vectorised == stepped replay
@@ -143,8 +143,9 @@ def test_replay_vectorised_equals_session(sp, seed, tau, budget):
     tau = Fraction(tau)
     for policy in policy_names():
         for rule in rules_for(pool):
-            a = replay(pool, policy, rule, tau, seed, budget)
-            b = replay(pool, policy, rule, tau, seed, budget, vectorised=False)
+            a = replay(pool, policy=policy, rule=rule, tolerance=tau, seed=seed, budget=budget)
+            b = replay(pool, policy=policy, rule=rule, tolerance=tau, seed=seed, budget=budget,
+                       vectorised=False)
             assert _fields(a) == _fields(b), (policy, rule)
 
 
@@ -161,6 +162,6 @@ def test_replay_vectorised_equals_session_across_blocks(seed):
     pool = Pool.from_arrays(preds, confs, labels=y)
     for policy in ("static-range", "adaptive-range", "adaptive-pair-sum", "random", "vma"):
         for rule in ("shared", "centered"):
-            a = replay(pool, policy, rule, 0, seed)
-            b = replay(pool, policy, rule, 0, seed, vectorised=False)
+            a = replay(pool, policy=policy, rule=rule, tolerance=0, seed=seed)
+            b = replay(pool, policy=policy, rule=rule, tolerance=0, seed=seed, vectorised=False)
             assert _fields(a) == _fields(b), (policy, rule)

@@ -11,7 +11,8 @@ import polars as pl
 from certlib import certify, load_pool, pool_hash
 from pool_files import assert_same_pool_file
 from certlib.teaching.worked_examples import figure2_pool, worst_case_pool
-from ui.common import SAMPLES, image_in_folder, split_extra
+from ui.label_panel import image_in_folder, split_extra
+from ui.pool_picker import SAMPLES
 
 ROOT = Path(__file__).resolve().parents[2]
 SD = ROOT / "sample_data"

@@ -1,5 +1,5 @@
 """Label-error margin, full-pool fragility and the stopping rule that survives e wrong
-labels (issue 14, `certlib.labelling.label_errors`).
+labels (`certlib.labelling.label_errors`).
 
 The brute force works from the definitions (test_bruteforce's reference risks): the
 selected candidate is certified after reading O when it is the winner (within tau: within
@@ -26,7 +26,7 @@ from certlib.core.pair_terms import gain_terms
 from certlib.core.weights import tolerance_units
 
 from conftest import KINDS, random_spec
-from test_bruteforce import Ref
+from references import Ref
 
 SETTINGS = dict(derandomize=True, deadline=None)
 
@@ -82,7 +82,7 @@ def test_margin_rows_and_critical_rows_match_brute_force(kind, tau):
         pool = spec.pool()
         m = label_error_margin(pool, read, tolerance=tau)
         k = pool.names.index(m.selected)
-        T = tolerance_units(thresholds(pool.K, pool.scale, "shared", tau).tolerance,
+        T = tolerance_units(thresholds(pool.K, pool.scale, rule="shared", tolerance=tau).tolerance,
                             pool.scale) if tau else None
         y = list(spec.labels)
         assert m.certified == ref_certified(ref, k, y, read, T)
@@ -154,7 +154,7 @@ def read_pools(draw, max_n=8):
 
 
 def still_certified(pool, k, read, labels, th, rule="shared") -> bool:
-    return bool(certified_mask(batch_lower(pool, read, labels, rule), th)[k])
+    return bool(certified_mask(batch_lower(pool, read, labels=labels, rule=rule), th)[k])
 
 
 @settings(max_examples=150, **SETTINGS)
@@ -166,7 +166,7 @@ def test_flipping_reported_rows_undoes_and_no_smaller_set_does(case):
     m = label_error_margin(pool, read, tolerance=tau)
     if not m.certified or m.flips is None:
         return
-    th = thresholds(pool.K, pool.scale, "shared", tau)
+    th = thresholds(pool.K, pool.scale, rule="shared", tolerance=tau)
     k = pool.names.index(m.selected)
     base = pool.labels[read].copy()
     flipped = base.copy()
@@ -207,7 +207,7 @@ def test_session_keeps_the_e_largest_drops_online(case, e, rule):
     s = Session.start(spec.pool(labels=None), rule=rule, tolerance=tau, label_errors=e)
     for t, i in enumerate(read, 1):
         s = s.observe(i, spec.classes[spec.labels[i]])
-        drops = flip_drops(pool, read[:t], pool.labels[read[:t]], rule)[0]
+        drops = flip_drops(pool, read[:t], pool.labels[read[:t]], rule=rule)[0]
         assert s.robust_lower().tolist() == (s.L - top_drop_sums(drops, e)).tolist()
 
 

@@ -1,4 +1,4 @@
-"""The expected-coverage policy (issue 4): protocol contract, label models, validity of
+"""The expected-coverage policy: protocol contract, label models, validity of
 every replay, session == replay, and the label saving on the paper's panel pools."""
 
 from __future__ import annotations
@@ -19,29 +19,10 @@ from certlib.policies.label_model import label_probabilities
 from certlib.labelling.replay import replay
 from certlib.labelling.session import Session
 
+from conftest import KINDS, prob_pool
+
 ROOT = Path(__file__).resolve().parents[2]
 PANELS = ROOT / "sample_data" / "panels"
-KINDS = ("binary", "shared", "categorical")
-
-
-def prob_pool(seed: int, n: int = 30, K: int = 4, kind: str = "binary", labelled: bool = True,
-              extra=None) -> Pool:
-    """A pool whose confidences are probabilities of each candidate's own prediction."""
-    rng = np.random.default_rng(seed)
-    C = 2 if kind == "binary" else 3
-    y = rng.integers(0, C, n)
-    preds, confs = [], []
-    shared = rng.integers(0, C, n)
-    for _ in range(K):
-        right = rng.random(n) < 0.75
-        other = (y + rng.integers(1, C, n)) % C
-        p = np.where(right, y, other) if kind != "shared" else shared
-        preds.append(p)
-        # a few distinct levels in [1/C, 1]: ties are frequent
-        confs.append(np.round(1 / C + (1 - 1 / C) * rng.integers(0, 5, n) / 4, 3))
-    preds = np.array(preds)
-    return Pool.from_arrays(preds[0] if kind == "shared" else preds, np.array(confs),
-                            labels=y if labelled else None, classes=tuple(range(C)), extra=extra)
 
 
 def view_of(s: Session):
@@ -99,7 +80,7 @@ def test_replay_certifies_full_pool_winner_small_pools(seed):
     kind = KINDS[seed % 3]
     pool = prob_pool(100 + seed, n=6 + 2 * seed, K=2 + seed % 4, kind=kind)
     for s in (0, 7):  # deterministic: the seed does not matter
-        r = replay(pool, "expected-coverage", seed=s)
+        r = replay(pool, policy="expected-coverage", seed=s)
         assert r.certified and r.selected == r.full_pool_winner == pool.names[pool.winner()]
         if s == 0:
             first = r.order
@@ -112,7 +93,7 @@ def test_replay_certifies_full_pool_winner_small_pools(seed):
 def test_any_pool_and_rule_certifies_the_winner(seed, kind, n, K, rule):
     """The policy only orders rows: whatever the label model says, the exact test decides."""
     pool = prob_pool(seed, n=n, K=K, kind=kind)
-    r = replay(pool, "expected-coverage", rule=rule)
+    r = replay(pool, policy="expected-coverage", rule=rule)
     if r.certified:
         assert r.selected == r.full_pool_winner
     else:  # the separate rule may fail to certify even with every label
@@ -122,7 +103,7 @@ def test_any_pool_and_rule_certifies_the_winner(seed, kind, n, K, rule):
 @pytest.mark.parametrize("tolerance", [0.0, 0.01])
 def test_session_stepping_equals_replay(tolerance):
     pool = load_pool(PANELS / "wine_s2_logreg_k8.csv")
-    r = replay(pool, "expected-coverage", tolerance=tolerance)
+    r = replay(pool, policy="expected-coverage", tolerance=tolerance)
     s = Session.start(pool, policy="expected-coverage", tolerance=tolerance)
     while not s.done:
         row = s.next_row()
@@ -143,7 +124,8 @@ def test_label_model_sources():
     raw = Pool.from_arrays(rng.integers(0, 2, (3, n)), rng.random((3, n)) * 5,
                            labels=rng.integers(0, 2, n))
     assert label_probabilities(raw).source == "none"
-    assert replay(raw, "expected-coverage").order == replay(raw, "adaptive-pair-sum").order
+    assert replay(raw, policy="expected-coverage").order == \
+        replay(raw, policy="adaptive-pair-sum").order
     # p_label (binary): P(y = classes[1]) becomes P(y = pred_j) for every candidate
     p = np.round(rng.random(n), 3)
     pl_pool = Pool.from_arrays(raw.preds, raw.confs, labels=rng.integers(0, 2, n),
@@ -173,7 +155,7 @@ def test_msp_is_the_probability_in_prob_files():
     pool = load_pool(ROOT / "sample_data" / "digits_probs.csv")
     lm = label_probabilities(pool)
     assert lm.source == "confidences" and lm.experts == ("msp",)
-    r = replay(pool, "expected-coverage")
+    r = replay(pool, policy="expected-coverage")
     assert r.certified and r.selected == r.full_pool_winner
 
 
@@ -211,8 +193,8 @@ def test_fewer_labels_than_adaptive_pair_sum_on_panel_pools():
     worst = -1.0
     for f in sorted(PANELS.glob("*.csv")):
         pool = load_pool(f)
-        a = replay(pool, "adaptive-pair-sum")
-        e = replay(pool, "expected-coverage")
+        a = replay(pool, policy="adaptive-pair-sum")
+        e = replay(pool, policy="expected-coverage")
         assert e.certified and e.selected == e.full_pool_winner == pool.names[pool.winner()]
         by.setdefault(f.name.split("_s")[0], []).append((a.labels_fraction, e.labels_fraction))
         worst = max(worst, e.labels_fraction - a.labels_fraction)
@@ -223,5 +205,5 @@ def test_fewer_labels_than_adaptive_pair_sum_on_panel_pools():
     assert worst <= 0.10
     # and on one named pool, a plain comparison
     pool = load_pool(PANELS / "digits_s0_tree_k4.csv")
-    assert replay(pool, "expected-coverage").labels_read < \
-        replay(pool, "adaptive-pair-sum").labels_read
+    assert replay(pool, policy="expected-coverage").labels_read < \
+        replay(pool, policy="adaptive-pair-sum").labels_read

@@ -1,4 +1,4 @@
-"""The agreement model of ``expected-coverage`` (issue 13): P(y_i = pred_ki) from the
+"""The agreement model of ``expected-coverage``: P(y_i = pred_ki) from the
 candidate's confidence and the share of the other candidates that agree with it
 (`certlib.policies.label_model.agreement_pred_prob`), checked against a plain loop,
 by hand on one row, and by what the policy does with it."""
@@ -22,7 +22,7 @@ from certlib.policies.label_model import (
     label_probabilities,
 )
 from certlib.labelling.session import Session
-from test_policy_coverage import prob_pool
+from conftest import prob_pool
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -128,8 +128,8 @@ def test_settings_follow_the_model_that_applies():
 def test_model_changes_the_order_not_the_answer():
     """Both label models certify the full-pool winner; they read in different orders."""
     pool = load_pool(ROOT / "sample_data" / "panels" / "digits_s0_tree_k4.csv")
-    new = replay(pool, ExpectedCoverage())
-    old = replay(pool, ExpectedCoverage(model="mixture"))
+    new = replay(pool, policy=ExpectedCoverage())
+    old = replay(pool, policy=ExpectedCoverage(model="mixture"))
     for r in (new, old):
         assert r.certified and r.selected == r.full_pool_winner
     assert new.order != old.order
@@ -150,8 +150,8 @@ def test_one_policy_object_on_two_pools_in_turn():
             r = s.next_row()
             s = s.observe(r, p.classes[p.labels[r]])
             sa, sb = (s, sb) if name == "a" else (sa, s)
-    assert sa.read_rows == tuple(a.position(i) for i in replay(a, ExpectedCoverage()).order)
-    assert sb.read_rows == tuple(b.position(i) for i in replay(b, ExpectedCoverage()).order)
+    assert sa.read_rows == tuple(a.position(i) for i in replay(a, policy=ExpectedCoverage()).order)
+    assert sb.read_rows == tuple(b.position(i) for i in replay(b, policy=ExpectedCoverage()).order)
 
 
 def test_probabilities_given_are_used_as_they_are():
@@ -164,6 +164,6 @@ def test_probabilities_given_are_used_as_they_are():
     flat = dc_replace(lm, expert_conf=np.full_like(lm.expert_conf, 0.5))
     given = ExpectedCoverage(probabilities=flat)
     assert given.settings(pool, flat) == (False, 0.1, 0.05, 0.5, 3.0, False)
-    assert replay(pool, given).order == replay(
-        pool, ExpectedCoverage(probabilities=flat, model="mixture")).order
-    assert replay(pool, given).order != replay(pool, ExpectedCoverage()).order
+    assert replay(pool, policy=given).order == replay(
+        pool, policy=ExpectedCoverage(probabilities=flat, model="mixture")).order
+    assert replay(pool, policy=given).order != replay(pool, policy=ExpectedCoverage()).order

@@ -1,4 +1,4 @@
-"""The no-error branch of expected-coverage's hedge (issue 13): with probability P0 that
+"""The no-error branch of expected-coverage's hedge: with probability P0 that
 every unread row on which all candidates agree is right, the winner is decided by the
 other rows alone.  Its running sums are checked against a recomputation from scratch at
 every step, and the hedge against a plain loop over candidates."""
@@ -17,7 +17,7 @@ from certlib.core.pair_terms import lower_terms, realised_terms
 from certlib.policies.coverage import ExpectedCoverage
 from certlib.policies.label_model import agreement_applies, agreement_pred_prob, label_probabilities
 from certlib.labelling.session import Session
-from test_policy_coverage import prob_pool
+from conftest import prob_pool
 
 
 def loop_hedge(L, need, eliminated, mean, var, temper):
@@ -61,8 +61,8 @@ def test_branch_sums_and_hedge_at_every_step(seed, kind, n, K, rule, tolerance):
         unread = s.unread_mask()
         ua, ud = np.flatnonzero(unread & unanimous), np.flatnonzero(unread & ~unanimous)
         # the gains of the unanimous rows if every candidate is right there
-        sure = (realised_terms(pool, ua, pool.preds[0, ua], rule)
-                - lower_terms(pool, ua, rule)).sum(axis=2)
+        sure = (realised_terms(pool, ua, pool.preds[0, ua], rule=rule)
+                - lower_terms(pool, ua, rule=rule)).sum(axis=2)
         np.testing.assert_allclose(st_.sure_gain, sure, rtol=1e-5, atol=1e-3)
         eg, vg = (a.reshape(K, K, -1)[:, :, ud].astype(np.float64).sum(axis=2)
                   for a in (st_.eg, st_.vg))

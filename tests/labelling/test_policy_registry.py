@@ -49,7 +49,7 @@ def test_registered_policy_is_used_by_name(monkeypatch):
     monkeypatch.setitem(policies.POLICIES, "reverse", ReverseOrder)
     assert "reverse" in policy_names()
     pool = small_pool()
-    fast, slow = replay(pool, "reverse"), replay(pool, "reverse", vectorised=False)
+    fast, slow = replay(pool, policy="reverse"), replay(pool, policy="reverse", vectorised=False)
     assert fast == slow and fast.policy == "reverse"
     assert fast.order[0] == pool.row_ids[-1]
 
@@ -83,8 +83,8 @@ def test_objects_must_follow_the_protocol():
         name = ""
 
     with pytest.raises(CertlibError, match="name"):
-        replay(small_pool(), Nameless())
-    assert replay(small_pool(), ReverseOrder()).policy == "reverse"
+        replay(small_pool(), policy=Nameless())
+    assert replay(small_pool(), policy=ReverseOrder()).policy == "reverse"
 
 
 def test_registered_name_must_be_the_policy_name(monkeypatch):
@@ -157,7 +157,7 @@ def test_entry_point_policy_is_discovered_lazily(installed):
     pol = get_policy("reverse")
     assert pol.name == "reverse"
     pool = small_pool()
-    assert replay(pool, "reverse") == replay(pool, "reverse", vectorised=False)
+    assert replay(pool, policy="reverse") == replay(pool, policy="reverse", vectorised=False)
     policy_names()
     assert calls == ["certlib.policies"]  # discovered once
 
@@ -188,7 +188,7 @@ def test_broken_entry_point_is_named(installed, name, value, message):
     text = str(err.value)
     assert f"{name} = {value}" in text and "certlib.policies" in text and message in text
     assert get_policy("reverse").name == "reverse"
-    assert replay(small_pool(), "adaptive-pair-sum").certified
+    assert replay(small_pool(), policy="adaptive-pair-sum").certified
 
 
 def test_entry_points_cannot_replace_registered_names(installed):

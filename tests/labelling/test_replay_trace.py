@@ -1,4 +1,4 @@
-"""`certlib.teaching.bound_traces.replay_trace` (issue 9, the replay page): its last step is
+"""`certlib.teaching.bound_traces.replay_trace` (the replay page): its last step is
 `certlib.replay`, and every step's bounds are the batch state of that prefix
 (`Session.from_history`), on small random pools and on the demo pool."""
 
@@ -19,8 +19,8 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def _check(pool, policy, rule, tolerance, seed, budget=None):
-    tr = replay_trace(pool, policy, rule, tolerance, seed, budget)
-    r = replay(pool, policy, rule, tolerance, seed, budget)
+    tr = replay_trace(pool, policy=policy, rule=rule, tolerance=tolerance, seed=seed, budget=budget)
+    r = replay(pool, policy=policy, rule=rule, tolerance=tolerance, seed=seed, budget=budget)
     assert (tr.order, tr.T, tr.selected, tr.certified) == (r.order, r.labels_read, r.selected,
                                                             r.certified)
     assert tr.excess[-1] == r.excess and tr.tolerance == r.tolerance
@@ -60,7 +60,7 @@ def test_demo_pool_every_step():
 
 def test_rival_bounds_are_the_float_paths_of_the_exact_bounds():
     pool = load_pool(ROOT / "sample_data" / "demo_binary.csv")
-    tr = replay_trace(pool, "static-range")
+    tr = replay_trace(pool, policy="static-range")
     k = pool.winner()
     paths = tr.rival_bounds(k, 5)
     assert list(paths) == [c for j, c in enumerate(pool.names) if j != k]
@@ -89,12 +89,12 @@ def test_teaching_figure_shared_path_stops_where_replay_stops(policy):
     pools += [random_spec(rng, kind, n=int(rng.integers(2, 9))).pool()
               for kind in KINDS for _ in range(3)]
     for pool in pools:
-        f = teaching_figure(pool, policy, with_certificate=False)
+        f = teaching_figure(pool, policy=policy, with_certificate=False)
         assert sorted(f.order) == list(range(pool.n))
-        r = replay(pool, policy, "shared")
+        r = replay(pool, policy=policy, rule="shared")
         assert f.paths["shared"].stop == r.labels_read
         assert list(f.order[:r.labels_read]) == [pool.position(x) for x in r.order]
         if not f.adaptive:
             for rule, path in f.paths.items():
-                r = replay(pool, policy, rule)
+                r = replay(pool, policy=policy, rule=rule)
                 assert path.stop == (r.labels_read if r.certified else None), rule

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from certlib import Pool, replay
 from certlib.policies.coverage import ExpectedCoverage
 
-from test_policy_coverage import KINDS, prob_pool
+from conftest import KINDS, prob_pool
 
 
 def test_regret_guard_follows_the_robust_stopping_rule():
@@ -19,9 +19,9 @@ def test_regret_guard_follows_the_robust_stopping_rule():
     reading: regret=0 read 3 labels where adaptive pair-sum reads 2 (n = 3)."""
     pool = Pool.from_arrays([1, 2, 2], [[1.0, 0.333, 0.667], [0.667, 0.833, 0.333]],
                             labels=[2, 1, 2], classes=(0, 1, 2))
-    aps = replay(pool, "adaptive-pair-sum", label_errors=1)
+    aps = replay(pool, policy="adaptive-pair-sum", label_errors=1)
     assert aps.labels_read == 2
-    guarded = replay(pool, ExpectedCoverage(regret=0), label_errors=1)
+    guarded = replay(pool, policy=ExpectedCoverage(regret=0), label_errors=1)
     assert guarded.order == aps.order
 
 
@@ -31,8 +31,8 @@ def test_regret_guard_follows_the_robust_stopping_rule():
        regret=st.sampled_from([0, 0.05, 0.25]))
 def test_regret_bound_holds_with_label_errors(seed, kind, n, K, e, tolerance, regret):
     pool = prob_pool(seed, n=n, K=K, kind=kind)
-    aps = replay(pool, "adaptive-pair-sum", tolerance=tolerance, label_errors=e)
-    guarded = replay(pool, ExpectedCoverage(regret=regret), tolerance=tolerance,
+    aps = replay(pool, policy="adaptive-pair-sum", tolerance=tolerance, label_errors=e)
+    guarded = replay(pool, policy=ExpectedCoverage(regret=regret), tolerance=tolerance,
                      label_errors=e)
     assert guarded.labels_read <= aps.labels_read + int(np.floor(regret * n))
     if regret == 0:

@@ -1,4 +1,4 @@
-"""Second-annotator review (issue 14): review events in the store, disagreements,
+"""Second-annotator review: review events in the store, disagreements,
 corrections that replay the session, the evidence record's margin and reviews, and the
 migration of a schema-3 store."""
 

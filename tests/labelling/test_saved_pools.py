@@ -90,7 +90,8 @@ def test_class_settings_round_trip_and_are_per_pool(tmp_path):
 
     folder = SavedPools(tmp_path)
     assert folder.class_settings("sample:demo") == ClassSettings(None, {})
-    folder.save_class_settings("sample:demo", [0, 1], {0: " malignant ", "1": "benign"})
+    folder.save_class_settings("sample:demo", declared=[0, 1],
+                               names={0: " malignant ", "1": "benign"})
     again = SavedPools(tmp_path).class_settings("sample:demo")  # a restart
     assert again.declared == (0, 1)
     assert again.names == {0: "malignant", 1: "benign"}
@@ -98,11 +99,12 @@ def test_class_settings_round_trip_and_are_per_pool(tmp_path):
     assert again.label(7) == "7"
     assert SavedPools(tmp_path).class_settings("sample:digits") == ClassSettings(None, {})
     # names only (inferred set), checked against the classes found
-    folder.save_class_settings("upload:" + "a" * 64, None, {"cat": "Cat"}, found=["cat", "dog"])
+    folder.save_class_settings("upload:" + "a" * 64, declared=None, names={"cat": "Cat"},
+                               found=["cat", "dog"])
     assert folder.class_settings("upload:" + "a" * 64).names == {"cat": "Cat"}
     assert folder.class_settings("upload:" + "a" * 64).declared is None
     # clearing both forgets the pool
-    folder.save_class_settings("sample:demo", None, {})
+    folder.save_class_settings("sample:demo", declared=None, names={})
     assert folder.class_settings("sample:demo") == ClassSettings(None, {})
     assert folder.recent() == []  # the settings file is not a pool
     assert not [p for p in tmp_path.iterdir() if p.name.startswith(".tmp-")]
@@ -122,5 +124,5 @@ def test_bad_class_settings_are_refused_and_nothing_is_written(tmp_path, declare
                                                                 found, needle):
     folder = SavedPools(tmp_path)
     with pytest.raises(CertlibError, match=needle):
-        folder.save_class_settings("sample:demo", declared, names, found=found)
+        folder.save_class_settings("sample:demo", declared=declared, names=names, found=found)
     assert not (tmp_path / "class_settings.json").exists()

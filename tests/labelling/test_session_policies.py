@@ -351,8 +351,8 @@ def test_vectorised_replay_matches_session_when_a_duplicate_is_eliminated_at_sta
     preds = [[1, 1, 1], [1, 0, 0], [0, 0, 1], [0, 0, 1]]
     confs = [[1., 0., 0.], [2., 2., 0.], [0., 2., 3.], [0., 2., 3.]]
     p = Pool.from_arrays(preds, confs, labels=[1, 1, 1])
-    slow = replay(p, "adaptive-pair-sum", vectorised=False)
-    fast = replay(p, "adaptive-pair-sum")
+    slow = replay(p, policy="adaptive-pair-sum", vectorised=False)
+    fast = replay(p, policy="adaptive-pair-sum")
     assert slow.order == (0, 1)
     assert fast.order == slow.order
     assert fast.labels_read == slow.labels_read == 2

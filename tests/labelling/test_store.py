@@ -61,7 +61,8 @@ def _same_state(a: Session, b: Session):
 def test_create_and_list_projects(tmp_path, pools):
     pool, _ = pools
     store = LabelStore(tmp_path / "l.db")
-    pid = store.create_project(pool, "demo.csv", "adaptive-pair-sum", 0.0, 60, 0, "shared")
+    pid = store.create_project(pool, "demo.csv", policy="adaptive-pair-sum", tolerance=0.0,
+                               budget=60, seed=0, rule="shared")
     p = store.project(pid)
     assert p.pool_hash == certlib.pool_hash(pool)
     assert p.candidates == pool.names and p.budget == 60 and p.policy == "adaptive-pair-sum"
@@ -165,7 +166,7 @@ def test_resume_equals_replay_equals_fresh_stepping(tmp_path, pools):
     rows = [r for r, _ in resumed.history]
     codes = [pool.class_code(v) for _, v in resumed.history]
     for t in (0, 7, 30):
-        assert np.array_equal(prog.lower_path[t], batch_lower(pool, rows[:t], codes[:t]))
+        assert np.array_equal(prog.lower_path[t], batch_lower(pool, rows[:t], labels=codes[:t]))
 
 
 
@@ -192,7 +193,7 @@ def test_resume_after_labels_and_an_undo_equals_a_fresh_replay(tmp_path, pools):
     rows = [r for r, _ in fresh.history]
     codes = [pool.class_code(v) for _, v in fresh.history]
     for t in range(8):
-        assert np.array_equal(resumed.lower_path[t], batch_lower(pool, rows[:t], codes[:t]))
+        assert np.array_equal(resumed.lower_path[t], batch_lower(pool, rows[:t], labels=codes[:t]))
     assert resumed.next_row == fresh.next_row()
     assert resumed.labels_left_at_least == resumed.project.prelabel_bound - 7
     assert store.export_record(pid, pool)["labels"] == make_record(resumed)["labels"]
@@ -368,8 +369,8 @@ def test_record_file_round_trip_and_one_verification_type(tmp_path, pools):
 
 def test_cli_verify_record(tmp_path, pools, capsys):
     """`certlib verify-record RECORD POOL`: the Label page's evidence record checked from
-    the command line (a walk-through found no command for it; `verify-audit` refused the
-    file without saying where to go).  Exit 0 verified, 1 on a mismatch, 2 on bad input;
+    the command line (`verify-audit` names this command for such a file).  Exit 0
+    verified, 1 on a mismatch, 2 on bad input;
     the class set defaults to the record's (a declared set the file does not show)."""
     import json
 

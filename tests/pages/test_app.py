@@ -45,7 +45,7 @@ def test_budget_below_prelabel_bound_is_ruled_out():
 
 
 def test_budget_box_belongs_to_the_pool():
-    """A budget typed for one pool never shows, clamped or not, on another (issue 9)."""
+    """A budget typed for one pool never shows, clamped or not, on another."""
     at = _run("app.py")
     _budget_box(at).set_value(150).run()
     at.selectbox(key="pool_choice").set_value("Teaching pool (paper Figure 10 protocol)").run()
@@ -63,7 +63,7 @@ def test_unlabelled_pool_shows_the_status_of_the_known_labels():
 
 
 def test_teaching_page_renders_three_rules():
-    at = _run("pages/teach_figure10.py")
+    at = _run("views/teach_figure10.py")
     assert not at.exception, at.exception
     text = " ".join(m.value for m in at.markdown)
     assert "shared" in text and "separate" in text and "centered" in text
@@ -98,7 +98,7 @@ def test_what_the_budget_buys():
 def test_plain_leaves_no_markdown(text):
     """Names from files are inert: either a bare word or a code span whose fence is
     longer than any backtick run inside."""
-    from ui.common import plain
+    from ui.text import plain
 
     out = plain(text)
     assert out.startswith("`") and out.endswith("`")
@@ -119,7 +119,7 @@ def test_budget_boxes_start_above_the_labels_already_known(tmp_path, monkeypatch
     lab = [v if i < 120 else None for i, v in enumerate(df["label"].to_list())]
     saved = SavedPools().add("partly.csv", df.with_columns(pl.Series("label", lab))
                              .write_csv().encode())
-    for script, label in (("app.py", "Your labelling budget"), ("pages/budget.py",
+    for script, label in (("app.py", "Your labelling budget"), ("views/budget.py",
                                                                 "Budget (labels")):
         at = AppTest.from_file(str(ROOT / script), default_timeout=120)
         at.query_params["pool"] = f"upload:{saved.digest}"
@@ -133,7 +133,7 @@ def test_budget_boxes_start_above_the_labels_already_known(tmp_path, monkeypatch
 
 def test_plan_page_names_the_projects_on_an_unlabelled_pool(tmp_path, monkeypatch):
     """The Plan page on a pool with a certified labelling project says so, with the way
-    to its hindsight (a walk-through: it said only "From the 0 labels already known");
+    to its hindsight (it said only "From the 0 labels already known");
     the Label page's list of projects gives each one's status."""
     from certlib.labelling.store import LabelStore
 
@@ -154,7 +154,7 @@ def test_plan_page_names_the_projects_on_an_unlabelled_pool(tmp_path, monkeypatc
     assert "Labelling projects on this pool" in text
     policy = store.projects(pool)[0].policy
     assert f"project {pid} ({policy}, tau = 0): {t:,} labels read, certified" in text
-    label = AppTest.from_file(str(ROOT / "pages" / "label.py"), default_timeout=120)
+    label = AppTest.from_file(str(ROOT / "views" / "label.py"), default_timeout=120)
     label.query_params["pool"] = "sample:unlabelled"
     label.run()
     assert not label.exception, label.exception

@@ -1,4 +1,4 @@
-"""The Audit page (pages/audit.py) under Streamlit's AppTest: start an audit on the
+"""The Audit page (views/audit.py) under Streamlit's AppTest: start an audit on the
 shipped sample with its labels hidden, label the queue with the held-back truth until a
 verdict, and check the numbers shown against `certlib.audit.audit` (the browser test is
 tests/browser/test_browser_audit.py)."""
@@ -17,13 +17,13 @@ st_testing = pytest.importorskip("streamlit.testing.v1")
 AppTest = st_testing.AppTest
 
 from certlib.audit import audit  # noqa: E402
-from certlib.audit.project import AuditStore  # noqa: E402
+from certlib.audit.store import AuditStore  # noqa: E402
 from certlib.audit.record import verify_record  # noqa: E402
 from certlib.labelling.store import StoreError  # noqa: E402
 from page_support import panel_data, panel_press, panel_result, panel_row  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
-PAGE = str(ROOT / "pages" / "audit.py")
+PAGE = str(ROOT / "views" / "audit.py")
 SAMPLE = pl.read_csv(ROOT / "sample_data" / "audit_stream.csv")
 
 
@@ -156,7 +156,7 @@ def test_slices_windows_and_chain_on_the_labelled_sample(store_path):
     assert list(frames["k"]["verdict"]) == [ref.verdict]
     assert _metric(at, "queue") == "0"   # every needed label came with the stream
     # the banner counts the labels paid by the verdict item; the slices paid the rest
-    # later (it gave the total as if the verdict had needed them all: walk-through)
+    # later (it gave the total as if the verdict had needed them all)
     assert ref.slices and ref.verdict != "continue"
     by = sum(e.t <= ref.stopping_time for e in ref.trace)
     assert by < ref.labels_used
@@ -345,9 +345,9 @@ def test_outward_interval_holds_the_interval_and_keeps_each_side_of_the_marks():
     from hypothesis import given, settings
     from hypothesis import strategies as hs
 
-    from ui.common import outward_end, outward_interval
+    from ui.text import outward_end, outward_interval
 
-    # the walk-through's slice: rounded to nearest it read +0.0300 beside "safe" at 0.03
+    # a slice: rounded to nearest it read +0.0300 beside "safe" at 0.03
     assert outward_interval(-0.0578, 0.0299982, marks=(0.0, 0.03)) == "[-0.057800, +0.029999]"
     assert outward_interval(0.01, 0.02) == "[+0.0100, +0.0200]"
     # one end, as the verdict banner shows it (the banner had its own copy of the rule)
@@ -382,8 +382,8 @@ def test_the_label_undo_takes_back_is_named(store_path):
 
 
 def test_nobody_undoes_a_colleagues_label(store_path):
-    """Only the annotator who gave the newest label may undo it, as on the Label page (a
-    walk-through: bob's U took back alice's label and he labelled the item himself)."""
+    """Only the annotator who gave the newest label may undo it, as on the Label page (bob's
+    U must not take back alice's label and let him label the item himself)."""
     at = _start("alice")
     item = _next_item(at)
     truth = SAMPLE["label"].to_list()
@@ -437,7 +437,7 @@ def test_an_answer_names_its_class_and_a_changed_class_list_refuses_it(store_pat
     """A batch adds classes but no event (the view's seq stands): an answer made before
     names its class by value, so a class list that moved under it refuses the answer
     instead of storing another class in that place."""
-    from certlib.audit.project import read_batch
+    from certlib.audit.batch import read_batch
 
     at = _start()
     store = AuditStore(store_path)

@@ -1,4 +1,4 @@
-"""The Certificate page (pages/certificate.py) under Streamlit's AppTest on the shipped
+"""The Certificate page (views/certificate.py) under Streamlit's AppTest on the shipped
 samples: the numbers it shows are the library's (certify, policy_comparison, per_rival,
 certify_partial), and an unlabelled pool gets one clear message."""
 
@@ -17,7 +17,7 @@ from certlib.planning.comparison import per_rival, policy_comparison  # noqa: E4
 from certlib.labelling.store import LabelStore  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
-PAGE = str(ROOT / "pages" / "certificate.py")
+PAGE = str(ROOT / "views" / "certificate.py")
 UNLABELLED = "Breast cancer, unlabelled (annotator)"
 
 
@@ -100,7 +100,8 @@ def test_unlabelled_pool_says_what_is_needed():
 def test_a_finished_project_shows_its_partial_certificate(private_store, demo):
     pool = certlib.load_pool(ROOT / "sample_data" / "demo_unlabelled.csv")
     store = LabelStore(private_store)
-    pid = store.open_project(pool, "demo", "adaptive-pair-sum", 0.0, None, 0)
+    pid = store.open_project(pool, "demo", policy="adaptive-pair-sum", tolerance=0.0,
+                             budget=None, seed=0)
     while (row := store.progress(pid, pool).session.next_row()) is not None:
         rid = pool.row_ids[row]
         store.append_label(pid, rid, demo.classes[demo.labels[demo.position(rid)]], "ana",
@@ -137,12 +138,13 @@ def test_a_finished_project_shows_its_partial_certificate(private_store, demo):
 
 def test_an_unlabelled_pool_opens_on_its_newest_project(private_store):
     """The pool file has no certificate of its own when rows lack labels: the page opens
-    on the newest labelling project on it, not on the "rows have no label" warning (a
-    walk-through); a labelled pool still opens on its file."""
+    on the newest labelling project on it, not on the "rows have no label" warning; a
+    labelled pool still opens on its file."""
     pool = certlib.load_pool(ROOT / "sample_data" / "demo_unlabelled.csv")
     store = LabelStore(private_store)
-    store.open_project(pool, "demo", "static-range", 0.0, None, 0)
-    newest = store.open_project(pool, "demo", "adaptive-pair-sum", 0.0, None, 0)
+    store.open_project(pool, "demo", policy="static-range", tolerance=0.0, budget=None, seed=0)
+    newest = store.open_project(pool, "demo", policy="adaptive-pair-sum", tolerance=0.0,
+                                budget=None, seed=0)
     at = AppTest.from_file(PAGE, default_timeout=120)
     at.query_params["pool"] = "sample:unlabelled"
     at.run()

@@ -33,7 +33,7 @@ def pools():
 
 
 def _page(name, **params) -> AppTest:
-    at = AppTest.from_file(str(ROOT / "pages" / name), default_timeout=120)
+    at = AppTest.from_file(str(ROOT / "views" / name), default_timeout=120)
     for k, v in params.items():
         at.query_params[k] = v
     at.run()

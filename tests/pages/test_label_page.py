@@ -1,4 +1,4 @@
-"""The labelling page (pages/label.py) under Streamlit's AppTest: an annotator labels
+"""The labelling page (views/label.py) under Streamlit's AppTest: an annotator labels
 the unlabelled sample with the hidden truth until the exact test certifies, and the
 store holds every label (the browser test is tests/browser/test_browser_label.py)."""
 
@@ -19,7 +19,7 @@ from certlib.labelling.store import LabelStore, verify_record  # noqa: E402
 from page_support import panel_data, panel_press, panel_result, panel_row, press_twice, view_button  # noqa: E402,F401
 
 ROOT = Path(__file__).resolve().parents[2]
-PAGE = str(ROOT / "pages" / "label.py")
+PAGE = str(ROOT / "views" / "label.py")
 
 
 @pytest.fixture
@@ -371,7 +371,8 @@ def test_a_class_set_declared_after_the_start_is_named_as_the_cause(store_path, 
     monkeypatch.setenv("CERTLIB_DATA", str(tmp_path / "data"))
     pool, _ = pools
     pid = LabelStore(store_path).open_project(pool, "Breast cancer, unlabelled")
-    SavedPools().save_class_settings("sample:unlabelled", ["1", "0"], {}, found=[0, 1])
+    SavedPools().save_class_settings("sample:unlabelled", declared=["1", "0"], names={},
+                                     found=[0, 1])
     at = AppTest.from_file(PAGE, default_timeout=60)
     at.query_params["project"] = str(pid)
     at.query_params["pool"] = "sample:unlabelled"
@@ -380,7 +381,7 @@ def test_a_class_set_declared_after_the_start_is_named_as_the_cause(store_path, 
     assert any("was started on this pool before its class set was declared as 1, 0" in w.value
                and "Clear the declared class set there to resume it" in w.value
                for w in at.warning), [w.value for w in at.warning]
-    SavedPools().save_class_settings("sample:unlabelled", None, {}, found=[0, 1])
+    SavedPools().save_class_settings("sample:unlabelled", declared=None, names={}, found=[0, 1])
     at = AppTest.from_file(PAGE, default_timeout=60)
     at.query_params["project"] = str(pid)
     at.query_params["pool"] = "sample:unlabelled"
@@ -411,7 +412,7 @@ def test_skip_moves_on_and_revisit_brings_the_row_back(store_path, pools):
 
 
 def test_extra_columns_by_type_and_images_only_inside_the_pool_folder(tmp_path):
-    from ui.common import image_in_folder, split_extra
+    from ui.label_panel import image_in_folder, split_extra
 
     folder = tmp_path / "pool"
     (folder / "img").mkdir(parents=True)
@@ -572,7 +573,7 @@ def test_a_press_on_a_view_your_own_press_made_stale_is_not_blamed_on_someone_el
         store_path, pools):
     """A quick second key press, or a second tab of the same annotator: the first press
     was saved, the second one is refused, and the page says it was the annotator's own
-    previous press (it said "someone else" after a double press: a walk-through)."""
+    previous press (it said "someone else" after a double press)."""
     pool, truth = pools
     at = _start()
     other_tab = AppTest.from_file(PAGE, default_timeout=60)
@@ -591,7 +592,7 @@ def test_a_press_on_a_view_your_own_press_made_stale_is_not_blamed_on_someone_el
 
 def test_a_stray_class_is_named_before_a_project_starts(store_path, tmp_path, monkeypatch):
     """A label 0.5 in a 0/1 pool (a typo) would be a class button of its own: the page
-    names it, its row and column before Start (a walk-through found no word of it)."""
+    names it, its row and column before Start."""
     from certlib.labelling.saved_pools import SavedPools
 
     monkeypatch.setenv("CERTLIB_DATA", str(tmp_path / "data"))

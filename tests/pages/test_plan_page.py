@@ -1,4 +1,4 @@
-"""The Plan page (pages/budget.py, issue 10) under AppTest: its numbers equal
+"""The Plan page (views/budget.py) under AppTest: its numbers equal
 `certlib plan --json` on the same pool (prelabel bounds, replays, Figure 8, forecast
 quantiles and P(certify))."""
 
@@ -18,7 +18,7 @@ from certlib.cli import main  # noqa: E402
 from certlib.cli_output import percent  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
-PAGE = str(ROOT / "pages" / "budget.py")
+PAGE = str(ROOT / "views" / "budget.py")
 
 
 def _cli(*args) -> dict:
@@ -134,7 +134,7 @@ def test_stop_keeps_no_forecast_and_the_page_stands():
 
 
 def test_the_histogram_starts_at_the_tolerance_chosen_elsewhere():
-    from ui.common import TOLERANCE
+    from ui.state import TOLERANCE
 
     for chosen, shown in ((0.001, "0.001"), (0.003, "0")):  # 0.003: not on the grid
         at = AppTest.from_file(PAGE, default_timeout=180)
@@ -154,7 +154,7 @@ def test_the_histogram_starts_at_the_tolerance_chosen_elsewhere():
 def test_known_labels_that_certify_are_said_on_the_page(tmp_path, monkeypatch):
     """An upload with one of 171 labels hidden: the 170 known certify, so a budget of 170
     is certified (green, exact) and section 3 says the known labels certify it, as
-    `certlib plan` does (a walk-through: amber cells with a forecast of 100%)."""
+    `certlib plan` does (amber cells with a forecast of 100%)."""
     import pandas as pd
 
     from certlib.labelling.saved_pools import SavedPools

@@ -1,4 +1,4 @@
-"""The Pool page (issue 9) runs on the shipped samples and shows `pool_stats`'s numbers
+"""The Pool page runs on the shipped samples and shows `pool_stats`'s numbers
 (Streamlit's AppTest: no browser)."""
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from certlib.labelling.saved_pools import SavedPools  # noqa: E402
 from page_support import panel_data, view_button  # noqa: E402,F401
 
 ROOT = Path(__file__).resolve().parents[2]
-PAGE = str(ROOT / "pages" / "pool.py")
+PAGE = str(ROOT / "views" / "pool.py")
 SAMPLES = {"sample:demo": "demo_binary.csv", "sample:digits": "digits_probs.csv",
            "sample:unlabelled": "demo_unlabelled.csv"}
 
@@ -140,7 +140,7 @@ def test_declared_names_reach_the_label_page(tmp_path, monkeypatch):
     at.button(key=f"FormSubmitter:class_set_{tag}-Save").click().run()
     assert any("Classes found in the file:** 0, 1" in m.value for m in at.markdown)
 
-    label = AppTest.from_file(str(ROOT / "pages" / "label.py"), default_timeout=120)
+    label = AppTest.from_file(str(ROOT / "views" / "label.py"), default_timeout=120)
     label.session_state["pool_ref"] = "sample:demo"
     label.run()
     label.text_input(key="annotator").set_value("ana")
@@ -162,7 +162,7 @@ def test_declared_set_turns_a_stray_class_into_one_error(tmp_path, monkeypatch):
             b"1,0,0,.9,1,.8\n2,1,7,.7,1,.6\n3,1,1,.5,0,.4\n")
     saved = SavedPools(tmp_path).add("stray.csv", data)
     ref = f"upload:{saved.digest}"
-    SavedPools(tmp_path).save_class_settings(ref, ["0", "1"], {0: "no"})
+    SavedPools(tmp_path).save_class_settings(ref, declared=["0", "1"], names={0: "no"})
     at = AppTest.from_file(PAGE, default_timeout=120)
     at.session_state["pool_ref"] = ref
     at.run()

@@ -1,4 +1,4 @@
-"""The replay page (pages/replay.py, issue 9) under Streamlit's AppTest: it replays the
+"""The replay page (views/replay.py) under Streamlit's AppTest: it replays the
 demo pool step by step and its last step is `certlib.replay`'s answer; an unlabelled
 pool gets the number of labels missing (the browser look is done by hand, see the
 commit)."""
@@ -15,7 +15,7 @@ AppTest = st_testing.AppTest
 import certlib  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
-PAGE = str(ROOT / "pages" / "replay.py")
+PAGE = str(ROOT / "views" / "replay.py")
 
 
 def _page() -> AppTest:

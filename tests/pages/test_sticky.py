@@ -1,4 +1,4 @@
-"""ui.common.sticky: a setting's value outlives runs that do not draw its widget (what a
+"""ui.state.sticky: a setting's value outlives runs that do not draw its widget (what a
 page switch does), is shared under one name, and gives way to the default where the
 widget cannot take it.  tests/browser/test_browser_settings.py drives the same across real
 pages in Chromium."""
@@ -11,7 +11,7 @@ from streamlit.testing.v1 import AppTest
 def _script():
     import streamlit as st
 
-    from ui.common import sticky
+    from ui.state import sticky
 
     page = st.session_state.get("page", "a")
     if page == "a":
@@ -75,7 +75,7 @@ def test_a_value_the_widget_cannot_take_gives_way_to_its_default():
 def _url_script():
     import streamlit as st
 
-    from ui.common import POLICY, TOLERANCE, sticky
+    from ui.state import POLICY, TOLERANCE, sticky
 
     st.number_input("Tolerance", min_value=0.0, max_value=0.5, format="%g",
                     **sticky("tol_u", 0.0, TOLERANCE, low=0, high=0.5))
@@ -110,7 +110,7 @@ def test_unreadable_address_values_are_dropped():
 def _fallback_script():
     import streamlit as st
 
-    from ui.common import sticky
+    from ui.state import sticky
 
     page = st.session_state.get("page", "a")
     if page == "a":
@@ -153,7 +153,7 @@ def test_a_box_kept_per_pool_takes_the_new_pools_value():
 def _page_url_script():
     import streamlit as st
 
-    from ui.common import url_widget, write_url_state
+    from ui.state import url_widget, write_url_state
 
     if st.session_state.get("page", "a") == "a":
         st.selectbox("Label", [0, 1], **url_widget("lab", 0, int, [0, 1]))
@@ -192,7 +192,7 @@ def test_unreadable_page_address_values_give_the_defaults():
 def _boxes():
     import streamlit as st
 
-    from ui.common import budget_input, number_box
+    from ui.inputs import budget_input, number_box
 
     n = st.session_state.get("n", 100)
     st.session_state["used_tol"] = number_box(st, "Tolerance", "nb_tol", 0.0, low=0.0,

@@ -16,7 +16,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def _run(script: str, **query) -> st_testing.AppTest:
-    at = st_testing.AppTest.from_file(str(ROOT / "pages" / script), default_timeout=120)
+    at = st_testing.AppTest.from_file(str(ROOT / "views" / script), default_timeout=120)
     for k, v in query.items():
         at.query_params[k] = v
     return at.run()
@@ -145,7 +145,7 @@ def test_figure3_page():
 def test_figure10_stops_equal_cli_replay(sample, zero, capsys):
     """The three stopping counts shown equal `certlib replay --rule ...` on the same pool;
     the tie-rule moment shows when it occurs (Figure 2's pool: after 3 labels)."""
-    from ui.common import SAMPLES
+    from ui.pool_picker import SAMPLES
 
     path = SAMPLES[sample][1]
     at = _run("teach_figure10.py", pool=f"sample:{sample}")
@@ -172,7 +172,8 @@ def test_figure10_stops_equal_cli_replay(sample, zero, capsys):
 
 def test_theory_page_defaults():
     """At the default n (10,000) the page shows the library's simulation, within the
-    stated tolerances of the limits (tests/core/test_teaching.py::test_random_orders_default_limits)."""
+    stated tolerances of the limits
+    (tests/core/test_teaching.py::test_random_orders_default_limits)."""
     at = _run("teach_theory.py")
     assert not at.exception, at.exception
     r = random_orders(ns=(10000,), K=2, q=0.3, seeds=5, policy="adaptive-pair-sum")

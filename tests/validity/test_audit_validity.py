@@ -36,7 +36,7 @@ def campaign(rho, true_delta, seed0, judge=False):
     miss = safe = reg = 0
     rng = np.random.default_rng(seed0)
     for s in range(N_STREAMS):
-        f, g, y = gen(N_ITEMS, rho, true_delta, seed0 + s)
+        f, g, y = gen(N_ITEMS, rho, true_delta, seed=seed0 + s)
         j = adversarial_judge(f, g, y, rng) if judge else None
         r = audit(f, g, y, epsilon=EPS, delta=DELTA, seed=s, judge=j, run_to_end=True)
         out = (np.any(r.rho_lower > rho) or np.any(r.rho_upper < rho)
@@ -82,7 +82,7 @@ def test_labels_grow_with_rho_and_stay_several_times_below_uniform():
     for i, rho in enumerate(rhos):
         lab, uni = [], []
         for s in range(20):
-            f, g, y = gen(120_000, rho, 0.0, 30_000 + 100 * i + s)
+            f, g, y = gen(120_000, rho, 0.0, seed=30_000 + 100 * i + s)
             c = compare_baselines(f, g, y, epsilon=0.02, seed=s).by_method()
             assert c["discern"].verdict == "safe" and c["uniform"].verdict == "safe"
             lab.append(c["discern"].labels_used)

@@ -6,9 +6,9 @@ generated once with the same protocol and shipped in ``sample_data/holdout/`` so
 that the guard does not change meaning with the scikit-learn version.  The current
 default (the agreement model) was chosen on development seeds that include 3, so for it
 these files are a regression guard only; its held-out evidence is fresh split seeds
-600-611, 700-711 and 800-811 (README, issue 13).  Every run
+600-611, 700-711 and 800-811 (bench/EXPERIMENTS.md).  Every run
 must certify the full-pool winner; expected-coverage must never read more than
-adaptive pair-sum + 5% of n on a pool (issue 13's bound; the default never reads more
+adaptive pair-sum + 5% of n on a pool (the bound; the default never reads more
 there; the first default, ``model="mixture"``, read 3 labels = 5.6% of n more on
 wine_s3_logreg_k8) and must read on average at least 17 points of n fewer (18.9 with
 the default, 15.5 with the mixture; each data set weighted equally).  These are guards against
@@ -76,11 +76,11 @@ def test_expected_coverage_held_out(held_out_pools):
         pool = load_pool(str(f))
         reads = {}
         for pol in ("adaptive-pair-sum", "expected-coverage"):
-            r = replay(pool, pol)
+            r = replay(pool, policy=pol)
             assert r.certified, (f.name, pol)
             assert r.selected == r.full_pool_winner, (f.name, pol)
             reads[pol] = r.labels_read
-        # worst case (issue 13): never more than 5% of n above adaptive pair-sum
+        # worst case: never more than 5% of n above adaptive pair-sum
         assert reads["expected-coverage"] <= reads["adaptive-pair-sum"] + 0.05 * pool.n, \
             (f.name, reads)
         gap = (reads["adaptive-pair-sum"] - reads["expected-coverage"]) / pool.n
@@ -105,7 +105,7 @@ def test_expected_coverage_uninformative_confidences(seed):
     pool = Pool.from_arrays(preds, confs, labels=y)
     reads = {}
     for pol in ("adaptive-pair-sum", "expected-coverage"):
-        r = replay(pool, pol)
+        r = replay(pool, policy=pol)
         assert r.certified and r.selected == r.full_pool_winner, pol
         reads[pol] = r.labels_read
     assert reads["expected-coverage"] <= reads["adaptive-pair-sum"] + 0.10 * n, reads

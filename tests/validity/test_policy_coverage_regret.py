@@ -18,7 +18,7 @@ from certlib.io import load_pool
 from certlib.policies.coverage import ExpectedCoverage
 from certlib.labelling.replay import replay
 from certlib.labelling.session import Session
-from test_policy_coverage import KINDS, prob_pool
+from conftest import KINDS, prob_pool
 
 HOLDOUT = Path(__file__).resolve().parents[2] / "sample_data" / "holdout"
 
@@ -32,8 +32,8 @@ def test_never_more_than_regret_beyond_adaptive_pair_sum(seed, kind, n, K, rule,
     if rule == "centered" and kind == "categorical":
         kind = "binary"  # the centered rule needs binary labels or one shared prediction
     pool = prob_pool(seed, n=n, K=K, kind=kind)
-    aps = replay(pool, "adaptive-pair-sum", rule=rule, tolerance=tolerance)
-    guarded = replay(pool, ExpectedCoverage(regret=regret), rule=rule, tolerance=tolerance)
+    aps = replay(pool, policy="adaptive-pair-sum", rule=rule, tolerance=tolerance)
+    guarded = replay(pool, policy=ExpectedCoverage(regret=regret), rule=rule, tolerance=tolerance)
     assert guarded.labels_read <= aps.labels_read + int(np.floor(regret * n))
     assert guarded.certified == aps.certified or guarded.certified
     if aps.certified and tolerance == 0:
@@ -46,8 +46,8 @@ def test_never_more_than_regret_beyond_adaptive_pair_sum(seed, kind, n, K, rule,
 def test_regret_zero_reads_exactly_adaptive_pair_sum(seed, kind, n, K, rule):
     """With no slack every read is forced: the shadow run is adaptive pair-sum itself."""
     pool = prob_pool(seed, n=n, K=K, kind=kind)
-    aps = replay(pool, "adaptive-pair-sum", rule=rule)
-    assert replay(pool, ExpectedCoverage(regret=0), rule=rule).order == aps.order
+    aps = replay(pool, policy="adaptive-pair-sum", rule=rule)
+    assert replay(pool, policy=ExpectedCoverage(regret=0), rule=rule).order == aps.order
 
 
 @pytest.mark.parametrize("name", ["wine_s3_logreg_k8", "breast_cancer_s3_tree_k8",
@@ -56,8 +56,8 @@ def test_guard_on_shipped_holdout_pools(name):
     """wine_s3_logreg_k8 is the shipped held-out pool where the unguarded default reads
     3 labels (5.6% of n) more than adaptive pair-sum; the guard caps that at floor(.05 n)."""
     pool = load_pool(HOLDOUT / f"{name}.csv")
-    aps = replay(pool, "adaptive-pair-sum").labels_read
-    r = replay(pool, ExpectedCoverage(regret=0.05))
+    aps = replay(pool, policy="adaptive-pair-sum").labels_read
+    r = replay(pool, policy=ExpectedCoverage(regret=0.05))
     assert r.certified and r.selected == r.full_pool_winner
     assert r.labels_read <= aps + int(np.floor(0.05 * pool.n))
 
@@ -65,7 +65,7 @@ def test_guard_on_shipped_holdout_pools(name):
 def test_session_stepping_and_restart_equal_replay():
     pool = load_pool(HOLDOUT / "wine_s3_logreg_k8.csv")
     pol = ExpectedCoverage(regret=0.05)
-    r = replay(pool, pol)
+    r = replay(pool, policy=pol)
     s = Session.start(pool, policy=ExpectedCoverage(regret=0.05))
     states = [s]
     while not s.done:
