@@ -5,7 +5,7 @@ Run: streamlit run app.py --server.address 127.0.0.1   (or: bash run_app.sh)
 The navigation is built once here (Streamlit's multipage guidance): every page
 has a title and an icon, grouped by task in the order a user follows them: pick
 a pool, plan a budget, label, read the certificate.  The active pool is shared
-by every page (ui.common.choose_pool).  Page files only draw.
+by every page (ui.pool_picker.choose_pool).  Page files only draw.
 """
 
 from __future__ import annotations
@@ -14,11 +14,18 @@ from pathlib import Path
 
 import streamlit as st
 
-from ui.common import sync_url_settings
+from ui.state import sync_url_settings
 
 st.set_page_config(page_title="certlib", page_icon=":material/verified:", layout="wide")
 
-PAGES_DIR = Path(__file__).resolve().parent / "pages"
+# The page files live in views/, not in the pages/ folder Streamlit's own multipage
+# scheme reads: with a pages/ folder, when a fresh server's first request is a page's
+# address (/replay), Streamlit 1.67 lists the folder's file names in the sidebar instead of
+# this navigation (measured in Chromium).  The addresses are the url paths below.
+PAGES_DIR = Path(__file__).resolve().parent / "views"
+# the documentation site, built by `mkdocs build` (run_app.sh does it once) and served
+# from ./static, a link to site/ (.streamlit/config.toml turns static serving on)
+DOCS_INDEX = Path(__file__).resolve().parent / "site" / "index.html"
 MODEL_CHOICE = [
     ("pool.py", "Pool", ":material/table:", "pool"),
     ("plan_certify.py", "Plan and certify", ":material/calculate:", "plan"),
@@ -39,7 +46,7 @@ AUDIT = [("audit.py", "Audit a model update", ":material/rule:", "audit")]
 
 
 def _pages(entries, default=None):
-    return [st.Page(f"pages/{f}", title=t, icon=i, url_path=u, default=(u == default))
+    return [st.Page(f"views/{f}", title=t, icon=i, url_path=u, default=(u == default))
             for f, t, i, u in entries if (PAGES_DIR / f).exists()]
 
 
@@ -48,6 +55,11 @@ page = st.navigation({
     "Teach": _pages(TEACH),
     "Update audit": _pages(AUDIT),
 })
+if DOCS_INDEX.exists():
+    st.sidebar.markdown("[:material/menu_book: Documentation](app/static/index.html)")
+else:
+    st.sidebar.caption("Documentation: `mkdocs build` writes it into site/ "
+                       "(`bash run_app.sh` does it once).")
 st.session_state["_page"] = page.url_path  # an upload's error stays on its own page
 sync_url_settings()  # the shared settings stay in the address on every page (reloads keep them)
 # every run of any page counts: a page can tell "the run just before this one was mine"

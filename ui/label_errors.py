@@ -1,4 +1,4 @@
-"""Dashboard pieces of issue 14 (label errors), shared by the Plan and certify page, the
+"""Dashboard pieces on label errors, shared by the Plan and certify page, the
 Certificate page and the Label page: the full-pool fragility with the labels a policy
 reads to survive e = 0, 1, 2 wrong labels, and on the Label page the label-error margin of
 the answer, the rows to re-check and the second-annotator review.  Only calls the library.
@@ -16,21 +16,29 @@ from certlib.labelling.replay import replay
 from certlib.labelling.events import same_annotator
 from certlib.labelling.reviews import open_for
 from certlib.labelling.store import StaleStateError
-from ui.common import acted, plain, pool_folder, view_key
+from certlib.core.pool import Pool
+from ui.cache import POOL_HASH
+from ui.inputs import acted, view_key
+from ui.label_panel import (apply_review_presses, label_panel, panel_state, presses_callback,
+                            review_panel_data, stale_message)
+from ui.pool_picker import class_settings, pool_folder
+from ui.text import plain
 
 __all__ = ["begin_run", "fragility_section", "label_act", "margin_panel"]
 
 ERRORS = (0, 1, 2)
 
 
-@st.cache_data(show_spinner="Replaying with 0, 1, 2 wrong labels ...", max_entries=32)
-def _robust_runs(_pool, key: str, policy: str, rule: str, tolerance: float, seed: int):
-    return [replay(_pool, policy=policy, rule=rule, tolerance=tolerance, seed=seed,
+@st.cache_data(show_spinner="Replaying with 0, 1, 2 wrong labels ...", max_entries=32,
+               hash_funcs=POOL_HASH)
+def _robust_runs(pool: Pool, policy: str, rule: str, tolerance: float, seed: int):
+    return [replay(pool, policy=policy, rule=rule, tolerance=tolerance, seed=seed,
                    label_errors=e) for e in ERRORS]
 
 
 def fragility_sentence(f, n: int) -> str:
-    """'the choice itself changes if 1 of the 171 labels is wrong' (issue 14)."""
+    """'the choice itself changes if 1 of the 171 labels is wrong': how many wrong labels
+    among the ``n`` of the full pool would change the selected model."""
     if f.flips is None:
         return (f"The choice of {plain(f.selected)} itself survives any number of wrong labels "
                 f"among the {n:,}.")
@@ -40,15 +48,15 @@ def fragility_sentence(f, n: int) -> str:
             f"{f.flips - 1:,}.")
 
 
-def fragility_section(pool, key: str, tolerance: float, policy: str = "adaptive-pair-sum",
+def fragility_section(pool, tolerance: float, policy: str = "adaptive-pair-sum",
                       rule: str = "shared", seed: int = 0, header: str | None = None) -> None:
     """The full-pool fragility and a small table: per e = 0, 1, 2 the labels ``policy``
     reads before its answer survives any e wrong labels among those read."""
     if header:
         st.header(header)
     try:
-        f = full_pool_fragility(pool, tolerance, rule=rule)
-        runs = _robust_runs(pool, key, policy, rule, tolerance, seed)
+        f = full_pool_fragility(pool, tolerance=tolerance, rule=rule)
+        runs = _robust_runs(pool, policy, rule, tolerance, seed)
     except CertlibError as exc:
         st.error(plain(exc))
         return
@@ -102,41 +110,17 @@ def store_act(flash: str, what: str):
 def begin_run() -> None:
     """Call first in every run of a page using `store_act` (its callbacks have run by
     then): numbers the runs, so that a stale press's "saved nothing" is not said beside
-    the same action of the same run that did save (a walk-through saw both labels saved
-    under that message)."""
+    the same action of the same run that did save (both labels would otherwise be shown
+    as saved under that message)."""
     st.session_state["_run_no"] = st.session_state.get("_run_no", 0) + 1
 
 
 label_act = store_act("label_flash", "row")
 
-def stale_message(store, project_id, who: str, seen_seq, what: str = "row") -> str:
-    """Why a press on an older view of the project saved nothing, naming who changed it
-    since: the annotator's own previous press (a quick second key press, or another tab)
-    is not "someone else" (a walk-through found that wording after a double press).
-    ``what``: the thing labelled (a row; an item on the Audit page)."""
-    try:
-        newer = [e for e in store.events(project_id) if e.seq > int(seen_seq)]
-    except (AttributeError, CertlibError, TypeError, ValueError):
-        newer = []
-    others = sorted({str(e.annotator) for e in newer if not same_annotator(e.annotator, who)})
-    if newer and not others:
-        return ("Your previous press was saved; this one came before the page had shown its "
-                "result (a quick second press, or this project open in another tab of "
-                f"yours), so it saved nothing. The page now shows the project as it is: check "
-                f"the {what} before you answer.")
-    by = f" ({', '.join(others)})" if others else " (another annotator's label, probably)"
-    return (f"Someone else{by} changed this project since the page was drawn, so nothing "
-            f"was saved. The page now shows the project as it is: check the {what} and "
-            "answer again.")
-
 
 def _review_panel(prog, store, pool, who: str, keys) -> None:
     """The row waiting for ``who``'s blind review and its class answers, in the browser
     (`ui.label_panel`: the double-press guard on the browser's clock)."""
-    from ui.common import class_settings
-    from ui.label_panel import (apply_review_presses, label_panel, panel_state,
-                                presses_callback, review_panel_data)
-
     pid = prog.project.id
     key = f"review_panel_{pid}"
 

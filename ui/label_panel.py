@@ -17,7 +17,8 @@ from __future__ import annotations
 
 import base64
 import mimetypes
-from pathlib import Path
+import numbers
+from pathlib import Path, PurePosixPath
 
 import streamlit as st
 
@@ -28,9 +29,9 @@ from certlib.labelling.progress import SKIP
 from certlib.labelling.store import StaleStateError
 
 __all__ = ["GUARD_MS", "MAX_IMAGE_BYTES", "apply_audit_presses", "apply_presses",
-           "apply_review_presses", "audit_panel_data", "label_panel", "panel_data",
-           "panel_state", "panel_wake", "presses_callback", "review_panel_data", "row_key",
-           "take_presses"]
+           "apply_review_presses", "audit_panel_data", "image_in_folder", "label_panel",
+           "panel_data", "panel_state", "panel_wake", "presses_callback", "review_panel_data",
+           "row_key", "split_extra", "stale_message", "take_presses"]
 
 GUARD_MS = 250
 """A press counts only for a row painted on screen at least this long (the browser's
@@ -84,6 +85,46 @@ def row_key(pool, row: int) -> str:
     return str(python_scalar(pool.row_ids[row]))
 
 
+IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".gif", ".webp")
+
+
+def image_in_folder(value, folder) -> Path | None:
+    """The image file a cell names, only when it is a relative path that stays inside
+    ``folder`` once resolved (no ``..``, no absolute path, no URL or drive, no symlink
+    out) and the file exists; else None (the page then shows the text).  Nothing
+    outside the folder is ever read or fetched."""
+    if not isinstance(value, str):
+        return None
+    text = value.strip()
+    if not text.lower().endswith(IMAGE_SUFFIXES) or ":" in text or "\\" in text:
+        return None  # a URL (scheme:), a Windows drive or separator
+    rel = PurePosixPath(text)
+    if rel.is_absolute() or ".." in rel.parts:
+        return None
+    base = Path(folder).resolve()
+    full = (base / rel).resolve()
+    if not full.is_relative_to(base) or not full.is_file():
+        return None
+    return full
+
+
+def split_extra(pool, row: int, folder) -> tuple:
+    """The extra columns of one row by type: (numbers {name: value}, images {name: path},
+    texts {name: text}); empty cells are left out."""
+    nums, images, texts = {}, {}, {}
+    for name, col in pool.extra.items():
+        v = col[row]
+        if v is None or (isinstance(v, float) and v != v):
+            continue
+        if isinstance(v, numbers.Number) and not isinstance(v, bool):
+            nums[name] = v
+        elif (img := image_in_folder(v, folder)) is not None:
+            images[name] = img
+        else:
+            texts[name] = str(v)
+    return nums, images, texts
+
+
 def _image(path: Path) -> str | None:
     try:
         data = path.read_bytes() if path.stat().st_size <= MAX_IMAGE_BYTES else None
@@ -98,8 +139,6 @@ def _image(path: Path) -> str | None:
 def row_view(pool, row: int, display, folder, no_skip: bool = False) -> dict:
     """What the panel draws for one row: its title, extra columns (numbers, texts,
     images as data addresses) and the candidates' predictions and confidences."""
-    from ui.common import split_extra
-
     nums, images, texts = split_extra(pool, row, folder)
     fields = [[str(k), f"{v:,.6g}"] for k, v in nums.items()]
     fields += [[str(k), str(v)] for k, v in texts.items()]
@@ -303,11 +342,30 @@ def apply_presses(store, project_id: int, pool, who: str, presses, results: dict
                             saved_before)
 
 
+def stale_message(store, project_id, who: str, seen_seq, what: str = "row") -> str:
+    """Why a press on an older view of the project saved nothing, naming who changed it
+    since: the annotator's own previous press (a quick second key press, or another tab)
+    is not "someone else", and is told its first press was saved.
+    ``what``: the thing labelled (a row; an item on the Audit page)."""
+    try:
+        newer = [e for e in store.events(project_id) if e.seq > int(seen_seq)]
+    except (AttributeError, CertlibError, TypeError, ValueError):
+        newer = []
+    others = sorted({str(e.annotator) for e in newer if not same_annotator(e.annotator, who)})
+    if newer and not others:
+        return ("Your previous press was saved; this one came before the page had shown its "
+                "result (a quick second press, or this project open in another tab of "
+                f"yours), so it saved nothing. The page now shows the project as it is: check "
+                f"the {what} before you answer.")
+    by = f" ({', '.join(others)})" if others else " (another annotator's label, probably)"
+    return (f"Someone else{by} changed this project since the page was drawn, so nothing "
+            f"was saved. The page now shows the project as it is: check the {what} and "
+            "answer again.")
+
+
 def _take_on_project(store, project_id, pool, who, presses, results, since, act,
                      saved_before):
     """`take_presses` on a labelling project: its progress is the state."""
-    from ui.label_errors import stale_message
-
     def stale(press):
         seq = press.get("seq")
         return stale_message(store, project_id, who, seq if isinstance(seq, int) else 0)
@@ -403,7 +461,7 @@ def item_view(q, project) -> dict:
 def audit_panel_data(status, ahead: dict, who: str, keys, undo_key, client, results: dict,
                      echo=None) -> dict:
     """The panel's data for an audit as ``status`` shows it; ``ahead``:
-    `certlib.audit.project.AuditStore.lookahead` of it."""
+    `certlib.audit.store.AuditStore.lookahead` of it."""
     q = status.queue[0] if status.queue else None
     answers = [{"id": _answer_id(i), "label": f"class {c}", "key": k,
                 "value": _value_text(c)} for i, (c, k) in enumerate(zip(status.classes, keys))]
@@ -446,8 +504,6 @@ def apply_audit_presses(store, project_id: int, who: str, presses, results: dict
     """The Audit page's presses (`take_presses`): ``kind`` "label" (``row``: the item id,
     ``answer``: ``c<i>``, class i of the status) or "undo".  A label for another item than
     the queue's first is refused.  Returns the audit's status afterwards."""
-    from ui.label_errors import stale_message
-
     def act(status, press):
         kind, seq = press.get("kind"), press.get("seq")
         if kind == "undo":

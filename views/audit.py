@@ -1,6 +1,6 @@
-"""Audit a model update in the browser (issue 12; paper 002, SPEC section 11).
+"""Audit a model update in the browser (paper 002, SPEC section 11).
 
-A running audit project lives in the label store (certlib.audit.project): traffic is
+A running audit project lives in the label store (certlib.audit.store): traffic is
 appended in batches, the audit routes some disagreements to the labelling queue, and
 the verdict, both confidence sequences, the slice and window verdicts are recomputed
 from the store on every run, so a reload or a server restart loses nothing.  The open
@@ -18,12 +18,15 @@ import pandas as pd
 import streamlit as st
 from plotly.subplots import make_subplots
 
-from certlib.audit.project import AuditStore, check_batch, read_batch
+from certlib.audit.batch import check_batch, read_batch
+from certlib.audit.store import AuditStore
 from certlib.errors import CertlibError
 from certlib.labelling.store import UnknownProjectError
-from ui.common import (ROOT, annotator_input, brought_in, class_shortcuts, held_back,
-                       keep_annotator, number_box, outward_end, outward_interval, plain,
-                       set_url_kept, sticky, undo_shortcut, url_kept)
+from ui.inputs import annotator_input, brought_in, held_back, keep_annotator, number_box
+from ui.keys import class_shortcuts, undo_shortcut
+from ui.pool_picker import ROOT
+from ui.state import set_url_kept, sticky, url_kept
+from ui.text import outward_end, outward_interval, plain
 from ui.label_errors import begin_run, store_act
 from ui.label_panel import (apply_audit_presses, audit_panel_data, label_panel, panel_state,
                             panel_wake, presses_callback)
@@ -89,7 +92,7 @@ def _upload_problem(file_id: str, _data: bytes, name: str, judge: str | None,
     """What `check_batch` refuses in an upload with these columns (None: it is fine), shown
     before Start, not after it."""
     try:
-        check_batch(read_batch(_data, name), judge, slices)
+        check_batch(read_batch(_data, name), judge_column=judge, slice_column=slices)
     except CertlibError as exc:
         return plain(exc)
     return None
@@ -177,7 +180,8 @@ if pid is None:
             else:
                 batch = _sample_batch(0, int(first), hide)
                 name = "sample stream" + (f" ({HIDDEN})" if hide else "")
-            check_batch(batch, judge_col, slice_col)  # a bad file leaves no empty project
+            # a bad file leaves no empty project
+            check_batch(batch, judge_column=judge_col, slice_column=slice_col)
             new = store.create(epsilon=eps, delta=delta, pi=None if judge != NONE else pi,
                                seed=int(seed), judge_column=judge_col,
                                slice_column=slice_col,
@@ -346,8 +350,8 @@ def _queue() -> None:
         st.markdown("**The true class of this item** (keyboard: "
                     + ", ".join(f"`{k}` = {plain(c)}" for k, c in zip(keys, now.classes) if k)
                     + f", `{ukey}` = undo)")
-    label_panel(panel_key, audit_panel_data(now, store.lookahead(pid, now), who, keys, ukey,
-                                            *panel_state("audit_panel")),
+    label_panel(panel_key, audit_panel_data(now, store.lookahead(pid, status=now), who, keys,
+                                            ukey, *panel_state("audit_panel")),
                 on_presses=_on_presses, on_refresh=_on_refresh)
     # the progress after the queue: above it, the metrics (wrapped to two lines at 800 px)
     # pushed the item and its buttons below the fold of an 800 x 900 window
@@ -362,8 +366,8 @@ def _queue() -> None:
 
 _queue()
 panel_wake(sb)
-# the numbers `certlib audit` prints, rounded outwards (a walk-through could compare them
-# with the command line only by hovering the chart)
+# the numbers `certlib audit` prints, rounded outwards, so they compare with the command
+# line without hovering the chart
 st.caption(f"At item {r.items_seen:,}: rho (how often the models disagree) in "
            f"{outward_interval(*r.rho_interval, sign='', marks=(cfg.epsilon / cfg.B,))}; "
            f"Delta (the candidate's error rate minus the incumbent's) in "
@@ -547,7 +551,7 @@ with st.expander("Verify a record against its stream",
     stream_up = st.file_uploader("Stream (CSV or Parquet)", type=["csv", "parquet"],
                                  key="audit_vstream")
     if rec_up is not None and stream_up is not None:
-        from certlib.audit.io import read_stream
+        from certlib.audit.batch import read_stream
         from certlib.audit.record import parse_record, verify_record
 
         try:  # errors name the uploaded files, not a temporary folder
@@ -557,8 +561,8 @@ with st.expander("Verify a record against its stream",
                 sp.write_bytes(stream_up.getvalue())
                 cols = read_stream(sp, judge=rec.get("judge_column"),
                                    slices=rec.get("slice_column"), name=stream_up.name)
-            ver = verify_record(rec, cols.incumbent, cols.candidate, cols.labels, cols.judge,
-                                cols.slices)
+            ver = verify_record(rec, cols.incumbent, cols.candidate, cols.labels, judge=cols.judge,
+                                slices=cols.slices)
         except CertlibError as exc:
             st.error(plain(exc))
         else:

@@ -18,8 +18,11 @@ from certlib.planning.budget_plan import DEFAULT_TOLERANCES, POOL_SUFFIXES
 from certlib.cli_output import percent
 from certlib.cli_plan import plan_payload
 from certlib.errors import CertlibError
-from ui.common import (TOLERANCE, budget_input, choose_pool, default_budget, number_box, plain,
-                       plot_text, policy_input, pool_key, pool_summary, seed_input, sticky)
+from ui.cache import POOL_HASH, pool_key
+from ui.inputs import budget_input, default_budget, number_box, policy_input, seed_input
+from ui.pool_picker import choose_pool, pool_summary
+from ui.state import TOLERANCE, sticky
+from ui.text import plain, plot_text
 from ui.multi_upload import unpack_pool_uploads
 
 COLOURS = {"ruled_out": "#d9534f", "unresolved": "#f0ad4e", "certified": "#5cb85c"}
@@ -38,9 +41,9 @@ def _forecasts() -> dict:
     return {}
 
 
-@st.cache_data(show_spinner=False, max_entries=64)
-def _map(_pool, key: str, tols: tuple, policy: str):
-    return plan_payload(_pool, tols, None, policy, 0)[0]
+@st.cache_data(show_spinner=False, max_entries=64, hash_funcs=POOL_HASH)
+def _map(pool, tols: tuple, policy: str):
+    return plan_payload(pool, tolerances=tols, policy=policy)[0]
 
 
 def _parse_tols(text: str):
@@ -101,8 +104,8 @@ def _heatmap(m, fcs, budgets_txt, known: int = 0) -> go.Figure:
                                             f"{percent(p)})")
                      + "." + (f" This budget is below the {known:,} labels already known, "
                               "which count as read." if b < known else ""))
-            # lines of at most 56 characters: one line ran past the chart's left edge
-            # at 800 px and cut the tolerance and budget off (a walk-through)
+            # lines of at most 56 characters: one line runs past the chart's left edge
+            # at 800 px and cuts the tolerance and budget off
             hr.append("<br>".join(textwrap.wrap(h, 56)))
         z.append(zr)
         text.append(tr)
@@ -187,7 +190,7 @@ if tols is None:
     st.stop()
 key = pool_key(pool)
 try:
-    m = _map(pool, key, tols, policy)
+    m = _map(pool, tols, policy)
 except CertlibError as exc:
     st.error(plain(exc))
     st.stop()
@@ -329,7 +332,8 @@ else:
             bar.progress(min(1.0, float(frac)), text=f"Forecasting ... {100 * frac:.0f}%")
 
         try:
-            fcs = plan_payload(pool, m.tolerances, None, policy, draws, seed, _progress)[1]
+            fcs = plan_payload(pool, tolerances=m.tolerances, policy=policy,
+                               forecast_draws=draws, seed=seed, progress=_progress)[1]
         except Exception:  # a failure is not an interruption (those are BaseExceptions)
             st.session_state.pop("plan_running", None)
             raise
@@ -390,8 +394,8 @@ with st.expander("Upload several pool files or a zip of them"):
             many = "" if len(mm.maps) == 1 else "s"
             st.markdown(f"**{len(mm.maps)} pool{many}**, budget as % of each pool's n: how "
                         "many are ruled out, certified and unresolved (paper Figure 7).")
-            # bars, as the paper draws it: the table of 11 text columns ran off a 1400 px
-            # page (a walk-through); the numbers stay in the table below the chart
+            # bars, as the paper draws it: a table of 11 text columns runs off a 1400 px
+            # page; the numbers stay in the table below the chart
             st.plotly_chart(_figure7(mm, counts, cols), width="stretch")
             with st.expander("The counts as a table"):
                 st.markdown("Cells: certified (C) / unresolved (?) / ruled out (x).")

@@ -1,4 +1,4 @@
-"""Certificate page (issue 9): the fewest labels that would have sufficed, in hindsight.
+"""Certificate page: the fewest labels that would have sufficed, in hindsight.
 
 For a fully labelled pool: the enclosure of the minimum certificate with its witness rows,
 every policy's labels read beside it (`certlib.planning.comparison.policy_comparison`) and the cost
@@ -18,8 +18,11 @@ from certlib.planning.comparison import per_rival, policy_comparison
 from certlib.errors import CertlibError
 from certlib.labelling.progress import labels_read_text, sufficed_text
 from certlib.labelling.store import LabelStore
-from ui.common import (cached_certify, cached_prelabel, choose_pool, plain, plot_text,
-                       pool_key, tolerance_input, url_widget, write_url_state)
+from ui.cache import POOL_HASH, cached_certify, cached_prelabel
+from ui.inputs import tolerance_input
+from ui.pool_picker import choose_pool
+from ui.state import url_widget, write_url_state
+from ui.text import plain, plot_text
 from ui.label_errors import fragility_section
 
 st.title("Certificate")
@@ -32,14 +35,14 @@ if pool is None:
     st.stop()
 
 
-@st.cache_data(show_spinner=False, max_entries=32)
-def _comparison(_pool, key: str, tolerance: float, rule: str, _cert):
-    return policy_comparison(_pool, tolerance=tolerance, rule=rule, certificate=_cert)
+@st.cache_data(show_spinner=False, max_entries=32, hash_funcs=POOL_HASH)
+def _comparison(pool, tolerance: float, rule: str, _cert):
+    return policy_comparison(pool, tolerance=tolerance, rule=rule, certificate=_cert)
 
 
-@st.cache_data(show_spinner=False, max_entries=32)
-def _rivals(_pool, key: str, tolerance: float, _cert):
-    return per_rival(_pool, tolerance=tolerance, certificate=_cert)
+@st.cache_data(show_spinner=False, max_entries=32, hash_funcs=POOL_HASH)
+def _rivals(pool, tolerance: float, _cert):
+    return per_rival(pool, tolerance=tolerance, certificate=_cert)
 
 
 def _projects():
@@ -62,8 +65,8 @@ def _witness_download(witness, name: str, key: str) -> None:
 # ------------------------------------------------------------------ settings
 store, projects = _projects()
 # a pool file with unlabelled rows has no certificate of its own: with projects on it,
-# only they are offered, the newest first chosen (a walk-through met the "rows have no
-# label" warning first, also after switching pools in one session)
+# only they are offered, the newest first chosen (else the "rows have no label" warning
+# would come first, also after switching pools in one session)
 sources = {} if projects and not pool.fully_labelled else {"the pool file": None}
 for p in sorted(projects, key=lambda q: q.id, reverse=not pool.fully_labelled):
     sources[f"project {p.id}: {p.policy}"] = p
@@ -119,15 +122,14 @@ if not pool.fully_labelled:
                + ("" if projects else " This pool has no project in the label store yet."))
     st.stop()
 
-key = pool_key(pool)
 with st.status("Bounding the minimum certificate ...", expanded=False) as status:
-    cert = cached_certify(pool, key, tol)
-    pre = cached_prelabel(pool, key, tol)
+    cert = cached_certify(pool, tol)
+    pre = cached_prelabel(pool, tol)
     status.update(label="Replaying every policy ...")
     rule = "shared"
-    cmp = _comparison(pool, key, tol, rule, cert)
+    cmp = _comparison(pool, tol, rule, cert)
     status.update(label="Beating each rival alone ...")
-    rivals = _rivals(pool, key, tol, cert)
+    rivals = _rivals(pool, tol, cert)
     status.update(label="Certificate, policies and rivals computed", state="complete")
 
 st.header("Minimum certificate")
@@ -193,7 +195,7 @@ fig.update_layout(yaxis_title="labels read", height=400, margin=dict(t=40, b=10,
                   legend=dict(orientation="h", yanchor="bottom", y=1.0, x=0))
 st.plotly_chart(fig, width="stretch")
 
-fragility_section(pool, key, tol, header="Label errors")  # issue 14
+fragility_section(pool, tol, header="Label errors")
 
 # ------------------------------------------------------------------ per rival
 st.header("Rival by rival")

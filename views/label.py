@@ -4,7 +4,7 @@ when to stop, and every label is committed to the SQLite store at once (certlib.
 The page keeps no labelling state of its own: each run replays the project's events
 from the store, so a reload or a server restart resumes where the annotator stopped.
 The open project is kept in the URL (?project=<id>) and the session (a visit to another
-page), `ui.common.url_kept`.
+page), `ui.state.url_kept`.
 """
 
 from __future__ import annotations
@@ -22,12 +22,15 @@ from certlib.core.pool_stats import stray_class_notes
 from certlib.labelling.reviews import open_for
 from certlib.labelling.store import (LabelStore, PoolMismatchError,
                            UnknownProjectError, file_labels)
-from ui.common import (LOST_PRESS, acted, annotator_input, brought_in, budget_input,
-                       cached_prelabel, choose_pool, class_settings, class_shortcuts, held_back,
-                       keep_annotator, lost_press, mismatch_message, number_box, page_button, plain,
-                       plot_text, policy_input, pool_folder, pool_key, project_state, seed_input,
-                       set_url_kept, skip_shortcut, sticky,
-                       tolerance_input, undo_shortcut, url_kept, view_key)
+from ui.cache import POOL_HASH, cached_prelabel, pool_key, project_state
+from ui.inputs import (LOST_PRESS, acted, annotator_input, brought_in, budget_input, held_back,
+                       keep_annotator, lost_press, number_box, policy_input, seed_input,
+                       tolerance_input, view_key)
+from ui.keys import class_shortcuts, skip_shortcut, undo_shortcut
+from ui.links import page_button
+from ui.pool_picker import choose_pool, class_settings, mismatch_message, pool_folder
+from ui.state import set_url_kept, sticky, url_kept
+from ui.text import plain, plot_text
 from ui.label_errors import begin_run, label_act, margin_panel
 from ui.label_panel import (apply_presses, label_panel, panel_data, panel_state, panel_wake,
                             presses_callback)
@@ -93,7 +96,7 @@ if pid is None:
         sb.caption("Every row of this pool file is labelled. A project here labels it again "
                    "from scratch (e.g. to practise); verifying its evidence record checks "
                    "each answer against the file's label.")
-    floor_ = cached_prelabel(pool, pool_key(pool), tol).prelabel_bound
+    floor_ = cached_prelabel(pool, tol).prelabel_bound
     if 0 < budget < floor_:
         sb.warning(f"A budget of {int(budget):,} is below the prelabel bound ({floor_:,}): no "
                    "policy can certify the choice with it, whatever the labels are.")
@@ -105,8 +108,9 @@ if pid is None:
         st.warning(held_back())
     elif start:
         try:
-            pid = store.open_project(pool, pool_label, policy, tol, int(budget) or None,
-                                     int(seed), from_file=from_file)
+            pid = store.open_project(pool, pool_label, policy=policy, tolerance=tol,
+                                     budget=int(budget) or None, seed=int(seed),
+                                     from_file=from_file)
         except CertlibError as exc:
             st.error(plain(exc))
             st.stop()
@@ -164,21 +168,21 @@ def _hindsight(_prog, store_path: str, project_id: int, last_seq: int):
     return _prog.hindsight()
 
 
-@st.cache_data(show_spinner=False, max_entries=16)
-def _file_change(_prog, _pool, store_path: str, project_id: int, pool_key_: str):
+@st.cache_data(show_spinner=False, max_entries=16, hash_funcs=POOL_HASH)
+def _file_change(_prog, pool, store_path: str, project_id: int):
     """(labels the project took from the pool file, labels the file holds now, rows that
     differ; 0 when it took none), once per project and pool file: the first events never
     change, and a key press should not rebuild the file's labels (50 ms at n = 100,000)."""
     seed = dict(file_seed(_prog.events))
     if not seed:
         return 0, 0, 0
-    now = dict(file_labels(_pool))
+    now = dict(file_labels(pool))
     return len(seed), len(now), sum(seed.get(r) != now.get(r) for r in seed.keys() | now.keys())
 
 
 # ------------------------------------------------------------------ actions
 def _extend(project_id, value_key, who, seq, low):
-    """The new budget, or None when "Remove the budget" is ticked (issue 9).  A number
+    """The new budget, or None when "Remove the budget" is ticked.  A number
     below ``low`` (typed and pressed at once, before the box brought it in) extends
     nothing and says so in the page's words, not the store's (``new_budget``)."""
     value = None if st.session_state.get("remove_budget") else st.session_state[value_key]
@@ -296,7 +300,7 @@ def _panel() -> None:
 _panel()
 panel_wake(sb)
 
-seeded, now, differ = _file_change(prog, pool, str(store.path), pid, pool_key(pool))
+seeded, now, differ = _file_change(prog, pool, str(store.path), pid)
 if seeded:  # file labels are never undone nor corrected: all of them are in force
     st.caption(f"{seeded:,} of the labels read come from the pool file (the project "
                "started from them); the policy asks only for the others.")
@@ -325,7 +329,7 @@ if g.final:
             with st.expander(f"The {len(hs.witness):,} rows that would have sufficed (row ids)"):
                 st.text(", ".join(str(r) for r in hs.witness))
         if s.certified:
-            page_button("pages/certificate.py", "Open on the Certificate page (the witness "
+            page_button("views/certificate.py", "Open on the Certificate page (the witness "
                         "rows as CSV)", "to_certificate",
                         {"cert_source": f"project {pid}: {pr.policy}"},
                         icon=":material/workspace_premium:")
@@ -353,7 +357,7 @@ else:
             + (f" At least {left:,} more labels are needed by any policy (prelabel bound)."
                if left else ""))
 
-# issue 14: label errors; the review answers take the class keys when no row is up
+# label errors; the review answers take the class keys when no row is up
 margin_panel(prog, store, pool, who, display.name, keys=keys if g.final else None)
 
 if lost_press("extend_budget@", "queue_review@", "unskip@", "review_", "correct_",

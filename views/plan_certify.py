@@ -8,9 +8,12 @@ import streamlit as st
 
 import certlib
 from certlib.errors import CertlibError
-from ui.common import (RULE, RULES, budget_input, cached_certify, cached_replay, choose_pool,
-                       default_budget, page_link, plain, policy_input, pool_key, pool_summary,
-                       project_state, seed_input, sticky, tolerance_input)
+from ui.cache import cached_certify, cached_replay, pool_key, project_state
+from ui.inputs import budget_input, default_budget, policy_input, seed_input, tolerance_input
+from ui.links import page_link
+from ui.pool_picker import choose_pool, pool_summary
+from ui.state import RULE, RULES, sticky
+from ui.text import plain
 from ui.label_errors import fragility_section
 
 st.title("certlib: how many labels does model choice need?")
@@ -46,12 +49,13 @@ with st.expander("Labels each candidate needs at least before it can be certifie
         "candidate": [str(c) for c in pre.candidates],
         "labels needed at least": ["never" if m is None else f"{m:,}" for m in pre.per_target],
     }), hide_index=True)
-page_link("pages/budget.py", icon=":material/grid_on:",
+page_link("views/budget.py", icon=":material/grid_on:",
           label="Budget map and forecast: every tolerance and budget")
 
 def _projects_note(pool) -> None:
     """The labelling projects on this pool and their status, with the way to their
-    hindsight (a walk-through: the page said "0 labels known" beside a certified one)."""
+    hindsight (the pool's own "0 labels known" would otherwise stand beside a certified
+    project)."""
     from certlib.labelling.store import LabelStore
 
     try:
@@ -69,7 +73,7 @@ def _projects_note(pool) -> None:
                             for p, (t, state) in shown)
                 + ("; ..." if len(mine) > 5 else "") + ". Their hindsight (how many of those "
                 "labels would have sufficed) is on the Certificate page.")
-    page_link("pages/certificate.py", icon=":material/workspace_premium:",
+    page_link("views/certificate.py", icon=":material/workspace_premium:",
               label="Certificate: the hindsight of a labelling project")
 
 
@@ -83,18 +87,18 @@ if not pool.fully_labelled:
                    f"nothing is certified yet; best guess {plain(sess.best_guess)}, worst-case "
                    f"AUGRC gap {float(sess.excess):.4g}."))
     _projects_note(pool)
-    page_link("pages/label.py", icon=":material/edit_note:",
+    page_link("views/label.py", icon=":material/edit_note:",
               label="Label this pool: a new project starts from the tolerance chosen here")
     st.stop()
 
 st.header("2. With labels known: what a policy would have read")
 c1, c2, c3 = st.columns([5, 3, 4])  # the policy names are long; at 800 px a narrower
-# seed box wrapped its label and lost its + and - (a walk-through)
+# seed box wraps its label and loses its + and -
 policy = policy_input(c1, "policy")
 rule = c2.selectbox("Stopping rule", RULES, **sticky("rule", "shared", RULE, RULES, index=True))
 seed = seed_input(c3, "seed")
 try:
-    rep = cached_replay(pool, pool_key(pool), policy, rule, tol, int(seed))
+    rep = cached_replay(pool, policy, rule, tol, int(seed))
 except CertlibError as exc:
     st.error(plain(exc))
     st.stop()
@@ -109,7 +113,7 @@ if tol > 0 and rep.selected != rep.full_pool_winner:
     st.caption(f"With tau = {tol:g} every candidate within tau of the best qualifies: the policy "
                f"certified {plain(rep.selected)}, whose AUGRC is within tau of the full-pool "
                f"winner {plain(rep.full_pool_winner)}'s.")
-rep_b = cached_replay(pool, pool_key(pool), policy, rule, tol, int(seed), budget)
+rep_b = cached_replay(pool, policy, rule, tol, int(seed), budget)
 if rep_b.certified:
     st.success(f"**What your budget of {budget:,} labels buys:** {policy} certifies "
                f"{plain(rep_b.selected)} {within} after {rep_b.labels_read:,} labels.")
@@ -120,7 +124,7 @@ else:
                "labels to certify).")
 
 st.header("3. In hindsight: the smallest sufficient label set")
-cert = cached_certify(pool, pool_key(pool), tol)
+cert = cached_certify(pool, tol)
 size = f"{cert.lower:,}" if cert.exact else f"{cert.lower:,} to {cert.upper:,}"
 st.metric("minimum certificate", f"{size} labels")
 st.caption(("exact minimum" if cert.exact else "enclosure: the minimum lies in this range")
@@ -141,5 +145,5 @@ st.plotly_chart(fig, width="stretch")
 st.caption("Necessary (prelabel) ≤ sufficient in hindsight (certificate) ≤ what a policy "
            "reads without knowing the labels.")
 
-fragility_section(pool, pool_key(pool), tol, policy, rule, int(seed),
-                  header="4. If some labels are wrong")  # issue 14
+fragility_section(pool, tol, policy, rule, int(seed),
+                  header="4. If some labels are wrong")

@@ -1,4 +1,4 @@
-"""Pool page: what the active pool holds, before any choice is made (issue 9).
+"""Pool page: what the active pool holds, before any choice is made.
 
 Sizes, classes and their counts (a stray class is flagged), each candidate's error rate
 and full-pool AUGRC, how often two candidates disagree, how alike their confidence
@@ -18,17 +18,18 @@ from certlib.core.pool import UNREAD, pool_hash
 from certlib.core.pool_stats import pool_stats, stray_class_notes
 from certlib.labelling.saved_pools import SavedPools
 from certlib.labelling.store import LabelStore
-from ui.common import (choose_pool, class_settings, load_ref, plain, plot_text, pool_key,
-                       pool_ref)
+from ui.cache import POOL_HASH
+from ui.pool_picker import choose_pool, class_settings, load_ref, pool_ref
+from ui.text import plain, plot_text
 
 PREVIEW_ROWS = 50
 HEAT_MAP_WIDTH = 440  # pixels
 TICK_CHARS = 16  # a class on fewer than 1% of the rows of a pool with > 2 classes
 
 
-@st.cache_data(show_spinner=False, max_entries=32)
-def cached_stats(_pool, key: str):
-    return pool_stats(_pool)
+@st.cache_data(show_spinner=False, max_entries=32, hash_funcs=POOL_HASH)
+def cached_stats(pool):
+    return pool_stats(pool)
 
 
 def _column(values) -> pd.Series:
@@ -136,7 +137,8 @@ def class_form(found, pool=None) -> None:
         declared = [v.strip() for v in text.split(",") if v.strip()] or None
         try:
             SavedPools().save_class_settings(
-                ref, declared, {c: n for c, n in names.items() if n.strip()}, found=found)
+                ref, declared=declared, names={c: n for c, n in names.items() if n.strip()},
+                found=found)
         except CertlibError as exc:
             st.error(f"Class set not saved: {plain(exc)}")
         else:
@@ -171,7 +173,7 @@ if pool is None:
             found = []
         class_form(found)
     st.stop()
-stats = cached_stats(pool, pool_key(pool))
+stats = cached_stats(pool)
 st.caption(f"Active pool: {plain(label)}")
 
 c1, c2, c3, c4 = st.columns(4)

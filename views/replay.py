@@ -1,4 +1,4 @@
-"""Replay a policy on a labelled pool, row by row (issue 9): play, pause, step, with the
+"""Replay a policy on a labelled pool, row by row: play, pause, step, with the
 bounds chart of the Label page, so a lead can watch a policy before paying for labels.
 
 The whole replay is computed once by the library (`certlib.teaching.bound_traces.replay_trace`,
@@ -15,8 +15,12 @@ import streamlit as st
 
 from certlib.teaching.bound_traces import replay_trace
 from certlib.errors import CertlibError
-from ui.common import (RULE, choose_pool, page_link, plain, plot_text, policy_input, pool_key,
-                       seed_input, sticky, tolerance_input)
+from ui.cache import POOL_HASH, pool_key
+from ui.inputs import policy_input, seed_input, tolerance_input
+from ui.links import page_link
+from ui.pool_picker import choose_pool
+from ui.state import RULE, sticky
+from ui.text import plain, plot_text
 
 TICK_SECONDS = 0.5
 SPEEDS = [1, 2, 5, 10, 25]  # labels per tick
@@ -37,7 +41,7 @@ if not pool.fully_labelled:
                "unlabelled and cannot be replayed. What it read, and how many of those labels "
                "would have sufficed (its hindsight), is on the Certificate page under "
                "*Labels from*.")
-    page_link("pages/certificate.py", icon=":material/workspace_premium:",
+    page_link("views/certificate.py", icon=":material/workspace_premium:",
               label="Certificate: the hindsight of a labelling project")
     st.stop()
 
@@ -54,13 +58,13 @@ sb.select_slider("Speed (labels per tick while playing)", SPEEDS,
                  **sticky("rp_speed", 1, options=SPEEDS))
 
 
-@st.cache_data(show_spinner="Replaying the policy ...", max_entries=32)
-def _trace(_pool, key: str, policy: str, rule: str, tolerance: float, seed: int):
-    return replay_trace(_pool, policy, rule, tolerance, seed)
+@st.cache_data(show_spinner="Replaying the policy ...", max_entries=32, hash_funcs=POOL_HASH)
+def _trace(pool, policy: str, rule: str, tolerance: float, seed: int):
+    return replay_trace(pool, policy=policy, rule=rule, tolerance=tolerance, seed=seed)
 
 
 try:
-    trace = _trace(pool, pool_key(pool), policy, rule, tol, seed)
+    trace = _trace(pool, policy, rule, tol, seed)
 except CertlibError as exc:
     st.error(plain(exc))
     st.stop()

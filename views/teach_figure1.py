@@ -7,7 +7,7 @@ import streamlit as st
 
 from certlib import Session
 from certlib.teaching.worked_examples import completions, figure1_pool
-from ui.common import url_widget, write_url_state
+from ui.state import url_widget, write_url_state
 
 st.title("Figure 1: same predictions, different confidence orders")
 st.markdown(

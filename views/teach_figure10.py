@@ -9,8 +9,10 @@ from certlib.errors import CertlibError
 from certlib.teaching.bound_traces import teaching_figure
 from certlib.policies import policy_names
 from certlib.teaching.worked_examples import tie_zero_moment
-from ui.common import (choose_pool, plain, plot_text, pool_key, pool_summary, url_widget,
-                       write_url_state)
+from ui.cache import POOL_HASH
+from ui.pool_picker import choose_pool, pool_summary
+from ui.state import url_widget, write_url_state
+from ui.text import plain, plot_text
 
 st.title("One condition, label by label (paper Figure 10)")
 
@@ -29,13 +31,14 @@ policy = st.selectbox("Reading order", names,
                       **url_widget("fig_policy", "static-range", options=names))
 
 
-@st.cache_data(show_spinner="Computing bounds and the minimum certificate ...")
-def _figure(_pool, key, policy):
-    return teaching_figure(_pool, policy)
+@st.cache_data(show_spinner="Computing bounds and the minimum certificate ...",
+               hash_funcs=POOL_HASH)
+def _figure(pool, policy):
+    return teaching_figure(pool, policy=policy)
 
 
 try:
-    f = _figure(pool, pool_key(pool), policy)
+    f = _figure(pool, policy)
 except CertlibError as exc:
     st.error(plain(exc))
     st.stop()

@@ -9,7 +9,7 @@ from certlib import certify, prelabel_bound
 from certlib.errors import CertlibError
 from certlib.teaching.worked_examples import (exact_lp, figure2_pool, minimum_certificates,
                                               pair_trace, reading_order)
-from ui.common import url_state, url_widget, write_url_state
+from ui.state import url_state, url_widget, write_url_state
 
 st.title("Figure 2: the stopping test on four rows")
 st.markdown(

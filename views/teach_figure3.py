@@ -98,7 +98,7 @@ cert = certify(pool)
 mins = minimum_certificates(pool)
 rounded = [i + 1 for i, v in enumerate(up) if v]
 order = [r + 1 for r in reading_order(pool)]
-rep = replay(pool, "static-range")
+rep = replay(pool, policy="static-range")
 xs = ", ".join(str(v) for v in x)
 st.markdown(
     f"**LP relaxation**: x = ({xs}) with value **{lp.value}** "

@@ -9,7 +9,8 @@ from certlib.errors import CertlibError
 from certlib.policies import policy_names
 from certlib.teaching.theory import (LIMITS, copula_prelabel, cyclic_shift, quarter_geometry,
                             random_orders, sample_square)
-from ui.common import number_box, sticky
+from ui.inputs import number_box
+from ui.state import sticky
 
 st.title("Theory explorer: how many labels, as n grows")
 st.markdown(

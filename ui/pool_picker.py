@@ -1,0 +1,244 @@
+"""Pool choice for every page: a shipped sample pool or a saved upload.
+
+The pool chosen on one page is the pool of every page: it is kept in the session
+(``pool_ref``) and in the URL (``?pool=sample:demo`` or ``?pool=upload:<sha256>``), so
+a reload, a server restart or a second tab opens it again.  An upload is validated
+and saved at once under its content hash (`certlib.labelling.saved_pools`), and the
+pool read to validate it is the one the page shows (it is read once); a bad file gets
+the library's one message next to the uploader and the previous pool stays active.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+import streamlit as st
+
+import certlib
+from certlib.errors import CertlibError
+from certlib.labelling.saved_pools import SavedPools
+from ui.text import plain
+
+
+ROOT = Path(__file__).resolve().parents[1]
+SAMPLES = {  # key in the URL -> (label, file)
+    "demo": ("Breast cancer, 4 models (demo)", ROOT / "sample_data" / "demo_binary.csv"),
+    "teaching": ("Teaching pool (paper Figure 10 protocol)",
+                 ROOT / "sample_data" / "teaching_k4.csv"),
+    "digits": ("Digits, 3 confidence scores (prob_ columns)",
+               ROOT / "sample_data" / "digits_probs.csv"),
+    "unlabelled": ("Breast cancer, unlabelled (annotator)",
+                   ROOT / "sample_data" / "demo_unlabelled.csv"),
+    "figure2": ("Paper Figure 2: four rows, two candidates", ROOT / "sample_data" / "figure2.csv"),
+    "worst_case": ("Worst case: C(0) = n - 1 (n = 20)", ROOT / "sample_data" / "worst_case.csv"),
+    "digits_images": ("Digits with images, unlabelled (annotator)",
+                      ROOT / "sample_data" / "digits_images.csv"),
+}
+
+
+MAX_UPLOAD_BYTES = 200 * 1024 * 1024
+
+
+@st.cache_data(show_spinner=False)
+def _load_sample(path: str, mtime: float, declared: tuple | None = None):
+    return certlib.load_pool(path, classes=declared)
+
+
+@st.cache_data(show_spinner=False, max_entries=16)
+def _load_saved(folder: str, digest: str, mtime: float, declared: tuple | None = None,
+                _read=None):
+    """The pool of a saved upload; ``_read`` (left out of the cache key): the pool just
+    read from the same bytes to validate them (`SavedPools.add`), kept as this entry so
+    the file is not read a second time."""
+    if _read is not None:
+        return _read
+    return SavedPools(folder).load(digest, max_bytes=MAX_UPLOAD_BYTES, classes=declared)
+
+
+def load_ref(ref: str, declared: tuple | None = None):
+    """(pool, label) of a pool reference, read with the declared class set (None: the
+    classes are inferred); raises the library's `CertlibError`."""
+    kind, key = ref.split(":", 1)
+    if kind == "sample":
+        label, path = SAMPLES[key]
+        return _load_sample(str(path), path.stat().st_mtime, declared), label
+    folder = SavedPools()
+    s = folder.get(key)
+    return _load_saved(str(folder.folder), key, s.path.stat().st_mtime, declared), s.name
+
+
+def class_settings():
+    """The active pool's `ClassSettings` (declared class set and display names)."""
+    return SavedPools().class_settings(pool_ref() or "sample:demo")
+
+
+def _options(saved) -> dict:
+    """Selectbox label -> pool reference, samples first, then saved uploads (newest first)."""
+    opts = {label: f"sample:{key}" for key, (label, _) in SAMPLES.items()}
+    for s in saved:
+        opts[f"{s.name} (uploaded {s.uploaded[:16].replace('T', ' ')}, {s.digest[:8]})"] = \
+            f"upload:{s.digest}"
+    return opts
+
+
+def _uploader_key() -> str:
+    return f"upload_{st.session_state.get('_upload_gen', 0)}"
+
+
+def _take_upload(folder: SavedPools):
+    """Save a newly chosen upload; returns its reference, or None after showing why not."""
+    up = st.session_state.get(_uploader_key())
+    if up is None:
+        return None
+    if st.session_state.get("_upload_seen") == up.file_id:
+        return None
+    st.session_state["_upload_seen"] = up.file_id
+    data = up.getvalue()
+    try:  # the same content saved before under another name: the same pool, labels too
+        before = folder.get(hashlib.sha256(data).hexdigest()).name
+    except CertlibError:
+        before = None
+    try:
+        saved = folder.add(up.name, data, max_bytes=MAX_UPLOAD_BYTES)
+    except CertlibError as exc:
+        st.session_state["_upload_error"] = f"Could not load {plain(up.name)}: {plain(exc)}"
+        st.session_state["_upload_error_page"] = st.session_state.get("_page")
+        # a fresh, empty uploader: a refused file must not stay listed as if it had loaded
+        st.session_state["_upload_gen"] = st.session_state.get("_upload_gen", 0) + 1
+        return None
+    st.session_state.pop("_upload_error", None)
+    if saved.pool is not None:  # read without declared classes, as `load_ref(ref, None)`
+        _load_saved(str(folder.folder), saved.digest, saved.path.stat().st_mtime, None,
+                    _read=saved.pool)
+    if before is not None and before != saved.name:
+        st.session_state["_upload_note"] = (
+            f"{plain(saved.name)} holds the same content as {plain(before)}, saved before: "
+            "it is the same pool (its labels included), now listed under the new name.")
+    return f"upload:{saved.digest}"
+
+
+def _picked() -> None:
+    st.session_state.pop("_upload_error", None)  # the user moved on to another pool
+    options = st.session_state["_pool_options"]
+    st.session_state["pool_ref"] = options[st.session_state["pool_choice"]]
+
+
+def pool_ref() -> str | None:
+    """The reference of the pool every page shows (None before the first choice)."""
+    return st.session_state.get("pool_ref")
+
+
+def choose_pool(default: str = "demo"):
+    """Sidebar: the active pool (a sample or a saved upload) and an uploader.
+
+    Returns (pool, label) or (None, None) after one clear message; never half-loads.
+    ``default`` is the sample shown when nothing was chosen yet in this session or URL.
+    """
+    folder = SavedPools()
+    new_ref = _take_upload(folder)
+    saved = folder.recent()
+    options = _options(saved)
+    by_ref = {ref: label for label, ref in options.items()}
+    # this session's choice first (a page switch may carry an old address), then the
+    # address (a reload or a new tab), then the page's default
+    ref = new_ref or pool_ref() or st.query_params.get("pool") or f"sample:{default}"
+    if ref not in by_ref and ref.startswith("upload:"):
+        try:  # an older upload beyond the recent list, or one named in a shared URL
+            s = folder.get(ref.split(":", 1)[1])
+            options[f"{s.name} ({s.digest[:8]})"] = ref
+            by_ref[ref] = f"{s.name} ({s.digest[:8]})"
+        except CertlibError as exc:
+            st.sidebar.warning(f"The pool in the address is not available: {plain(exc)}")
+    elif ref not in by_ref:  # a hand-edited or old address: say what is shown instead
+        samples = ", ".join(r for r in by_ref if r.startswith("sample:"))
+        st.sidebar.warning(f"The pool in the address, {plain(ref)}, is not one this server "
+                           f"knows (samples: {plain(samples)}; uploads: upload:<hash>); "
+                           f"showing {plain(by_ref.get(f'sample:{default}', default))}.")
+    if ref not in by_ref:
+        ref = f"sample:{default}"
+    # the widget shows the session's pool; a user's pick reaches pool_ref by its callback
+    st.session_state["pool_choice"] = by_ref[ref]
+    st.session_state["_pool_options"] = options
+    st.session_state["pool_ref"] = ref
+
+    st.sidebar.header("Pool")
+    st.sidebar.selectbox("Active pool (every page)", list(options), key="pool_choice",
+                         on_change=_picked)
+    st.query_params["pool"] = ref
+    st.sidebar.file_uploader(
+        "Add a pool file (CSV or Parquet)", type=["csv", "tsv", "parquet", "pq"],
+        key=_uploader_key(),
+        help="Columns: pred_<name>/conf_<name> pairs, or pred + conf_<name>, or prob_<class>; "
+        "optional row_id and label (empty = not read yet). Saved on this server under its "
+        "content hash, so a reload or a restart finds it again.")
+    note = st.session_state.pop("_upload_note", None)
+    if note:
+        st.info(note)
+    if st.session_state.get("_upload_error_page") != st.session_state.get("_page"):
+        st.session_state.pop("_upload_error", None)  # the user went on to another page
+    if st.session_state.get("_upload_error"):
+        # in the main area, under the page's title: the sidebar's foot is often off screen
+        st.error(st.session_state["_upload_error"]
+                 + f"  \nNothing was saved; the active pool is still {plain(by_ref[ref])}.")
+
+    declared = folder.class_settings(ref).declared
+    try:
+        return load_ref(ref, declared)
+    except CertlibError as exc:
+        if declared is None:
+            st.error(f"Could not load the pool: {plain(exc)}")
+            return None, None
+        # the file holds a class outside the declared set: one message by the picker;
+        # the Pool page's class form can change or clear the declaration
+        st.sidebar.error(f"The pool does not fit its declared classes "
+                         f"{', '.join(plain(c) for c in declared)}: {plain(exc)}")
+        st.info("Change or clear the declared class set on the Pool page.")
+        return None, None
+
+
+def mismatch_message(store, project_id, exc) -> str:
+    """Why a labelling project does not open on the active pool, in words an annotator can
+    act on (the store's message speaks of pool hashes).  The usual cause on one file: a
+    class set declared on the Pool page after the project started."""
+    try:
+        project = store.project(int(project_id))
+    except (CertlibError, TypeError, ValueError):
+        return plain(exc)
+    name = f"Project {project.id} ({plain(project.pool_name)})"
+    ref = pool_ref()
+    declared = SavedPools().class_settings(ref).declared if ref else None
+    if declared is not None:
+        try:
+            bare = load_ref(ref, None)[0]
+        except CertlibError:
+            bare = None
+        if bare is not None and bare.matches_hash(project.pool_hash):
+            return (f"{name} was started on this pool before its class set was declared as "
+                    f"{', '.join(plain(c) for c in declared)} on the Pool page. Clear the "
+                    "declared class set there to resume it; its labels are kept.")
+    return (f"{name} was started on another pool file, or on this one with another class "
+            "set declared on the Pool page. Choose the pool it was started on in the sidebar "
+            "(with the class set it had) to resume it, or start a new project on this pool. "
+            f"(Its pool hash begins {project.pool_hash[:12]}.)")
+
+
+def pool_folder() -> Path:
+    """The folder of the active pool's file: sample_data for a sample, the saved-pools
+    folder for an upload (so an upload's image paths usually name nothing)."""
+    kind, key = (pool_ref() or "sample:demo").split(":", 1)
+    if kind == "sample" and key in SAMPLES:
+        return SAMPLES[key][1].parent
+    return SavedPools().folder
+
+
+def pool_summary(pool) -> None:
+    c1, c2, c3, c4 = st.columns(4)
+    c1.metric("rows (n)", f"{pool.n:,}")
+    c2.metric("candidates (K)", pool.K)
+    c3.metric("classes", pool.n_classes)
+    c4.metric("labels known", f"{pool.n_labelled:,}")
+    names = ", ".join(plain(n) for n in pool.names)
+    st.caption("Candidates in tie priority order: " + names
+               + (" · one shared prediction (confidence-score choice)"
+                  if pool.shared_prediction else ""))
