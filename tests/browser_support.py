@@ -97,8 +97,8 @@ IDLE_JS = """() => {
 def idle(page, timeout=60_000):
     """Wait until Streamlit has finished the current run: connected, script not running.
 
-    The app root's ``data-test-script-state`` flips as soon as a run starts; the status
-    widget this used to wait for appears only after 500 ms of running, so a short run, or
+    The app root's ``data-test-script-state`` flips as soon as a run starts; Streamlit's
+    status widget appears only after 500 ms of running, so a short run, or
     the first half second of any run, looked idle.  (A run an action has asked for but the
     server has not started yet still looks idle: wait for its result, not just for this.)"""
     page.wait_for_function(IDLE_JS, timeout=timeout)

@@ -4,7 +4,8 @@ The pool chosen on one page is the pool of every page: it is kept in the session
 (``pool_ref``) and in the URL (``?pool=sample:demo`` or ``?pool=upload:<sha256>``), so
 a reload, a server restart or a second tab opens it again.  An upload is validated
 and saved at once under its content hash (`certlib.labelling.saved_pools`), and the
-pool read to validate it is the one the page shows (it is read once); a bad file gets
+pool read to validate it is the one the page shows (read once, unless a class set
+declared on the Pool page asks for a second read with it); a bad file gets
 the library's one message next to the uploader and the previous pool stays active.
 """
 

@@ -284,9 +284,9 @@ else:
     st.caption(f"{pool.n_labelled:,} labels are already known and count as read. The unread "
                f"labels are drawn {draws} times from a label model and the policy is replayed "
                "with the exact stopping test on each draw: **a forecast, not a guarantee**. "
-               "How far off it was on held-out panel pools (README): the median by 6-10% of "
-               "the pool on average before any label, by 4-6% once a quarter was read; the "
-               "10-90% band held the realised count on 71-86% of pools.")
+               "How far off it was on held-out panel pools (Benchmarks, in the documentation): "
+               "the median by 6-10% of the pool on average before any label, by 4-6% once a "
+               "quarter was read; the 10-90% band held the realised count on 71-86% of pools.")
     b1 = b2 = st.container(horizontal=True)  # columns cut "Run forecast" at 800 px
     run = b1.button("Run forecast", type="primary", disabled=fcs is not None,
                     key="plan_run",

@@ -153,8 +153,9 @@ def read_batch(source: BatchSource, name: str | None = None) -> BatchColumns:
         suffix); a mapping of column name to values; a polars or pandas DataFrame; or
         an already read `BatchColumns` (returned as is).
     name : str, optional
-        What messages call the batch (default: the file's name, ``"batch.csv"`` for
-        bytes, ``"columns"`` or ``"data frame"`` for columns).
+        What messages call the batch: ignored for a path (the file's name is used);
+        for bytes it also gives the suffix (default ``"batch.csv"``); default
+        ``"columns"`` or ``"data frame"`` for columns.
 
     Returns
     -------

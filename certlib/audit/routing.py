@@ -28,7 +28,7 @@ __all__ = ["Routing", "uniforms", "check_seed", "check_judge", "DEFAULT_PI",
            "DEFAULT_JUDGE_PI_MIN"]
 
 #: Default constant routing probability on disagreements.  Measured in
-#: bench/bench_audit.py (README "default pi"): labels to a verdict barely move
+#: bench/bench_audit.py (docs/audit.md, "Default pi = 0.5"): labels to a verdict barely move
 #: with pi (the label count is set by the disagreements the CS must see), while
 #: the traffic needed grows like 1/pi; 0.5 halves the labels of pi = 1 on
 #: moderate rho at twice the traffic.
@@ -167,15 +167,15 @@ class Routing:
         return cls("constant", p, floor)
 
     def probabilities(self, judge: npt.NDArray[np.float64] | None = None,
-                      n: int = 0) -> npt.NDArray[np.float64]:
+                      n: int | None = None) -> npt.NDArray[np.float64]:
         """pi_t for every item (used only where the models disagree).
 
         Parameters
         ----------
         judge : numpy.ndarray of float, optional
             Judge scores in [0, 1] (needed by a judge rule).
-        n : int, default 0
-            The number of items (for a constant rule).
+        n : int, optional
+            The number of items (needed by a constant rule).
 
         Returns
         -------
@@ -183,6 +183,8 @@ class Routing:
             pi_1, ..., pi_n.
         """
         if self.kind == "constant":
+            if n is None:
+                raise ParameterError("a constant routing rule needs n, the number of items")
             return np.full(int(n), self.pi)
         # a judge rule is only made for an audit with judge scores (`AuditConfig.make`)
         out: npt.NDArray[np.float64] = \

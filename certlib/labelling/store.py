@@ -80,7 +80,7 @@ from .session import Session
 from ..core.weights import exact_fraction
 
 # Re-exported: Project and Event from certlib.labelling.events (the store's methods return
-# them), and verify_record from certlib.labelling.record (the README imports it from
+# them), and verify_record from certlib.labelling.record (docs/annotator.md imports it from
 # certlib.labelling.store).
 __all__ = [
     "SCHEMA_VERSION",

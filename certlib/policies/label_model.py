@@ -404,7 +404,7 @@ def unread_frame(labels: NDArray[np.int64],
 # Defaults (SAMPLER_DEFAULTS) were chosen on panel pools of split seeds 0-7 (and the
 # second version's agree_clip / agree_shrink / jscale on 0-7 and 40-43; fresh split
 # seeds 90-93, then 110-113 after a fix of `_platt`, were evaluated once each;
-# bench/bench_forecast_holdout.py; README "Plan a labelling budget").
+# bench/bench_forecast_holdout.py; docs/benchmarks.md, "Label forecast").
 # ---------------------------------------------------------------------------
 
 SAMPLER_DEFAULTS = {"shrink": 0.1, "blend": 0.6, "temper": 0.5, "ridge": 20.0,

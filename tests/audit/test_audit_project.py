@@ -462,8 +462,8 @@ def test_record_is_the_batch_audit_record_with_the_project_log(tmp_path):
     ("", r"batch file 'b.csv' has no header row"),
 ])
 def test_ragged_or_empty_batch_file_is_refused_naming_the_line(project, tmp_path, text, message):
-    """A short row used to be padded with nulls and stored without a word; a long row or
-    an empty file gave polars' own message (one clear message per file)."""
+    """A short row is not padded with nulls and stored without a word, and a long row or
+    an empty file does not give polars' own message: one clear message per file."""
     store, pid = project
     other = store.create(epsilon=0.05)
     p = tmp_path / "b.csv"
@@ -475,7 +475,7 @@ def test_ragged_or_empty_batch_file_is_refused_naming_the_line(project, tmp_path
 
 def test_fractional_label_refused_by_label_too_unless_a_prediction_is_fractional(tmp_path):
     """The per-label path refuses 0.5 among whole-number classes as the batch check does
-    (it used to store it, and the project then failed to open); a project whose
+    (storing it would make the project fail to open); a project whose
     predictions include 0.5 takes it; a project stored before the check still opens."""
     n = 300
     f, g = [0] * n, [i % 2 for i in range(n)]  # half the items disagree: Tier 1 runs

@@ -93,7 +93,7 @@ def test_a_broken_zip_gives_one_message(server, tmp_path):
 
 def test_a_budget_change_during_the_forecast_restarts_it(server):
     """Typing a budget reruns the page, which interrupts a running forecast; with the
-    same settings it starts again (it used to vanish without a word), and Stop says so."""
+    same settings it starts again (never vanishes without a word), and Stop says so."""
     with launch(sync_api) as browser:
         page = browser.new_page(viewport={"width": 1400, "height": 1000})
         page.goto(f"{server.url}/budget?pool=sample:unlabelled")

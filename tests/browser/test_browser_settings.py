@@ -223,7 +223,7 @@ def test_a_reload_or_a_link_keeps_the_shared_settings(server):
 
 def test_boxes_show_the_values_in_use_after_an_ignored_page_switch(server):
     """A value typed without Enter, then a page link: the box loses focus, the page reruns
-    with the value, and Streamlit ignores the click.  The boxes used to show their
+    with the value, and Streamlit ignores the click.  The boxes must not show their
     defaults (0, the first policy, budget 0) beside results computed from 0.02 and 60."""
     with launch(sync_api) as browser:
         page = _open(browser, server, "/?pool=sample:demo", "1. Before labelling")
@@ -248,8 +248,8 @@ def test_boxes_show_the_values_in_use_after_an_ignored_page_switch(server):
 def test_teach_pages_keep_their_state_through_a_visit_elsewhere(server):
     """Figure 2's labels, read order and step, and Figure 10's reading order, after a
     visit to another page -- also when the order was typed without Enter just before the
-    page link (the boxes used to come back empty or at their defaults, beside a table
-    computed from the typed values, or at the default order with the old step)."""
+    page link (not empty or at their defaults beside a table computed from the typed
+    values, nor at the default order with the old step)."""
     with launch(sync_api) as browser:
         page = _open(browser, server, "/figure2", "Labels and read order")
         _select(page, "y2", "1")

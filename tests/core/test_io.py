@@ -225,8 +225,8 @@ def test_pool_hash_ignores_labels_and_sees_confidences(tmp_path):
 
 def test_pool_hash_values_are_pinned():
     """Stored projects and evidence records reference these digests: the value of
-    `pool_hash` must never change.  Digests computed with certlib at commit 4592239
-    (before pool_hash moved from certlib.io to certlib.core.pool)."""
+    `pool_hash` must never change.  The digests below are fixed
+    values of the hash's definition (SPEC section 12)."""
     binary = Pool.from_arrays([[0, 1, 1], [1, 1, 0]], [[0.9, 0.5, 0.2], [0.3, 0.8, 0.6]],
                               labels=[1, None, 0], names=["a", "b"])
     assert pool_hash(binary) == "7a2fd62e36e5901856b2cfcb611882edce2513e4f41b30609320ba92d1d4aec9"

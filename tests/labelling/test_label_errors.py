@@ -361,7 +361,7 @@ def test_default_replay_dict_has_no_new_keys(sample_pool_path="sample_data/demo_
 
 def test_cli_label_errors_json_keys(capsys):
     """`certlib replay --label-errors 1 --json` on the shipped binary sample: the robust
-    stop reads more labels than the plain one, and the keys named in the README."""
+    stop reads more labels than the plain one, and the keys named in docs/label-errors.md."""
     assert main(["replay", "sample_data/demo_binary.csv", "--policy", "adaptive-pair-sum",
                  "--json"]) == 0
     plain = json.loads(capsys.readouterr().out)

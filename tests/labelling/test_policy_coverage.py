@@ -185,7 +185,7 @@ def test_win_probabilities_hedge():
 
 
 def test_fewer_labels_than_adaptive_pair_sum_on_panel_pools():
-    """Issue 4 targets on the paper-protocol panel pools (36 pools, three data sets): every
+    """The policy's targets on the paper-protocol panel pools (36 pools, three data sets): every
     run certifies the full-pool winner; the mean label fraction (data sets weighted
     equally) is at least 10 points below adaptive pair-sum; no pool is more than 10% of n
     above it.  Measured when written: 75.1% vs 85.4%, worst pool +0.0% of n."""

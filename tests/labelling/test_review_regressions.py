@@ -14,9 +14,10 @@ from conftest import KINDS, prob_pool
 
 
 def test_regret_guard_follows_the_robust_stopping_rule():
-    """The regret guard's shadow adaptive pair-sum used to stop at the plain certificate,
-    so with label_errors=e the guard stopped forcing rows while the session went on
-    reading: regret=0 read 3 labels where adaptive pair-sum reads 2 (n = 3)."""
+    """The regret guard's shadow adaptive pair-sum follows the robust stopping rule: were it
+    to stop at the plain certificate, with label_errors=e the guard would stop forcing
+    rows while the session went on reading (regret=0 would read 3 labels where adaptive
+    pair-sum reads 2, n = 3)."""
     pool = Pool.from_arrays([1, 2, 2], [[1.0, 0.333, 0.667], [0.667, 0.833, 0.333]],
                             labels=[2, 1, 2], classes=(0, 1, 2))
     aps = replay(pool, policy="adaptive-pair-sum", label_errors=1)

@@ -339,7 +339,7 @@ def test_record_file_round_trip_and_one_verification_type(tmp_path, pools):
     import certlib.labelling.store
     from certlib.certificates.verification import Verification
 
-    # the README's import
+    # the import docs/annotator.md shows
     assert certlib.labelling.store.verify_record is certlib.labelling.record.verify_record
     assert certlib.audit.record.Verification is Verification
     pool, truth = pools
@@ -964,7 +964,7 @@ def test_a_record_cannot_pass_labels_off_as_the_files(tmp_path, pools):
 @pytest.mark.parametrize("from_file", [False, True])
 def test_two_tabs_starting_the_same_project_get_one(tmp_path, pools, from_file):
     """open_project searches and creates in one write transaction: sessions starting the
-    same project at the same moment all get its id (they used to create one each)."""
+    same project at the same moment all get its id, not one project each."""
     _, truth = pools
     pool, _ = _first_labelled(truth, 60)
     path = tmp_path / "s.db"

@@ -109,7 +109,7 @@ def test_plain_leaves_no_markdown(text):
 
 def test_budget_boxes_start_above_the_labels_already_known(tmp_path, monkeypatch):
     """On a partly labelled pool the planning budget starts from the labels known (they
-    count as read) plus half the unread rows: it used to start at n / 2, below them."""
+    count as read) plus half the unread rows, not at n / 2, which can be below them."""
     import polars as pl
 
     from certlib.labelling.saved_pools import SavedPools

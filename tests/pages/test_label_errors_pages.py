@@ -1,4 +1,4 @@
-"""Issue 14 on the pages (AppTest): the Label page's label-error margin, review queue,
+"""Label errors on the pages (AppTest): the Label page's label-error margin, review queue,
 disagreement and correction; the fragility sentence and the e = 0, 1, 2 table on the
 Certificate and Plan and certify pages equal the library's numbers."""
 

@@ -13,7 +13,7 @@ there; the first default, ``model="mixture"``, read 3 labels = 5.6% of n more on
 wine_s3_logreg_k8) and must read on average at least 17 points of n fewer (18.9 with
 the default, 15.5 with the mixture; each data set weighted equally).  These are guards against
 regressions on files, not the held-out claim: that is bench/bench_policies_holdout.py
-on fresh split seeds (README).
+on fresh split seeds (docs/benchmarks.md).
 """
 
 from __future__ import annotations
