@@ -1,18 +1,25 @@
-"""Variants of ``expected-coverage`` tried for issue 13 and rejected (bench/EXPERIMENTS.md).
+"""Variants of ``expected-coverage`` tried for the held-out target and rejected
+(bench/EXPERIMENTS.md).
 
-    python bench/bench_coverage_variants.py DIR 'ExpectedCoverage()'
-    python bench/bench_coverage_variants.py DIR 'GroupPosterior(m=10)'
-    python bench/bench_coverage_variants.py DIR 'Interleave(lam=0.5)'
-    python bench/bench_coverage_variants.py DIR 'InterleaveOnDisagreement(lam=0.5)'
-    python bench/bench_coverage_variants.py DIR 'CalibrationGated(z=3)'
+    python -m bench coverage_variants DIR 'ExpectedCoverage()'
+    python -m bench coverage_variants DIR 'GroupPosterior(m=10)'
+    python -m bench coverage_variants DIR 'Interleave(lam=0.5)'
+    python -m bench coverage_variants DIR 'InterleaveOnDisagreement(lam=0.5)'
+    python -m bench coverage_variants DIR 'CalibrationGated(z=3)'
+    python -m bench coverage_variants sample_data/holdout 'ExpectedCoverage(model="mixture")' \
+        'ExpectedCoverage(branch=False, temper=3)' 'ExpectedCoverage()'
+    python -m bench coverage_variants --splits 600-611 'ExpectedCoverage()'  # generated pools
 
 DIR holds panel pools in DIR/panels, e.g. written by
-``bench_policies_holdout.make_holdout(DIR, splits)``; adaptive pair-sum's counts are
-cached in DIR/aps.json.  Prints the saving in points of n (each data set weighted
-equally), the pools read more than adaptive pair-sum, over +5% and +10% of n, and the
-worst pool.  The variants are kept here, outside the library, so that the numbers in
-bench/EXPERIMENTS.md can be reproduced; none is the default.  They were measured on the
-first default's label model, so they use ``model="mixture"`` unless given another;
+``bench.bench_policies_holdout.make_holdout(DIR, splits)`` (adaptive pair-sum's counts
+are then cached in DIR/aps.json), or is a folder of pool files such as
+``sample_data/holdout`` (nothing is written into it).  Several variants give one row
+each in ``docs/results/coverage_variants_SPLITS.md``.  Prints the saving in points of n
+(each data set weighted equally), the pools read more than adaptive pair-sum, over +5%
+and +10% of n, and the worst pool.  The variants are kept here, outside the library, so
+that the numbers in bench/EXPERIMENTS.md can be reproduced; none is the default.  They
+were measured on the first default's label model, so they use ``model="mixture"`` unless
+given another;
 ``'ExpectedCoverage(model="mixture")'`` is that default itself, ``'ExpectedCoverage()'``
 the current one (the agreement model with the hedge's no-error branch) and
 ``'ExpectedCoverage(branch=False, temper=3)'`` the agreement model's first version.
@@ -23,21 +30,22 @@ from __future__ import annotations
 import json
 import math
 import sys
+import tempfile
 import time
 from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+from certlib.core.pair_terms import rule_unit
+from certlib.io import load_pool
+from certlib.labelling.replay import replay
+from certlib.policies.coverage import ExpectedCoverage
+from certlib.policies.heuristics import AdaptivePairSum
+from certlib.policies.label_model import agreement_pred_prob
 
-from certlib.io import load_pool  # noqa: E402
-from certlib.core.pair_terms import rule_unit  # noqa: E402
-from certlib.policies.coverage import ExpectedCoverage  # noqa: E402
-from certlib.policies.heuristics import AdaptivePairSum  # noqa: E402
-from certlib.policies.label_model import agreement_pred_prob  # noqa: E402
-from certlib.labelling.replay import replay  # noqa: E402
+from .bench_policies_holdout import make_holdout, parse_splits, splits_of
+from .results import command, table, write_results
 
 
 def _column(W, P, q, lo, unit):
@@ -74,7 +82,7 @@ class GroupPosterior(ExpectedCoverage):
             return s
         pool = ctx.pool
         lm, _, lo = self._static(ctx)
-        q = lm.pred_prob(pool, self.settings(pool, lm)[1])
+        q = lm.pred_prob(pool, shrink=self.settings(pool, lm)[1])
         key = np.concatenate([pool.preds.T.astype(np.float64),
                               pool.weights.T.astype(np.float64), q.T], axis=1)
         gid = np.unique(key, axis=0, return_inverse=True)[1].reshape(-1)
@@ -181,7 +189,7 @@ class CalibrationGated(ExpectedCoverage):
     the rows read rejects the label model: per candidate, z = (errors read - errors the
     model expected on those rows) / sqrt(sum q (1 - q) + 1); on when max |z| > ``z``
     (``side="both"``), max -z (``"over"``: the model expected too many errors) or max z
-    (``"under"``).  Issue 13's first direction.  The test's running sums live on the
+    (``"under"``).  The first direction tried.  The test's running sums live on the
     policy object, so a policy object serves one replay (as in `main`)."""
 
     def __init__(self, z: float = 3.0, slack: float = 0.05, side: str = "both", **kw):
@@ -196,7 +204,7 @@ class CalibrationGated(ExpectedCoverage):
             lm = self._static(ctx)[0]
             agree, shrink = self.settings(pool, lm)[:2]
             self._q = ((1 - shrink) * agreement_pred_prob(pool) + shrink / pool.n_classes
-                       if agree else lm.pred_prob(pool, shrink))
+                       if agree else lm.pred_prob(pool, shrink=shrink))
             self._sums = np.zeros((3, K))  # errors read, expected, variance
         self.on_at = None
         return s
@@ -216,37 +224,66 @@ class CalibrationGated(ExpectedCoverage):
         return None if self.on_at is None else super()._forced_row(state, view)
 
 
-def main(argv=None) -> int:
-    argv = sys.argv[1:] if argv is None else argv
-    if len(argv) != 2:
-        print(__doc__)
-        return 2
-    d, expr = Path(argv[0]), argv[1]
-    cache_f = d / "aps.json"
-    cache = json.loads(cache_f.read_text()) if cache_f.exists() else {}
+def run_variant(files: list[Path], cache: dict, expr: str) -> list[object]:
+    """Replay one variant on every pool; print its line, return its Markdown row."""
     rows, t0 = [], time.perf_counter()
     names = {c.__name__: c for c in (ExpectedCoverage, GroupPosterior, Interleave,
                                      InterleaveOnDisagreement, CalibrationGated)}
-    for f in sorted((d / "panels").glob("*.csv")):
+    for f in files:
         pool = load_pool(str(f))
         if f.stem not in cache:
-            cache[f.stem] = replay(pool, "adaptive-pair-sum").labels_read
-        r = replay(pool, eval(expr, names))  # a fresh policy per pool
+            cache[f.stem] = replay(pool, policy="adaptive-pair-sum").labels_read
+        r = replay(pool, policy=eval(expr, names))  # a fresh policy per pool
         rows.append((f.stem, pool.n, cache[f.stem], r.labels_read,
                      bool(r.certified and r.selected == r.full_pool_winner)))
-    cache_f.write_text(json.dumps(cache))
     by: dict = {}
     for name, n, a, e, _ in rows:
         by.setdefault(name.split("_s")[0], []).append((a - e) / n)
     pts = 100 * float(np.mean([np.mean(v) for v in by.values()]))
     d_ = [100 * (e - a) / n for _, n, a, e, _ in rows]
     w = int(np.argmax(d_))
+    ok = all(r[4] for r in rows)
     per = ", ".join(f"{k} {100 * np.mean(v):.1f}" for k, v in sorted(by.items()))
     print(f"{expr}: {pts:.2f} points ({per}); more than adaptive pair-sum on "
           f"{sum(x > 0 for x in d_)}/{len(rows)} pools, over +5% of n on "
           f"{sum(x > 5 for x in d_)}, over +10% on {sum(x > 10 for x in d_)}; worst "
           f"{rows[w][0]} {d_[w]:+.1f}% of n; every run certified the winner: "
-          f"{all(r[4] for r in rows)} ({time.perf_counter() - t0:.0f} s)")
+          f"{ok} ({time.perf_counter() - t0:.0f} s)")
+    worst = f"{rows[w][0]} {d_[w]:+.1f}%" if d_[w] > 0 else f"{d_[w]:+.1f}%"
+    return [f"`{expr}`", f"{pts:.2f}", sum(x > 0 for x in d_), sum(x > 5 for x in d_),
+            sum(x > 10 for x in d_), worst, "yes" if ok else "**no**"]
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if len(argv) < 2 or argv[0] in ("-h", "--help") or (argv[0] == "--splits"
+                                                         and len(argv) < 3):
+        print(__doc__)
+        return 2
+    if argv[0] == "--splits":
+        # pools generated into a temporary folder, deleted afterwards
+        with tempfile.TemporaryDirectory(prefix="certlib_variants_") as tmp:
+            make_holdout(Path(tmp), parse_splits(argv[1]))
+            return run(Path(tmp), argv[2:], argv)
+    return run(Path(argv[0]), argv[1:], argv)
+
+
+def run(d: Path, exprs: list[str], argv: list[str]) -> int:
+    panels = d / "panels"
+    folder = panels if panels.is_dir() else d
+    cache_f = d / "aps.json" if panels.is_dir() else None
+    cache = json.loads(cache_f.read_text()) if cache_f and cache_f.exists() else {}
+    files = sorted(folder.glob("*.csv"))
+    out = [run_variant(files, cache, e) for e in exprs]
+    if cache_f is not None:
+        cache_f.write_text(json.dumps(cache))
+    tag = splits_of(files)
+    md = (f"{len(files)} pools, split seeds {tag.replace('_', ', ')}; exact test, tau = 0. "
+          "Points of n below adaptive pair-sum (each data set weighted equally), pools read "
+          "more than it, over +5% and over +10% of n, the worst pool:\n\n"
+          + table(["variant", "points", "more", "over +5%", "over +10%", "worst pool",
+                   "winner certified"], out))
+    write_results(f"coverage_variants_{tag}", md, command=command("coverage_variants", argv))
     return 0
 
 

@@ -1,7 +1,7 @@
-"""How good can a forecast with independent rows be?  A ceiling for issue 10's targets.
+"""How good can a forecast with independent rows be?  A ceiling for the forecast's targets.
 
-    python bench/bench_forecast_ceiling.py --splits 40-43
-    python bench/bench_forecast_ceiling.py --splits 4-7,40-43,60-63,90-93,110-113 --dir DIR
+    python -m bench forecast_ceiling --splits 40-43
+    python -m bench forecast_ceiling --splits 4-7,40-43,60-63,90-93,110-113 --dir DIR
 
 The forecast's misses could come from a badly estimated label model or from the
 model family itself (every unread label drawn independently given its row's
@@ -46,14 +46,8 @@ from pathlib import Path
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "bench"))
-
-from bench_forecast_holdout import evaluate, panel_files, parse_splits, summary  # noqa: E402
-
-from certlib.io import load_pool  # noqa: E402
-from certlib.policies.label_model import (  # noqa: E402
+from certlib.io import load_pool
+from certlib.policies.label_model import (
     _logistic_map,
     _logit,
     agreement_groups,
@@ -61,6 +55,9 @@ from certlib.policies.label_model import (  # noqa: E402
     label_probabilities,
     unread_frame,
 )
+
+from .bench_forecast_holdout import evaluate, panel_files, parse_splits, splits_tag, stats, summary
+from .results import command, table, write_results
 
 SHARE_PRIOR = (-2.5, 0.6, 4.5)
 
@@ -162,8 +159,9 @@ def pseudo_weighted(gamma):
     return make
 
 
-def main(argv=None):
-    ap = argparse.ArgumentParser()
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--splits", default="40-43")
     ap.add_argument("--dir", default=None, help="also evaluate the pool files in DIR")
     ap.add_argument("--pseudo", default="", help="expert weights from the majority vote, "
@@ -182,23 +180,38 @@ def main(argv=None):
         s = oracle(seen, full)
         return replace(s, jitter=np.zeros_like(s.jitter))
 
-    makers = [("library label model", None),
-              ("share", lambda seen, full: fit_share_sampler(seen)),
-              ("share, oracle coefficients (hindsight)", oracle),
-              ("share, oracle coefficients, no jitter (its own expected |err| is the "
-               "noise floor)", oracle_fixed)]
+    makers = [("the library's model", None),
+              ("share model, refitted on the labels read",
+               lambda seen, full: fit_share_sampler(seen)),
+              ("hindsight coefficients", oracle),
+              ("hindsight, no jitter", oracle_fixed)]
     if a.pseudo:
-        makers = [("library label model", None)] + [
+        makers = [("the library's model", None)] + [
             (f"expert weights from the majority vote, G = {g}", pseudo_weighted(float(g)))
             for g in a.pseudo.split(",")]
     print(f"{len(pools)} pools, split seeds {a.splits}, 200 draws")
+    out = []
     for name, make in makers:
         rows = [evaluate(p, {}, make=make) for _, p in pools]
         print(name)
         print("  " + summary(rows, "before"))
         print("  " + summary(rows, "quarter"))
+        cells = []
+        for tag in ("before", "quarter"):
+            s = stats(rows, tag)
+            cells.append(f"{s['coverage']:.1f}%, {s['mae']:.2f}, own {s['own']:.2f}")
+        out.append([name, *cells])
     tmp.cleanup()
+    md = (f"{len(pools)} pools (split seeds {a.splits}"
+          + (f", and the files of `{Path(a.dir).name}`" if a.dir else "")
+          + "), adaptive pair-sum, tau = 0, 200 draws. Cells: coverage of the 10-90% "
+          "interval, MAE of the median (% of n), and the forecast's own expected error (the "
+          "mean distance of its draws from their median, % of n).\n\n"
+          + table(["label model", "before any label", "after a quarter"], out))
+    name = "forecast_ceiling_" + splits_tag(a.splits) + ("_pseudo" if a.pseudo else "")
+    write_results(name, md, command=command("forecast_ceiling", argv))
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -1,10 +1,10 @@
-"""Calibration of `certlib.forecast` on panel pools (issue 10).
+"""Calibration of `certlib.forecast` on panel pools.
 
-    python bench/bench_forecast_holdout.py --baseline       # held-out split seeds 60-63
-    python bench/bench_forecast_holdout.py --splits 40-43   # the other held-out set
-    python bench/bench_forecast_holdout.py --splits 0-7     # the tuning pools
-    python bench/bench_forecast_holdout.py --splits 0-3 --kw "blend=0.45;jitter=1.6"
-    python bench/bench_forecast_holdout.py --splits 90-93 --baseline --kw ";agree_clip=1,jscale=200"
+    python -m bench forecast_holdout --baseline       # held-out split seeds 60-63
+    python -m bench forecast_holdout --splits 40-43   # the other held-out set
+    python -m bench forecast_holdout --splits 0-7     # the tuning pools
+    python -m bench forecast_holdout --splits 0-3 --kw "blend=0.45;jitter=1.6"
+    python -m bench forecast_holdout --splits 90-93 --baseline --kw ";agree_clip=1,jscale=200"
         # the fresh seeds of the second model, with the first model for comparison
 
 Pools: paper section 6.1 panel pools (Breast Cancer, Wine, Digits; trees and
@@ -43,19 +43,19 @@ consensus on agreement rows: ``agree_clip=1``).
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 import tempfile
 from pathlib import Path
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "sample_data"))
+import certlib
+from certlib.io import load_pool
+from certlib.policies.label_model import fit_label_sampler
 
-import certlib  # noqa: E402
-from certlib.io import load_pool  # noqa: E402
-from certlib.policies.label_model import fit_label_sampler  # noqa: E402
+from ._paths import ROOT, sample_data_generator
+from .results import command, table, write_results
 
 POLICY = "adaptive-pair-sum"
 
@@ -72,8 +72,9 @@ def parse_splits(text: str) -> tuple:
 
 
 def panel_files(splits, log=lambda *a: None):
-    import make_sample_data as msd
-
+    """Pool files of the split seeds: 0-2 and 3 are shipped, others are generated into a
+    temporary folder (returned too; the caller cleans it up)."""
+    msd = sample_data_generator()
     tmp = tempfile.TemporaryDirectory()
     out = Path(tmp.name)
     shipped = {0: ROOT / "sample_data" / "panels", 1: ROOT / "sample_data" / "panels",
@@ -118,19 +119,31 @@ def evaluate(pool, kw, draws=200, make=None):
     return out
 
 
-def summary(rows, tag):
+def stats(rows, tag) -> dict:
+    """Coverage of the 10-90% interval, MAE / median / mean signed error of the median
+    and the forecast's own expected error, in % of n, over the pools that have ``tag``."""
     got = [r[tag] for r in rows if r.get(tag) is not None]
-    cov = np.mean([g[0] for g in got])
     err = np.array([g[1] for g in got])
-    mae, med = 100 * np.abs(err).mean(), 100 * np.median(np.abs(err))
-    own = 100 * np.mean([g[2] for g in got])
-    return (f"{tag:<8} pools {len(got):3d}  coverage {100 * cov:5.1f}%  MAE {mae:5.2f}% n"
-            f"  median |err| {med:5.2f}% n  mean signed {100 * err.mean():+6.2f}% n"
-            f"  own expected |err| {own:5.2f}% n")
+    return {"pools": len(got), "coverage": 100 * float(np.mean([g[0] for g in got])),
+            "mae": 100 * float(np.abs(err).mean()), "median": 100 * float(np.median(np.abs(err))),
+            "signed": 100 * float(err.mean()), "own": 100 * float(np.mean([g[2] for g in got]))}
 
 
-def main(argv=None):
-    ap = argparse.ArgumentParser()
+def summary(rows, tag) -> str:
+    s = stats(rows, tag)
+    return (f"{tag:<8} pools {s['pools']:3d}  coverage {s['coverage']:5.1f}%  MAE "
+            f"{s['mae']:5.2f}% n  median |err| {s['median']:5.2f}% n  mean signed "
+            f"{s['signed']:+6.2f}% n  own expected |err| {s['own']:5.2f}% n")
+
+
+def splits_tag(text: str) -> str:
+    """A file-name form of a split-seed list: '0-7,40-43' -> '0-7_40-43'."""
+    return re.sub(r"[^0-9-]+", "_", text).strip("_") or "none"
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--splits", default="60-63")
     ap.add_argument("--baseline", action="store_true")
     ap.add_argument("--per-pool", action="store_true")
@@ -142,13 +155,14 @@ def main(argv=None):
     if a.dir:
         files += sorted(Path(a.dir).glob("*.csv"))
     pools = [(f.stem, load_pool(f)) for f in files]
-    configs = [("label model" + (f" {x}" if x else ""),
+    configs = [("current" if not x else f"`{x}`",
                 {k: float(v) for k, v in (y.split("=") for y in x.split(",") if y)})
                for x in a.kw.split(";")]
     if a.baseline:
         configs.append(("baseline", dict(blend=1.0, ridge=1e12, temper=0.0, jitter=0.0,
                                          agree_clip=1.0)))
     print(f"{len(pools)} pools, split seeds {a.splits}, policy {POLICY}, 200 draws")
+    out, skipped = [], 0
     for name, c in configs:
         rows = []
         for stem, p in pools:
@@ -160,10 +174,27 @@ def main(argv=None):
         print(name)
         print("  " + summary(rows, "before"))
         print("  " + summary(rows, "quarter"))
-        print(f"  certified within a quarter (not counted above): "
-              f"{sum(r['quarter'] is None for r in rows)}")
+        skipped = sum(r["quarter"] is None for r in rows)
+        print(f"  certified within a quarter (not counted above): {skipped}")
+        b, q = stats(rows, "before"), stats(rows, "quarter")
+        out.append([name, f"{b['coverage']:.1f}% / {q['coverage']:.1f}%",
+                    f"{b['mae']:.2f} / {q['mae']:.2f}", f"{b['median']:.2f} / {q['median']:.2f}",
+                    f"{b['signed']:+.2f} / {q['signed']:+.2f}", f"{b['own']:.2f} / {q['own']:.2f}"])
     tmp.cleanup()
+    where = f"split seeds {a.splits}" if a.splits else ""
+    if a.dir:
+        where += (" and " if where else "") + f"the files of `{Path(a.dir).name}`"
+    md = (f"Label forecast on {len(pools)} panel pools ({where}), adaptive pair-sum, tau = 0, "
+          "200 draws; realised = the replay with every label. Cells: before any label / "
+          "after a quarter (the policy's first n/4 rows keep their labels"
+          + (f"; {skipped} pools certified within a quarter are left out of that column"
+             if skipped else "") + "). Errors in % of n.\n\n"
+          + table(["model", "coverage of 10-90%", "MAE of median", "median abs. error",
+                   "mean signed", "own expected error"], out))
+    name = "forecast_holdout_" + splits_tag(a.splits) + ("_dir" if a.dir else "")
+    write_results(name, md, command=command("forecast_holdout", argv))
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

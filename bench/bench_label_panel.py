@@ -1,8 +1,8 @@
 """The labelling panel in Chromium against `streamlit run app.py`: key press -> next row
 painted, a paced annotator, double presses and a server killed mid-burst.
 
-    python bench/bench_label_panel.py                       # n = 1,000, 100,000, 1,000,000
-    python bench/bench_label_panel.py --n 1000 --rows 60 --pairs 20 --no-kill
+    python -m bench label_panel                       # n = 1,000, 100,000, 1,000,000
+    python -m bench label_panel --n 1000 --rows 60 --pairs 20 --no-kill
 
 For each n: a synthetic binary pool (seeded, K = 8, no labels) is saved as an upload in
 a temporary CERTLIB_DATA folder, the server starts on 127.0.0.1 with a temporary
@@ -24,7 +24,10 @@ the machine idle and then with two CPU-burning processes beside the server (both
   labels in the store that were not pressed (both must be 0), and whether the panel
   resumes on the row the store says is next.
 
-Not a test: timings depend on the machine (README, "Labelling in the browser").
+Not a test: timings depend on the machine.  Writes ``docs/results/label_panel.md``.
+Chromium's path and flags and the panel's selectors come from ``tests/browser_support.py``
+(loaded by its path, `bench._paths.browser_support`), so the bench drives the page exactly
+as the browser tests do.
 """
 
 from __future__ import annotations
@@ -44,10 +47,12 @@ from pathlib import Path
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
+from ._paths import ROOT, browser_support
+from .results import command, table, write_results
 
-from browser_support import ARGS, CHROMIUM, PANEL_JS, PANEL_ROW_JS, free_port  # noqa: E402
+_bs = browser_support()
+ARGS, CHROMIUM, PANEL_JS, PANEL_ROW_JS = _bs.ARGS, _bs.CHROMIUM, _bs.PANEL_JS, _bs.PANEL_ROW_JS
+free_port = _bs.free_port
 
 K = 8
 GUARD_MS = 250
@@ -285,16 +290,62 @@ def run(n: int, args) -> dict:
     return res
 
 
-def main() -> None:
+def markdown(out: list[dict], args: argparse.Namespace) -> str:
+    def lat(ph):
+        p = ph["paced"]
+        return f"{p['latency_median_ms']} / {p['latency_p95_ms']} ms"
+
+    rows, said = [], []
+    for r in out:
+        i, b = r["idle"], r["busy"]
+        row = [f"{r['n']:,}", lat(i), lat(b),
+               f"{i['paced']['mismatches']} ({i['paced']['stored']}) / "
+               f"{b['paced']['mismatches']} ({b['paced']['stored']})",
+               f"{i['double']['second_press_saved_under_guard']} / "
+               f"{b['double']['second_press_saved_under_guard']}",
+               f"{i['double']['not_said_too_quick']} / {b['double']['not_said_too_quick']}"]
+        if args.kill:
+            k = r["kill"]
+            ok = "yes" if k["panel_row_after_restart"] == k["store_next_row"] else "no"
+            row.append(f"{k['shown_saved_missing']} of {k['in_store_after_restart']}; {ok}")
+        rows.append(row)
+        for tag, ph in (("idle", i), ("busy", b)):
+            for msg, c in ph["double"]["said_instead"].items():
+                said.append(f"n = {r['n']:,} {tag}: {c} x \"{msg.strip()}\"")
+    header = ["n", "latency median / p95, idle", "busy",
+              f"paced: mismatches (stored of {args.rows}), idle / busy",
+              f"double: wrong of {args.pairs}, idle / busy",
+              "double: not said \"Too quick\", idle / busy"]
+    if args.kill:
+        header.append("kill: shown saved but not stored (of stored); resumes on the "
+                      "store's next row")
+    text = ("`streamlit run app.py` on 127.0.0.1 with an uploaded unlabelled synthetic pool "
+            f"(K = {K}, seeded), headless Chromium, one run; \"busy\" = two CPU-burning "
+            "processes beside the server. Latency: key down to the next row painted, "
+            f"measured in the page. Paced: a press every 350 ms for {args.rows} rows. Double: "
+            f"{args.pairs} pairs, the second press 30-200 ms after the first, counted wrong "
+            f"when a label is stored for a row painted under {GUARD_MS} ms before it."
+            + (" Kill: a 350 ms burst, the server killed with SIGKILL after 10 presses, "
+               "restarted." if args.kill else " No kill phase in this run (`--no-kill`).")
+            + "\n\n" + table(header, rows))
+    if said:
+        text += "\n\nSecond presses answered with another message: " + "; ".join(said) + "."
+    return text
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--n", type=int, nargs="*", default=[1_000, 100_000, 1_000_000])
     ap.add_argument("--rows", type=int, default=300)
     ap.add_argument("--pairs", type=int, default=100)
     ap.add_argument("--no-kill", dest="kill", action="store_false")
-    args = ap.parse_args()
+    args = ap.parse_args(argv)
     out = [run(n, args) for n in args.n]
     print(json.dumps(out, indent=1))
+    write_results("label_panel", markdown(out, args), command=command("label_panel", argv))
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())
