@@ -132,13 +132,21 @@ def panel_row(page, previous=None, timeout=60_000, settle_ms=300) -> str:
 def record_rows_at_keydown(page) -> None:
     """From now on the page records, at each key press and before the panel sees it (a
     listener on the window, capturing), the row the panel shows; `rows_seen` reads them."""
-    page.evaluate(f"""() => {{ window.__seen = [];
-        window.addEventListener('keydown', () => window.__seen.push(({PANEL_ROW_JS})()),
+    page.evaluate(f"""() => {{ window.__seen = []; window.__seenAt = [];
+        window.addEventListener('keydown', (e) => {{
+            window.__seen.push(({PANEL_ROW_JS})()); window.__seenAt.push(e.timeStamp); }},
                                 true); }}""")
 
 
 def rows_seen(page) -> list:
     return list(page.evaluate("window.__seen"))
+
+
+def key_gaps_ms(page) -> list[float]:
+    """The browser's time between successive recorded key presses, in ms: what a test
+    asked as a pause can be much longer on a busy machine."""
+    at = page.evaluate("window.__seenAt")
+    return [b - a for a, b in zip(at, at[1:])]
 
 
 def panel_message(page) -> str:

@@ -19,8 +19,9 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from browser_support import (PANEL_JS, PANEL_ROW_JS, ROOT, idle, launch, panel_message,
-                             record_rows_at_keydown, require_chromium, rows_seen, wait_text)
+from browser_support import (PANEL_JS, PANEL_ROW_JS, ROOT, idle, key_gaps_ms, launch,
+                             panel_message, record_rows_at_keydown, require_chromium,
+                             rows_seen, wait_text)
 
 PANEL_TEXT_JS = f"() => {{ const r = ({PANEL_JS})(); return r ? r.textContent : ''; }}"
 
@@ -204,8 +205,12 @@ def test_a_quick_double_press_labels_only_items_shown(server, browser, gap_ms):
     """As on the Label page: a key pressed twice quickly labelled the next queued item,
     which the page had not shown (item 2397 saved with the wrong class).
     The panel draws the next item at the first press and refuses, and says, the second:
-    its item was painted under 250 ms before."""
+    its item was painted under 250 ms before.  The gap is measured in the browser (a
+    pause asked of a busy machine can last longer): a second press 250 ms or more after
+    the first may count, and then only for the item it was pressed on."""
     from certlib.audit.store import AuditStore
+
+    from ui.label_panel import GUARD_MS
 
     page = _start_audit(browser, server, 800, 1200)
     first = _state(page, 0)
@@ -213,12 +218,18 @@ def test_a_quick_double_press_labels_only_items_shown(server, browser, gap_ms):
     _press(page, "0")
     page.wait_for_timeout(gap_ms)
     page.keyboard.press("0")
-    assert "Too quick" in panel_message(page)
-    second = _state(page, 1, not_item=first)
+    said = panel_message(page)
+    (gap,) = key_gaps_ms(page)
     page.wait_for_timeout(1500)  # a second save, if any, has landed by now
     seen = [int(r) for r in rows_seen(page)]
-    assert seen[0] == first and seen[1] == second, seen
     store = AuditStore(server.env["CERTLIB_STORE"])
     (project,) = store.projects()
-    assert [int(e.item_id) for e in store.events(project.id) if e.kind == "label"] == [first]
+    labelled = [int(e.item_id) for e in store.events(project.id) if e.kind == "label"]
+    assert seen[0] == first and seen[1] != first, seen
+    if gap < GUARD_MS:  # the item drawn by the first press was on screen under the guard
+        assert "Too quick" in said, (gap, said)
+        assert labelled == [first], (gap, labelled)
+        assert _state(page, 1, not_item=first) == seen[1]
+    else:
+        assert labelled in ([first], [first, seen[1]]), (gap, seen, labelled)
     page.close()

@@ -13,8 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from browser_support import (PANEL_ROW_JS, ROOT, idle, launch, panel_message, panel_row,
-                             record_rows_at_keydown, require_chromium, rows_seen, wait_text)
+from browser_support import (PANEL_ROW_JS, ROOT, idle, key_gaps_ms, launch, panel_message,
+                             panel_row, record_rows_at_keydown, require_chromium, rows_seen,
+                             wait_text)
 
 sync_api = require_chromium()
 pytestmark = pytest.mark.slow
@@ -169,7 +170,13 @@ def test_a_quick_double_press_labels_only_rows_shown(server, browser, gap_ms):
     """A key pressed twice quickly must not label a row the person has not read (a
     double presses 150-300 ms apart once saved the second on the next row).
     The panel draws the next row at the first press and refuses, and says, a press on a
-    row painted under 250 ms before: on the browser's clock, whatever the server does."""
+    row painted under 250 ms before: on the browser's clock, whatever the server does.
+    The gap is the browser's (a pause asked of a busy machine can last longer than
+    asked): a second press 250 ms or more after the first may count, for its own row."""
+    from certlib.labelling.store import LabelStore
+
+    from ui.label_panel import GUARD_MS
+
     page = _start_project(browser, server, "ana", 800)
     first = _next_row_id(page)
     _record_rows_at_keydown(page)
@@ -177,15 +184,19 @@ def test_a_quick_double_press_labels_only_rows_shown(server, browser, gap_ms):
     page.keyboard.press("0")
     page.wait_for_timeout(gap_ms)
     page.keyboard.press("0")
-    assert "Too quick" in panel_message(page)
-    wait_text(page, "1 of 171")
+    said = panel_message(page)
+    (gap,) = key_gaps_ms(page)
     page.wait_for_timeout(1500)  # a second save, if any, has landed by now
     seen = _rows_seen(page)
     assert seen[0] == first and seen[1] != first, seen
-    from certlib.labelling.store import LabelStore
-
     store = LabelStore(server.env["CERTLIB_STORE"])
     (project,) = store.projects()
+    if gap >= GUARD_MS:  # not a double press on the browser's clock
+        assert [lab.row_id for lab in store.labels(project.id)] in ([first], [first, seen[1]])
+        page.close()
+        return
+    assert "Too quick" in said, (gap, said)
+    wait_text(page, "1 of 171")
     assert [lab.row_id for lab in store.labels(project.id)] == [first]
     second = _next_row_id(page)
     assert second == seen[1]
@@ -272,7 +283,9 @@ def test_n_presses_give_n_answers_each_for_the_row_shown(server, browser):
     """A paced annotator (a press every 320 ms), with whole-page reruns in between (the
     chart's reference changed): every press is one answer, for the row on screen when the
     key went down, with the key pressed (a first trial of this design, whose panel added
-    a key listener at every render, sent 55 answers for 10 presses)."""
+    a key listener at every render, sent 55 answers for 10 presses).  On a busy machine the
+    server can be a press behind: a press on the drawn row before the previous answer is
+    saved is refused and said, and is no answer."""
     import random
 
     from certlib.labelling.store import LabelStore
@@ -281,7 +294,7 @@ def test_n_presses_give_n_answers_each_for_the_row_shown(server, browser):
     _next_row_id(page)
     _record_rows_at_keydown(page)
     rng = random.Random(29)
-    keys = []
+    keys, refused = [], []
     for i in range(16):
         if i in (5, 11):  # a whole-page rerun: the panel is drawn again with new data
             box = page.get_by_role("combobox", name="Draw every bound against")
@@ -292,14 +305,19 @@ def test_n_presses_give_n_answers_each_for_the_row_shown(server, browser):
             page.evaluate("document.activeElement && document.activeElement.blur()")
         keys.append(rng.choice("01"))
         page.keyboard.press(keys[-1])
+        said = panel_message(page)  # the press's own word: the panel answers at once
+        assert "Too quick" not in said, (i, said)  # 320 ms apart: never a double press
+        refused.append("still being saved" in said)
         page.wait_for_timeout(320)
-    wait_text(page, "16 of 171")
+    answers = 16 - sum(refused)
+    assert answers >= 8, refused  # the pace is a person's: most presses are answers
+    wait_text(page, f"{answers} of 171")
     page.wait_for_timeout(1500)
     store = LabelStore(server.env["CERTLIB_STORE"])
     (project,) = store.projects()
     seen = _rows_seen(page)
     assert len(seen) == 16
-    assert [(lab.row_id, str(lab.label)) for lab in store.labels(project.id)] == \
-        list(zip(seen, keys))
-    assert len(store.events(project.id)) == 16
+    given = [(int(r), k) for r, k, no in zip(seen, keys, refused) if not no]
+    assert [(lab.row_id, str(lab.label)) for lab in store.labels(project.id)] == given
+    assert len(store.events(project.id)) == answers
     page.close()
