@@ -1,9 +1,11 @@
-"""``certlib plan POOL``: the budget-tolerance map, Figure 8's answer and a forecast
-(paper 000 section 6).  Registered by `certlib.cli.build_parser` through `register`."""
+"""``certlib plan POOL``: the budget-tolerance map, Figure 8's answer, a forecast and
+the labels the accuracy choice needs beside AUGRC's (paper 000 section 6).  Registered by
+`certlib.cli.build_parser` through `register`."""
 
 from __future__ import annotations
 
 import argparse
+import textwrap
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, TypeVar
 
@@ -11,13 +13,15 @@ from .cli_output import emit, percent
 from .errors import ParameterError
 
 if TYPE_CHECKING:
+    from .certificates.certificate import Certificate
     from .core.pool import Pool
+    from .planning.accuracy_plan import AccuracyPlan
     from .planning.budget_plan import BudgetMap, Number
     from .planning.label_forecast import Forecast
 
 _T = TypeVar("_T")
 
-__all__ = ["plan_payload", "register"]
+__all__ = ["accuracy_section", "plan_payload", "register"]
 
 MARK: dict[str, str] = {"ruled_out": "x", "certified": "C", "unresolved": "."}
 
@@ -46,13 +50,18 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                        "(x = ruled out, C = certified by the policy's replay, every row read, or "
                        "by the labels already known, "
                        ". = unresolved), "
-                       "the smallest tolerance each budget certifies (paper Figure 8) and, "
-                       "with --forecast, a forecast of the labels the policy will read.")
+                       "the smallest tolerance each budget certifies (paper Figure 8), "
+                       "with --forecast a forecast of the labels the policy will read, and "
+                       "the labels the accuracy choice needs beside AUGRC's (paper section "
+                       "6.2).")
     p.add_argument("pool", metavar="POOL", help="CSV or Parquet pool file (SPEC section 2)")
     p.add_argument("--classes", help="declare the class set, comma-separated (e.g. 0,1,2)")
+    p.add_argument("--objective", default="augrc", choices=["augrc", "accuracy"],
+                   help="objective of the map, the replays and the forecast (default: augrc)")
     p.add_argument("--tolerances", default=None,
-                   help="comma-separated AUGRC tolerances (default 0,0.0005,0.001,0.002,"
-                   "0.005,0.01)")
+                   help="comma-separated objective tolerances (default 0,0.0005,0.001,0.002,"
+                   "0.005,0.01 for AUGRC; 0,0.005,0.01,0.02,0.05 on the error rate for "
+                   "accuracy)")
     p.add_argument("--budgets", default=None,
                    help="comma-separated budgets in labels (default floor(b n), b = 0, .1, "
                    "..., 1)")
@@ -77,7 +86,8 @@ def plan_payload(pool: Pool, *, tolerances: Sequence[Number] | None = None,
     pool : Pool
         The pool, with the labels read so far.
     tolerances : sequence of numbers, optional
-        Objective tolerances (default `certlib.planning.budget_plan.DEFAULT_TOLERANCES`).
+        Objective tolerances (default `certlib.planning.budget_plan.DEFAULT_TOLERANCES`
+        for AUGRC, ``DEFAULT_ACCURACY_TOLERANCES`` for a pool whose objective is accuracy).
     budgets : sequence of int, optional
         Label counts (default floor(b n), b = 0, .1, ..., 1).
     policy : str, default "adaptive-pair-sum"
@@ -102,10 +112,11 @@ def plan_payload(pool: Pool, *, tolerances: Sequence[Number] | None = None,
     ParameterError
         On a bad tolerance, budget, policy or number of draws.
     """
-    from .planning.budget_plan import DEFAULT_TOLERANCES, budget_map
+    from .planning.budget_plan import DEFAULT_ACCURACY_TOLERANCES, DEFAULT_TOLERANCES, budget_map
     from .planning.label_forecast import forecast
 
-    tols = DEFAULT_TOLERANCES if tolerances is None else tolerances
+    tols: Sequence[Number] = tolerances if tolerances is not None else (
+        DEFAULT_ACCURACY_TOLERANCES if pool.objective == "accuracy" else DEFAULT_TOLERANCES)
     m = budget_map(pool, tols, budgets=budgets, policy=policy)
     fcs: list[Forecast] | None = None
     if forecast_draws and not pool.fully_labelled:
@@ -120,29 +131,36 @@ def plan_payload(pool: Pool, *, tolerances: Sequence[Number] | None = None,
 
 def _cmd_plan(args: argparse.Namespace) -> int:
     from .io import load_pool
+    from .planning.accuracy_plan import accuracy_labels
 
     classes = None
     if args.classes:
         classes = [c.strip() for c in args.classes.split(",") if c.strip()]
-    pool = load_pool(args.pool, classes=classes)
+    pool = load_pool(args.pool, classes=classes, objective=args.objective)
     tols = None if args.tolerances is None else _numbers(args.tolerances, "--tolerances", float)
     buds = None if args.budgets is None else _numbers(args.budgets, "--budgets", int)
     if args.forecast < 0:
         raise ParameterError(f"--forecast must be a number of draws >= 0; got {args.forecast}")
     m, fcs = plan_payload(pool, tolerances=tols, budgets=buds, policy=args.policy,
                           forecast_draws=args.forecast, seed=args.seed)
-    payload = {"pool": args.pool, "map": m.to_dict(),
+    acc = accuracy_labels(pool, policy=args.policy, seed=args.seed)
+    payload = {"pool": args.pool, "objective": pool.objective, "map": m.to_dict(),
                "forecast": None if fcs is None else [f.to_dict() for f in fcs]}
     if fcs is not None:
         payload["p_certified"] = [[f.p_certified(b) for b in m.budgets] for f in fcs]
-    emit(args, payload, _table(args.pool, pool, m, fcs))
+    payload["accuracy"] = acc.to_dict()
+    emit(args, payload, _table(args.pool, pool, m, fcs) + "\n\n" + accuracy_section(acc))
     return 0
+
+
+_SCALE = {"augrc": "AUGRC", "accuracy": "the error rate"}
 
 
 def _table(name: str, pool: Pool, m: BudgetMap, fcs: list[Forecast] | None) -> str:
     w = max(6, max(len(str(b)) for b in m.budgets) + 1)
     lines = [f"pool      {name}: n = {pool.n} rows, K = {pool.K} candidates, "
              f"{pool.n_labelled} labels known",
+             f"objective {pool.objective} (tolerances on {_SCALE[pool.objective]})",
              f"policy    {m.policy} (rule {m.rule})", "",
              f"{'tolerance':>10} {'prelabel':>9} {'replay':>7}"]
     for i, t in enumerate(m.tolerances):
@@ -158,6 +176,9 @@ def _table(name: str, pool: Pool, m: BudgetMap, fcs: list[Forecast] | None) -> s
         if st is not None and m.known_certifies(list(m.tolerances).index(st), b):
             txt = f"{float(st):g} (" + (f"the {m.known:,} labels already known certify it)"
                                         if m.known else "certified with no label read)")
+        elif st is not None and not m.labelled and b < m.n:
+            txt = (f"{float(st):g} (whatever the labels: the policy reads only "
+                   f"disagreement rows, {m.certain_from:,} at most)")
         elif st is not None:
             txt = f"{float(st):g}"
         elif m.labelled:
@@ -184,3 +205,88 @@ def _table(name: str, pool: Pool, m: BudgetMap, fcs: list[Forecast] | None) -> s
             lines.append(f"{float(f.tolerance):>10g} "
                          + "".join(f"{percent(f.p_certified(b)):>{wp}}" for b in m.budgets))
     return "\n".join(lines)
+
+
+def accuracy_section(plan: AccuracyPlan) -> str:
+    """The plan's text section on the accuracy choice beside AUGRC's (paper 000 section 6.2).
+
+    Parameters
+    ----------
+    plan : AccuracyPlan
+        What `certlib.planning.accuracy_plan.accuracy_labels` returned.
+
+    Returns
+    -------
+    str
+        A table of the labels each objective needs at least (prelabel bound), at most
+        (the rows whose labels can change a comparison), by the policy's replay and in
+        hindsight (minimum certificate; "-" unless every label is known), and a few
+        lines saying what they mean.
+    """
+    win = plan.accuracy_winner is not None
+    lines = ["accuracy beside AUGRC, exact choice (paper 000 section 6.2), in labels:",
+             f"  {'':9} {'at least':>9} {'at most':>8} {'replay':>7} {'hindsight':>10}"
+             + ("  winner" if win else "")]
+    for label, pre, most, rep, cert, winner in (
+            ("accuracy", plan.accuracy_prelabel, plan.disagreement, plan.accuracy_replay,
+             plan.accuracy_certificate, plan.accuracy_winner),
+            ("AUGRC", plan.augrc_prelabel, plan.augrc_movable, plan.augrc_replay,
+             plan.augrc_certificate, plan.augrc_winner)):
+        lines.append(f"  {label:9} {pre:>9} {most:>8} {_count(rep):>7} {_enclosure(cert):>10}"
+                     + (f"  {winner}" if win else ""))
+    lines += ["",
+              "  at least   the prelabel bound: no policy certifies with fewer, whatever the "
+              "labels",
+              "  at most    the rows whose labels can change a comparison: reading them all "
+              "certifies",
+              f"  replay     the labels {plan.policy} reads (every label known)",
+              "  hindsight  the minimum certificate (every label known)", ""]
+    for note in (_accuracy_note(plan), _augrc_note(plan)):
+        lines += textwrap.wrap(note, 90, initial_indent="  ", subsequent_indent="  ")
+    return "\n".join(lines)
+
+
+def _count(value: int | None) -> str:
+    return "-" if value is None else str(value)
+
+
+def _enclosure(cert: Certificate | None) -> str:
+    if cert is None:
+        return "-"
+    return str(cert.upper) if cert.exact else f"[{cert.lower}, {cert.upper}]"
+
+
+def _accuracy_note(plan: AccuracyPlan) -> str:
+    d = plan.disagreement
+    if d == 0:
+        return ("Every candidate predicts the same class on every row: accuracy ties them all, "
+                f"so {plan.candidates[0]} (first in priority) wins it with no label; accuracy "
+                "cannot tell them apart, AUGRC can through their confidence orders.")
+    out = (f"The {d:,} rows where the candidates disagree ({100 * d / plan.n:.1f}% of the pool) "
+           "settle the accuracy choice whatever the other labels are: on the rest every "
+           "candidate is right or wrong together.")
+    if plan.policy_within_disagreement:
+        out += f" Under accuracy {plan.policy} reads only those rows, whatever their labels."
+    return out
+
+
+def _augrc_note(plan: AccuracyPlan) -> str:
+    d, pre = plan.disagreement, plan.augrc_prelabel
+    out = ("AUGRC weighs each error by the candidate's confidence rank, so agreement rows "
+           "count too: ")
+    if plan.augrc_needs_more:
+        out += (f"its prelabel bound, {pre:,}, is above {d:,}, so it needs more labels than "
+                "accuracy whatever the labels are")
+    else:
+        out += (f"its prelabel bound, {pre:,}, does not exceed {d:,}, so it does not prove that "
+                "AUGRC needs more labels than accuracy")
+    rows = f"the {d:,} disagreement rows"
+    if d == 0:  # no row to read: the prelabel bound has said it all
+        pass
+    elif plan.augrc_never_settled_by_disagreement:
+        out += f"; {rows} alone can never settle it"
+    elif plan.augrc_settled_by_disagreement is True:
+        out += f"; here the labels of {rows} settle it too"
+    elif plan.augrc_settled_by_disagreement is False:
+        out += f"; here the labels of {rows} leave it open"
+    return out + "."

@@ -15,7 +15,11 @@ every cell is one of
   rules can end "all labels read" uncertified, so there the cell stays unresolved.
   Nor when the labels the pool already holds certify at that tolerance (they count as
   read, as in the forecast): every budget from their number on is certified, exactly,
-  since no label still to come can undo a certificate.
+  since no label still to come can undo a certificate.  Nor, for the accuracy
+  objective with the shared rule and a range or pair-sum policy, a budget of at least
+  the known labels plus the unread disagreement rows: those policies read nothing else,
+  and the disagreement rows settle accuracy whatever the labels (paper 000 section 6.2;
+  `certlib.planning.accuracy_plan`), so such a cell is certain too (``certain_from``).
 
 **One replay per tolerance.**  ``replay(pool, budget=B).certified`` equals
 ``replay(pool).labels_read <= B`` for every built-in policy: a policy's choice of
@@ -48,10 +52,13 @@ Number: TypeAlias = int | float | Fraction
 # several pools: a folder of pool files, or a list of pools and pool files
 Pools: TypeAlias = "str | Path | Iterable[Pool | str | Path]"
 
-__all__ = ["BudgetMap", "DEFAULT_FRACTIONS", "DEFAULT_TOLERANCES", "MultiBudgetMap",
-           "budget_map", "budget_map_many", "default_budgets"]
+__all__ = ["BudgetMap", "DEFAULT_ACCURACY_TOLERANCES", "DEFAULT_FRACTIONS", "DEFAULT_TOLERANCES",
+           "MultiBudgetMap", "budget_map", "budget_map_many", "default_budgets"]
 
 DEFAULT_TOLERANCES: tuple[Number, ...] = (0, 0.0005, 0.001, 0.002, 0.005, 0.01)
+# the error rate's tolerance counts rows, floor(n tau) (SPEC section 5): below 1/n it is the
+# exact choice, so on a pool of a few hundred rows the AUGRC grid would repeat tolerance 0
+DEFAULT_ACCURACY_TOLERANCES: tuple[Number, ...] = (0, 0.005, 0.01, 0.02, 0.05)
 DEFAULT_FRACTIONS: tuple[Fraction, ...] = tuple(Fraction(i, 10) for i in range(11))
 CELLS: tuple[str, ...] = ("ruled_out", "certified", "unresolved")
 POOL_SUFFIXES: tuple[str, ...] = (".csv", ".tsv", ".parquet", ".pq")
@@ -143,6 +150,10 @@ class BudgetMap:
         Labels the pool already holds (they count as read).
     certified_now : tuple of bool or None
         Per tolerance, whether the known labels already certify (unlabelled pools only).
+    certain_from : int or None
+        The budget from which the replay certifies whatever the unread labels are, with
+        the shared rule (`certain_at`); None means n.  Below n only for accuracy with a
+        range or pair-sum policy: the known labels plus the unread disagreement rows.
     """
 
     n: int
@@ -158,6 +169,7 @@ class BudgetMap:
     selected: tuple[str, ...] | None = None
     known: int = 0
     certified_now: tuple[bool, ...] | None = None
+    certain_from: int | None = None
 
     @property
     def labelled(self) -> bool:
@@ -190,8 +202,8 @@ class BudgetMap:
         return "unresolved"
 
     def certain_at(self, budget: int) -> bool:
-        """Whether ``budget`` certifies whatever the labels are: every row read, with the
-        exact (shared) rule (module docstring).
+        """Whether ``budget`` certifies whatever the labels are: every row read, or for
+        accuracy every disagreement row, with the exact (shared) rule (module docstring).
 
         Parameters
         ----------
@@ -201,9 +213,11 @@ class BudgetMap:
         Returns
         -------
         bool
-            True when ``budget >= n`` and the rule is the shared one.
+            True when ``budget >= certain_from`` (n unless set) and the rule is the
+            shared one.
         """
-        return budget >= self.n and self.rule == "shared"
+        start = self.n if self.certain_from is None else self.certain_from
+        return budget >= start and self.rule == "shared"
 
     def known_certifies(self, tolerance_index: int, budget: int) -> bool:
         """Whether the labels already in the pool certify at that tolerance (exact) and
@@ -227,8 +241,9 @@ class BudgetMap:
     def smallest_tolerance(self, budget: int) -> Fraction | None:
         """Figure 8: the smallest grid tolerance whose stopping count fits in ``budget``
         labels; None when none does, or the pool has unlabelled rows and the budget
-        neither reads every row (`certain_at`) nor covers known labels that already
-        certify (`known_certifies`).
+        neither certifies whatever the labels (`certain_at`: every row read, or for
+        accuracy every disagreement row) nor covers known labels that already certify
+        (`known_certifies`).
 
         Parameters
         ----------
@@ -284,6 +299,7 @@ class BudgetMap:
             "selected": None if self.selected is None else list(self.selected),
             "known": self.known,
             "certified_now": None if self.certified_now is None else list(self.certified_now),
+            "certain_from": self.certain_from,
             "cells": [list(r) for r in self.cells],
             "smallest_tolerance": {
                 str(b): _float_or_none(self.smallest_tolerance(b)) for b in self.budgets},
@@ -395,21 +411,27 @@ def _budget_map_one(pool: Pool, tols: tuple[Fraction, ...], budgets: Iterable[ob
             progress((i + 1) / len(tols))
     labelled = pool.fully_labelled
     now = None
+    certain_from = None
     if not labelled:  # do the labels already known certify? (exact, one bound for all)
         from ..core.bounds import batch_lower, certified_mask, thresholds
         from ..core.pool import UNREAD
+        from .accuracy_plan import DISAGREEMENT_FIRST, disagreement_mask
 
-        L = batch_lower(pool, np.flatnonzero(pool.labels != UNREAD), rule=rule)
+        known = pool.labels != UNREAD
+        L = batch_lower(pool, np.flatnonzero(known), rule=rule)
         now = tuple(
             bool(certified_mask(L, thresholds(pool.K, pool.scale, rule=rule, tolerance=t)).any())
             for t in tols)
+        if pool.objective == "accuracy" and rule == "shared" and policy_name in \
+                DISAGREEMENT_FIRST:  # they read only disagreement rows (paper 000 section 6.2)
+            certain_from = int(known.sum()) + int((disagreement_mask(pool) & ~known).sum())
     m = BudgetMap(
         n=pool.n, policy=policy_name, rule=rule, seed=int(seed), tolerances=tols, budgets=bud,
         prelabel=tuple(pre),
         labels_read=tuple(r.labels_read for r in runs) if labelled else None,
         certified=tuple(r.certified for r in runs) if labelled else None,
         cells=(), selected=tuple(r.selected for r in runs) if labelled else None,
-        known=int(pool.n_labelled), certified_now=now,
+        known=int(pool.n_labelled), certified_now=now, certain_from=certain_from,
     )
     cells = tuple(tuple(m.cell(i, b) for b in bud) for i in range(len(tols)))
     object.__setattr__(m, "cells", cells)

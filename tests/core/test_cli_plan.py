@@ -7,6 +7,8 @@ import io
 import json
 from pathlib import Path
 
+import pytest
+
 import certlib
 from certlib.cli import main
 
@@ -87,3 +89,62 @@ def test_known_labels_that_certify_are_said(tmp_path):
     rc, out, _ = _run(str(ROOT / "sample_data/digits_images.csv"), "--tolerances", "0.01",
                       "--budgets", "0")
     assert rc == 0 and "budget 0: 0.01 (certified with no label read)" in " ".join(out.split())
+
+
+def test_accuracy_section_carries_the_library_numbers():
+    """The plan's accuracy section and its JSON are `certlib.accuracy_labels` (paper 000
+    section 6.2), on a labelled and on an unlabelled pool."""
+    for name in ("demo_binary.csv", "demo_unlabelled.csv"):
+        path = ROOT / "sample_data" / name
+        rc, out, _ = _run(str(path), "--budgets", "50", "--json")
+        assert rc == 0
+        d = json.loads(out)
+        p = certlib.accuracy_labels(certlib.load_pool(path))
+        assert d["objective"] == "augrc"
+        assert d["accuracy"] == json.loads(json.dumps(p.to_dict()))
+        rc, out, _ = _run(str(path), "--budgets", "50")
+        lines = out.splitlines()
+        start = lines.index("accuracy beside AUGRC, exact choice (paper 000 section 6.2), "
+                            "in labels:")
+        acc, aug = lines[start + 2].split(), lines[start + 3].split()
+        hind = (["-", "-"] if p.accuracy_certificate is None else
+                [str(p.accuracy_certificate.upper), str(p.augrc_certificate.upper)])
+        rep = ["-", "-"] if p.accuracy_replay is None else [str(p.accuracy_replay),
+                                                            str(p.augrc_replay)]
+        assert acc[:5] == ["accuracy", str(p.accuracy_prelabel), str(p.disagreement), rep[0],
+                           hind[0]]
+        assert aug[:5] == ["AUGRC", str(p.augrc_prelabel), str(p.augrc_movable), rep[1],
+                           hind[1]]
+        text = " ".join(out.split())
+        assert f"The {p.disagreement} rows where the candidates disagree" in text
+        assert p.augrc_needs_more and "so it needs more labels than accuracy whatever" in text
+
+
+def test_objective_accuracy_makes_the_plan_about_accuracy():
+    from certlib.planning.budget_plan import DEFAULT_ACCURACY_TOLERANCES
+
+    path = ROOT / "sample_data/teaching_k4.csv"
+    rc, out, _ = _run(str(path), "--objective", "accuracy", "--budgets", "10,21,171",
+                      "--json")
+    assert rc == 0
+    d = json.loads(out)
+    acc = certlib.load_pool(path, objective="accuracy")
+    m = certlib.budget_map(acc, DEFAULT_ACCURACY_TOLERANCES, budgets=(10, 21, 171),
+                           policy="adaptive-pair-sum")
+    assert d["objective"] == "accuracy" and d["map"] == json.loads(json.dumps(m.to_dict()))
+    # the section is the same whichever objective the plan is about
+    assert d["accuracy"] == json.loads(json.dumps(certlib.accuracy_labels(acc).to_dict()))
+    assert max(d["map"]["labels_read"]) <= d["accuracy"]["disagreement"]
+    rc, out, _ = _run(str(path), "--objective", "accuracy", "--tolerances", "0")
+    assert "objective accuracy (tolerances on the error rate)" in out
+    err = io.StringIO()
+    with contextlib.redirect_stderr(err), pytest.raises(SystemExit) as exc:
+        main(["plan", str(path), "--objective", "auc"])
+    assert exc.value.code == 2 and "--objective" in err.getvalue()
+
+
+def test_a_shared_prediction_pool_says_accuracy_cannot_choose():
+    rc, out, _ = _run(str(ROOT / "sample_data/digits_probs.csv"), "--tolerances", "0",
+                      "--budgets", "0")
+    text = " ".join(out.split())
+    assert rc == 0 and "accuracy ties them all, so msp (first in priority) wins it" in text
