@@ -7,11 +7,11 @@
 
 Timing: one audit of a 1,000,000-item stream with both tiers running to the end, and the
 PrPl-EB confidence sequence alone on 1,000,000 points (medians of 7).  Economics, on
-seeded synthetic streams (`certlib.audit.synthetic.synthetic_stream`, Delta = 0): the
-median labels to a verdict at eps = 0.02 per disagreement rate rho, against uniform
-labelling on the same streams and confidence sequence (`compare_baselines`), fits in rho
-and rho^2, the ratio at eps = 0.05, and the routing probability pi's effect on labels
-and traffic.  Writes ``docs/results/audit.md``: its sections ``timing`` and ``economics``,
+seeded simulated streams (`certlib.audit.synthetic_stream`, Delta = 0): the median
+labels to a verdict at eps = 0.02 per disagreement rate rho, against uniform labelling
+on the same streams and confidence sequence (`certlib.audit.compare_baselines`), fits
+in rho and rho^2, the ratio at eps = 0.05, and the routing probability pi's effect on
+labels and traffic.  Writes ``docs/results/audit.md``: its sections ``timing`` and ``economics``,
 each replaced only by a run that measures it.
 """
 
@@ -23,9 +23,7 @@ import time
 
 import numpy as np
 
-from certlib.audit import audit, prpl_eb
-from certlib.audit.baselines import compare_baselines
-from certlib.audit.synthetic import synthetic_stream
+from certlib.audit import audit, compare_baselines, prpl_eb, synthetic_stream
 
 from .results import command, table, write_results
 
@@ -35,7 +33,7 @@ RHOS = (0.03, 0.04, 0.05, 0.06, 0.08, 0.10, 0.12)
 
 def timing(repeats: int = 7) -> str:
     n = 1_000_000
-    f, g, y = synthetic_stream(n, rho=0.05, delta=0.0, seed=0)
+    f, g, y = synthetic_stream(n, rho=0.05, regression=0.0, seed=0)
     x = np.random.default_rng(1).random(n)
     cs_t, au_t = [], []
     for _ in range(repeats):
@@ -59,7 +57,7 @@ def _labels(rho: float, eps: float, streams: int, seed0: int) -> tuple[float, fl
     """Median Discern labels, median uniform labels, median per-stream ratio."""
     lab, uni = [], []
     for s in range(streams):
-        f, g, y = synthetic_stream(200_000, rho=rho, delta=0.0, seed=seed0 + s)
+        f, g, y = synthetic_stream(200_000, rho=rho, regression=0.0, seed=seed0 + s)
         c = compare_baselines(f, g, y, epsilon=eps, seed=s).by_method()
         lab.append(c["discern"].labels_used)
         uni.append(c["uniform"].labels_used)
@@ -107,7 +105,7 @@ def economics(streams: int, pi_streams: int) -> str:
         for pi in pis:
             lab, items = [], []
             for s in range(pi_streams):
-                f, g, y_ = synthetic_stream(n, rho=rho, delta=0.0, seed=1000 + s)
+                f, g, y_ = synthetic_stream(n, rho=rho, regression=0.0, seed=1000 + s)
                 r = audit(f, g, y_, epsilon=eps_, pi=pi, seed=s)
                 lab.append(r.labels_used)
                 items.append(r.stopping_time or n)

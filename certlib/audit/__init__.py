@@ -9,6 +9,11 @@ Public API (SPEC section 10):
   :class:`PrplEBState` its streaming form.
 * :func:`audit` - the two-tier audit in one vectorised call;
   :class:`AuditState` the same audit one item at a time (``observe``).
+* :func:`synthetic_stream` - a simulated stream with a known disagreement rate and
+  regression (:class:`SyntheticStream`), to try an audit before paying for labels.
+* :func:`compare_baselines` - Discern against uniform, PPI-style and active-testing
+  labelling on one stream and one confidence sequence (paper section 6.4), as a
+  :class:`BaselineComparison` of :class:`BaselineRow`.
 
 Modules, one concept each:
 
@@ -24,15 +29,20 @@ Modules, one concept each:
 * `certlib.audit.status` - a project's verdict and queue, recomputed from the store;
 * `certlib.audit.cli`, `certlib.audit.project_cli` - ``certlib audit``,
   ``certlib verify-audit`` and ``certlib audit-project``;
-* `certlib.audit.synthetic` - synthetic streams for teaching, tests and benchmarks.
+* `certlib.audit.synthetic` - simulated streams, for trying an audit, tests and
+  benchmarks.
 """
 
+from .baselines import BaselineComparison, BaselineRow, compare_baselines
 from .core import AuditConfig, AuditResult, AuditState, Routed, SliceVerdict, TraceEntry, audit
 from .cs import ConfidenceSequence, PrplEBState, prpl_eb
 from .routing import DEFAULT_PI, Routing
+from .synthetic import SyntheticStream, synthetic_stream
 
 __all__ = [
     "prpl_eb", "ConfidenceSequence", "PrplEBState",
     "audit", "AuditConfig", "AuditResult", "AuditState", "Routed", "SliceVerdict", "TraceEntry",
     "Routing", "DEFAULT_PI",
+    "synthetic_stream", "SyntheticStream",
+    "compare_baselines", "BaselineComparison", "BaselineRow",
 ]

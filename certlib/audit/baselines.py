@@ -17,21 +17,30 @@ is where labels are spent:
 Baselines have a single tier, so they run at the whole ``delta`` (Discern's
 Tier 1 runs at delta/2): the comparison is tilted in the baselines' favour.
 Labelling draws use the same seeded uniforms U_t as Discern.
+
+Every method replays a fully labelled stream (a simulated one,
+`certlib.audit.synthetic_stream`, or one labelled after the fact): each pays for
+different items, and the comparison needs the label of every item any of them pays for.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import math
+import numbers
+from dataclasses import dataclass, field
 
 import numpy as np
 import numpy.typing as npt
 
 from ..errors import LabelError, ParameterError
-from .core import AuditConfig, make_stream, run_stream
+from .core import AuditConfig, AuditResult, make_stream, run_stream
 from .cs import prpl_eb
 from .routing import uniforms
 
-__all__ = ["BaselineRow", "BaselineComparison", "compare_baselines"]
+__all__ = ["METHODS", "BaselineRow", "BaselineComparison", "compare_baselines"]
+
+#: The methods of a comparison, in the order of its rows.
+METHODS = ("discern", "uniform", "ppi", "active")
 
 
 @dataclass(frozen=True)
@@ -45,11 +54,19 @@ class BaselineRow:
     verdict : {"safe", "regression", "continue"}
         Its verdict.
     stopping_time : int, optional
-        The 1-based item at which it was issued.
+        The 1-based item at which it was issued (None for continue).
     labels_used : int
-        Labels paid for up to then.
+        Labels paid for up to then (to the end of the stream for continue).
     delta_interval : tuple of float
         Its interval for Delta there.
+
+    Examples
+    --------
+    >>> from certlib.audit import compare_baselines, synthetic_stream
+    >>> row = compare_baselines(*synthetic_stream(20_000, 0.2, 0.0, seed=2),
+    ...                         epsilon=0.05).by_method()["uniform"]
+    >>> row.method, row.verdict, row.labels_used == row.stopping_time   # labels every item
+    ('uniform', 'safe', True)
     """
 
     method: str
@@ -78,10 +95,25 @@ class BaselineComparison:
     Parameters
     ----------
     rows : tuple of BaselineRow
-        Discern, uniform, PPI-style and active-testing, in that order.
+        Discern, uniform, PPI-style and active-testing, in that order (`METHODS`).
+    discern_result : AuditResult
+        Discern's full audit of the stream, the result `certlib.audit.audit` returns
+        with the same settings; ``rows[0]`` repeats its verdict, stopping time, labels
+        and interval.
+
+    Examples
+    --------
+    >>> from certlib.audit import audit, compare_baselines, synthetic_stream
+    >>> s = synthetic_stream(20_000, 0.2, 0.0, seed=2)
+    >>> cmp = compare_baselines(*s, epsilon=0.05)
+    >>> [(r.method, r.verdict) for r in cmp.rows]
+    [('discern', 'safe'), ('uniform', 'safe'), ('ppi', 'safe'), ('active', 'safe')]
+    >>> cmp.discern_result == audit(*s, epsilon=0.05)
+    True
     """
 
     rows: tuple[BaselineRow, ...]
+    discern_result: AuditResult = field(repr=False)
 
     def by_method(self) -> dict[str, BaselineRow]:
         """The rows by method name.
@@ -125,6 +157,19 @@ def _sequential(method: str, z: npt.NDArray[np.float64], paid: npt.NDArray[np.bo
                        int(paid[:end + 1].sum()), (float(lo[end]), float(hi[end])))
 
 
+def _rate(value: object, name: str) -> float:
+    """A rate in (0, 1] as a float, or a ParameterError naming ``name``."""
+    rate = math.nan
+    if not isinstance(value, (bool, np.bool_)) and isinstance(value, numbers.Real):
+        try:
+            rate = float(value)
+        except OverflowError:  # an integer too large for a float
+            pass
+    if not 0 < rate <= 1:  # NaN fails too
+        raise ParameterError(f"`{name}` must lie in (0, 1], got {value!r}")
+    return rate
+
+
 def compare_baselines(incumbent: npt.ArrayLike, candidate: npt.ArrayLike,
                       labels: npt.ArrayLike | None, *, epsilon: float, delta: float = 0.05,
                       seed: int = 0, pi: float | None = None, pi_min: float | None = None,
@@ -133,47 +178,73 @@ def compare_baselines(incumbent: npt.ArrayLike, candidate: npt.ArrayLike,
     """Discern, uniform, PPI-style and active-testing labelling on one stream.
 
     Every method feeds the same confidence sequence and verdict rule (module
-    docstring); only where labels are spent differs (paper section 6.4).
+    docstring); only where labels are spent differs (paper section 6.4).  The Discern
+    row is `certlib.audit.audit` with the same settings.
 
     Parameters
     ----------
-    incumbent, candidate, labels
-        As in `certlib.audit.audit`; the stream must hold every label a method pays for.
-    epsilon, delta, seed, pi, pi_min, judge, truncation
-        As in `certlib.audit.audit`.
+    incumbent, candidate : array_like
+        The incumbent's (f) and the candidate's (g) predictions, numbers or text, as
+        in `certlib.audit.audit`.
+    labels : array_like or None
+        The labels, None or NaN where unlabelled, as in `certlib.audit.audit`; the
+        stream must hold every label a method pays for (a simulated stream,
+        `certlib.audit.synthetic_stream`, holds them all).
+    epsilon : float
+        Tolerance eps > 0: Safe certifies Delta < eps.
+    delta : float, default 0.05
+        Miscoverage in (0, 1): Discern's (split between its tiers), and each
+        baseline's whole level.
+    seed : int, default 0
+        Seed of the labelling draws U_t, shared by every method.
+    pi, pi_min : float, optional
+        Discern's routing probability on disagreements (default 0.5) and its floor;
+        without a judge the active-testing baseline labels every item with
+        probability ``pi``.
+    judge : array_like of float, optional
+        Judge scores in [0, 1]: Discern's routing, the PPI-style surrogate on
+        disagreements and the active-testing routing.
     ppi_rate : float, default 0.5
-        The PPI-style baseline's labelling rate q, in (0, 1].
+        The PPI-style baseline's labelling rate q, in (0, 1] (the paper's q = 1/2).
     active_floor : float, default 0.1
-        The active-testing floor with a judge, in (0, 1].
+        The active-testing baseline's floor with a judge, in (0, 1] (the paper's 0.1).
+    truncation : float, default 0.5
+        PrPl-EB bet truncation in (0, 1).
 
     Returns
     -------
     BaselineComparison
-        One row per method.
+        One row per method, in the order of `METHODS`, and Discern's full result.
 
     Raises
     ------
     ParameterError
-        A setting out of range.
+        A setting out of range, named with the value given.
+    InvalidValueError
+        What `certlib.audit.audit` refuses in the predictions or judge scores.
     LabelError
-        A method needs a label the stream does not hold.
+        A method needs a label the stream does not hold (named by item and index).
 
     Examples
     --------
-    >>> import numpy as np
-    >>> rng = np.random.default_rng(0)
-    >>> y = rng.integers(0, 2, 20000); f = y.copy(); g = y.copy()
-    >>> flip = rng.random(20000) < 0.2
-    >>> g[flip] = 1 - g[flip]; f[flip & (rng.random(20000) < 0.5)] ^= 1
-    >>> cmp = compare_baselines(f, g, y, epsilon=0.05)
-    >>> [r.method for r in cmp.rows]
-    ['discern', 'uniform', 'ppi', 'active']
+    >>> from certlib.audit import compare_baselines, synthetic_stream
+    >>> s = synthetic_stream(40_000, rho=0.2, regression=0.0, seed=17)
+    >>> cmp = compare_baselines(*s, epsilon=0.05)
+    >>> for r in cmp.rows:
+    ...     print(f"{r.method:8} {r.verdict:5} {r.labels_used:5} labels by item {r.stopping_time}")
+    discern  safe    203 labels by item 2047
+    uniform  safe    849 labels by item 849
+    ppi      safe    813 labels by item 1662
+    active   safe    940 labels by item 1883
+    >>> compare_baselines(*s, epsilon=0.05, ppi_rate=0)
+    Traceback (most recent call last):
+    ...
+    certlib.errors.ParameterError: `ppi_rate` must lie in (0, 1], got 0
     """
     cfg = AuditConfig.make(epsilon=epsilon, delta=delta, pi=pi, pi_min=pi_min,
                            judge=judge is not None, seed=seed, truncation=truncation)
-    for name, v in (("ppi_rate", ppi_rate), ("active_floor", active_floor)):
-        if not (isinstance(v, (int, float)) and 0 < v <= 1):
-            raise ParameterError(f"`{name}` must lie in (0, 1], got {v!r}")
+    q = _rate(ppi_rate, "ppi_rate")
+    floor_judge = _rate(active_floor, "active_floor")
     stream = make_stream(incumbent, candidate, labels, judge=judge)
     n, B, eps, alpha = stream.n, cfg.B, cfg.epsilon, cfg.delta
     res = run_stream(stream, cfg)
@@ -188,7 +259,6 @@ def compare_baselines(incumbent: npt.ArrayLike, candidate: npt.ArrayLike,
 
     rows.append(_sequential("uniform", d, np.ones(n, dtype=bool), B, alpha, eps, cfg, has))
 
-    q = float(ppi_rate)
     dhat = np.zeros(n) if stream.judge is None else np.where(a, B * (2 * stream.judge - 1), 0.0)
     lab = u < q
     z = dhat + np.where(lab, (d - dhat) / q, 0.0)
@@ -198,9 +268,9 @@ def compare_baselines(incumbent: npt.ArrayLike, candidate: npt.ArrayLike,
         p = np.full(n, cfg.routing.pi)
         floor = cfg.routing.pi
     else:
-        floor = float(active_floor)
+        floor = floor_judge
         p = floor + (1 - floor) * stream.judge
     lab = u < p
     z = np.where(lab, d / p, 0.0)
     rows.append(_sequential("active", z, lab, B / floor, alpha, eps, cfg, has))
-    return BaselineComparison(tuple(rows))
+    return BaselineComparison(tuple(rows), res)
