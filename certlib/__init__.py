@@ -28,11 +28,16 @@ if TYPE_CHECKING:  # the names a type checker sees; at run time they load on fir
     from .core.pool import Pool as Pool
     from .core.pool import pool_hash as pool_hash
     from .errors import CertlibError as CertlibError
+    from .build import pool_from_estimators as pool_from_estimators
+    from .build import pool_from_frame as pool_from_frame
+    from .build import pool_from_predictions as pool_from_predictions
+    from .columns import ColumnMap as ColumnMap
     from .io import load_pool as load_pool
     from .labelling.label_errors import full_pool_fragility as full_pool_fragility
     from .labelling.label_errors import label_error_margin as label_error_margin
     from .labelling.replay import replay as replay
     from .labelling.session import Session as Session
+    from .planning.accuracy_plan import accuracy_labels as accuracy_labels
     from .planning.budget_plan import budget_map as budget_map
     from .planning.label_forecast import forecast as forecast
     from .policies import policy_names as policy_names
@@ -48,12 +53,17 @@ _EXPORTS: dict[str, str] = {
     "full_pool_fragility": "labelling.label_errors",
     "label_error_margin": "labelling.label_errors",
     "load_pool": "io",
+    "pool_from_frame": "build",
+    "pool_from_predictions": "build",
+    "pool_from_estimators": "build",
+    "ColumnMap": "columns",
     "pool_hash": "core.pool",
     "policy_names": "policies",
     "register_policy": "policies",
     "prelabel_bound": "certificates.prelabel",
     "replay": "labelling.replay",
     "budget_map": "planning.budget_plan",
+    "accuracy_labels": "planning.accuracy_plan",
     "forecast": "planning.label_forecast",
 }
 _SUBMODULES: set[str] = {"audit"}

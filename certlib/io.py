@@ -534,22 +534,23 @@ def _float_column(s: pl.Series, col: str, rows: _Rows, what: str) -> NDArray[np.
     return a
 
 
-def _row_ids(df: pl.DataFrame) -> NDArray[np.int64] | list[object] | None:
-    if "row_id" not in df.columns:
+def _row_ids(df: pl.DataFrame, col: str | None = "row_id"
+             ) -> NDArray[np.int64] | list[object] | None:
+    if col is None or col not in df.columns:
         return None
-    s = _canon_series(df["row_id"], "row_id")
+    s = _canon_series(df[col], col)
     null = s.is_null().to_numpy()
     if null.any():
         raise InvalidValueError(
-            f"column 'row_id' is empty at data row {_first(null) + 1}; every row needs "
-            "a unique row_id"
+            f"column {col!r} is empty at data row {_first(null) + 1}; every row needs "
+            "a unique row id"
         )
     dup = s.is_duplicated().to_numpy()
     if dup.any():
         same = np.flatnonzero(dup & (s == s[_first(dup)]).to_numpy())
         j, k = int(same[0]), int(same[1])
         raise InvalidValueError(
-            f"column 'row_id': value {s[j]!r} appears at data rows {j + 1} and {k + 1}; "
+            f"column {col!r}: value {s[j]!r} appears at data rows {j + 1} and {k + 1}; "
             "row ids must be unique"
         )
     if s.dtype == pl.Int64:
@@ -678,22 +679,191 @@ def load_pool(path: str | os.PathLike[str], *, classes: Sequence[object] | None 
 
     get_objective(objective)
     declared = None if classes is None else _declared(classes, "(classes=)")
+    name, df = read_table(path, max_bytes=max_bytes)
+    return pool_from_table(name, df, file_layout(df.columns), declared=declared,
+                           objective=objective)
+
+
+def read_table(path: str | os.PathLike[str], *, max_bytes: int = DEFAULT_MAX_BYTES
+               ) -> tuple[str, pl.DataFrame]:
+    """A pool file's table, read with the checks of `load_pool` (not yet a pool).
+
+    Parameters
+    ----------
+    path : str or path-like
+        A .csv, .tsv, .parquet or .pq file.
+    max_bytes : int, default DEFAULT_MAX_BYTES
+        Files larger than this are refused before reading.
+
+    Returns
+    -------
+    tuple of (str, polars.DataFrame)
+        The file's name (for messages) and its table, column names stripped.
+
+    Raises
+    ------
+    PoolFileError
+        The file is missing, too large, not text or not Parquet, or cannot be parsed.
+    ColumnError
+        A column name appears twice.
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "scores.csv"
+    >>> _ = path.write_text("id,y_true,a_pred,a_score\\n1,0,0,0.9\\n")
+    >>> name, table = read_table(path)
+    >>> name, table.columns
+    ('scores.csv', ['id', 'y_true', 'a_pred', 'a_score'])
+    """
     p, data = _read_bytes(path, max_bytes)
-    suffix = p.suffix.lower()
+    return p.name, read_table_bytes(p.name, data)
+
+
+def read_table_bytes(name: str, data: bytes) -> pl.DataFrame:
+    """The table of a pool file's content (`read_table` for bytes: an upload).
+
+    Parameters
+    ----------
+    name : str
+        The file's name; its suffix says the format (.csv, .tsv, .parquet, .pq).
+    data : bytes
+        The content.
+
+    Returns
+    -------
+    polars.DataFrame
+        The table, column names stripped.
+
+    Raises
+    ------
+    PoolFileError
+        An unsupported suffix, or content that cannot be read as that format.
+    ColumnError
+        A column name appears twice.
+
+    Examples
+    --------
+    >>> read_table_bytes("a.csv", b"x,y\\n1,2\\n").shape
+    (1, 2)
+    """
+    suffix = Path(name).suffix.lower()
     if suffix in _PARQUET_SUFFIXES:
-        df = _read_parquet(p.name, data)
-    else:
-        df = _read_csv(p.name, data, _CSV_SUFFIXES[suffix])
-    del data
-    columns = df.columns
+        return _read_parquet(name, data)
+    if suffix not in _CSV_SUFFIXES:
+        raise PoolFileError(f"pool file {name!r} has unsupported type "
+                            f"{suffix or '(no extension)'!r}; expected .csv, .tsv, .parquet "
+                            "or .pq")
+    if not data:
+        raise PoolFileError(f"pool file {name!r} is empty; expected a header row and data rows")
+    return _read_csv(name, data, _CSV_SUFFIXES[suffix])
+
+
+class Layout:
+    """Which column of a table plays which part in a pool (the file convention's or a
+    `certlib.columns.ColumnMap`'s).
+
+    Parameters
+    ----------
+    mode : {"pairs", "shared", "prob"}
+        Per-candidate predictions, one shared prediction, or shared probabilities.
+    candidates : list of (name, prediction column or None, confidence column or None)
+        In tie-priority order; in "prob" mode the built-in scores come first.
+    prob_columns : list of str
+        The probability columns ("prob" mode), one per class.
+    prob_classes : list
+        The class of each probability column.
+    label : str or None
+        The label column.
+    row_id : str or None
+        The row id column.
+    extra : list of str
+        Columns carried into `Pool.extra` for display.
+    """
+
+    def __init__(self, mode: str, candidates: list[_Candidate], prob_columns: list[str],
+                 prob_classes: list[int | str], label: str | None, row_id: str | None,
+                 extra: list[str]) -> None:
+        self.mode, self.candidates = mode, candidates
+        self.prob_columns, self.prob_classes = prob_columns, prob_classes
+        self.label, self.row_id, self.extra = label, row_id, extra
+
+
+def file_layout(columns: Sequence[str]) -> Layout:
+    """The layout a table's column names follow under the file convention (module
+    docstring).
+
+    Parameters
+    ----------
+    columns : sequence of str
+        The table's column names.
+
+    Returns
+    -------
+    Layout
+        The parts of the columns.
+
+    Raises
+    ------
+    ColumnError
+        The columns follow none of the three layouts (the message says why).
+
+    Examples
+    --------
+    >>> file_layout(["row_id", "pred_a", "conf_a", "pred_b", "conf_b", "note"]).extra
+    ['note']
+    """
     mode, cands, prob_cols = _layout(columns)
+    reserved = {"row_id", "label", "pred"}
+    extra = [c for c in columns
+             if c not in reserved and not c.startswith(("pred_", "conf_", "prob_"))]
+    return Layout(mode, cands, prob_cols, [file_class_key(c[5:]) for c in prob_cols],
+                  "label" if "label" in columns else None,
+                  "row_id" if "row_id" in columns else None, extra)
+
+
+def pool_from_table(name: str, df: pl.DataFrame, layout: Layout, *,
+                    declared: list[int | str] | None = None, objective: str = "augrc"
+                    ) -> Pool:
+    """The validated `Pool` of a table whose columns' parts ``layout`` names.
+
+    Parameters
+    ----------
+    name : str
+        The table's file name, for messages.
+    df : polars.DataFrame
+        The table.
+    layout : Layout
+        Which column plays which part (`file_layout`, `certlib.columns.ColumnMap`).
+    declared : list, optional
+        The declared class set, as `file_class_key` keys it.
+    objective : {"augrc", "accuracy"}, default "augrc"
+        The objective the pool's weights compute.
+
+    Returns
+    -------
+    Pool
+        The pool.
+
+    Raises
+    ------
+    CertlibError
+        As `load_pool`: one error naming the column and row.
+
+    Examples
+    --------
+    >>> table = pl.DataFrame({"p": [0, 1], "c": [0.9, 0.8], "q": [0, 0], "d": [0.5, 0.7]})
+    >>> layout = Layout("pairs", [("A", "p", "c"), ("B", "q", "d")], [], [], None, None, [])
+    >>> pool_from_table("t.csv", table, layout).names
+    ('A', 'B')
+    """
+    mode, cands, prob_cols = layout.mode, layout.candidates, layout.prob_columns
     if df.height == 0:
         raise InvalidValueError(
-            f"the pool is empty: {p.name!r} has a header but no data rows; expected at least "
+            f"the pool is empty: {name!r} has a header but no data rows; expected at least "
             "one row"
         )
-
-    row_ids = _row_ids(df)
+    row_ids = _row_ids(df, layout.row_id)
     rows = _Rows(row_ids)
     names = [c[0] for c in cands]
 
@@ -702,20 +872,23 @@ def load_pool(path: str | os.PathLike[str], *, classes: Sequence[object] | None 
         if cc is not None:
             confs_by_col[cc] = _float_column(df[cc], cc, rows, "confidence")
 
-    label = _canon_series(df["label"], "label") if "label" in columns else None
+    label_col = layout.label
+    label = _canon_series(df[label_col], label_col) if label_col is not None else None
     class_list: list[int | str] | None
     preds: NDArray[np.int64] | NDArray[np.object_]
     derived: DerivedFrom | None
 
     if mode == "prob":
-        suffixes = [file_class_key(c[5:]) for c in prob_cols]
+        suffixes = list(layout.prob_classes)
         if len(set(suffixes)) != len(suffixes):
             raise ColumnError(
-                f"prob_ columns {prob_cols} name the same class twice (e.g. prob_1 and prob_1.0)"
+                f"probability columns {prob_cols} name the same class twice (e.g. prob_1 "
+                "and prob_1.0)"
             )
         if declared is not None and set(declared) != set(suffixes):
             raise ParameterError(
-                f"classes={list(classes or ())} does not match the prob_ columns {prob_cols}"
+                f"classes={list(declared)} does not match the probability columns "
+                f"{prob_cols}"
             )
         class_list = declared if declared is not None else suffixes
         # + 0.0: a cell "-0" is the probability 0 (the same scores, so the same hash)
@@ -735,7 +908,8 @@ def load_pool(path: str | os.PathLike[str], *, classes: Sequence[object] | None 
         P.flags.writeable = False
         derived = DerivedFrom(P, tuple(prob_cols), BUILTIN_SCORES, SCORE_RULE)
     else:
-        pred_cols = ["pred"] if mode == "shared" else [_column(c[1]) for c in cands]
+        pred_cols = ([_column(cands[0][1])] if mode == "shared"
+                     else [_column(c[1]) for c in cands])
         pred_s = [_canon_series(df[c], c) for c in pred_cols]
         for s, c in zip(pred_s, pred_cols):
             null = s.is_null().to_numpy()
@@ -759,7 +933,7 @@ def load_pool(path: str | os.PathLike[str], *, classes: Sequence[object] | None 
         derived = None
 
     if label_s is not None and class_list is not None:
-        _check_in(label_s, class_list, "label", rows, LabelError, "label")
+        _check_in(label_s, class_list, _column(label_col), rows, LabelError, "label")
     minus_one = int_mode and (
         (class_list is not None and -1 in class_list)
         or bool((preds == -1).any())
@@ -767,12 +941,7 @@ def load_pool(path: str | os.PathLike[str], *, classes: Sequence[object] | None 
     )
     labels = _labels_array(label_s, int_mode, minus_one)
 
-    reserved = {"row_id", "label", "pred"}
-    extra = {
-        c: tuple(df[c].to_list())
-        for c in columns
-        if c not in reserved and not c.startswith(("pred_", "conf_", "prob_"))
-    }
+    extra = {c: tuple(df[c].to_list()) for c in layout.extra}
     if isinstance(row_ids, np.ndarray) and np.array_equal(row_ids, np.arange(df.height)):
         row_ids = None  # the default ids: skip re-checking them
     # in a file only an empty cell is unread; -1 stays a class wherever it occurs

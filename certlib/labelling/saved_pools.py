@@ -41,6 +41,7 @@ from ..core._values import file_class_key
 from ..errors import CertlibError, ParameterError, PoolFileError
 
 if TYPE_CHECKING:
+    from ..columns import ColumnMap, MappedPool
     from ..core.pool import Pool
 
 ENV_VAR = "CERTLIB_DATA"
@@ -85,6 +86,9 @@ class SavedPool:
         The pool read from the bytes to validate them, when this came from
         `SavedPools.add` (read with the ``load_options`` given there); None from
         `SavedPools.get`.  Not part of equality.
+    column_map : ColumnMap or None
+        The column map that read it (`certlib.columns`), from `SavedPools.add`; None
+        for a file that follows the file convention, and from `SavedPools.get`.
     """
 
     digest: str
@@ -92,6 +96,7 @@ class SavedPool:
     path: Path
     uploaded: str
     pool: Pool | None = field(default=None, compare=False, repr=False)
+    column_map: ColumnMap | None = field(default=None, compare=False, repr=False)
 
 
 @dataclass(frozen=True)
@@ -172,6 +177,17 @@ def _atomic_write(path: Path, data: bytes) -> None:
         raise
 
 
+def _read(files: Sequence[tuple[str, bytes]], column_map: ColumnMap | None,
+          options: Mapping[str, Any]) -> MappedPool:
+    from ..columns import read_sources
+
+    unknown = set(options) - {"classes", "objective"}
+    if unknown:
+        raise ParameterError(f"unknown options {sorted(unknown)}")
+    return read_sources(files, column_map=column_map, classes=options.get("classes"),
+                        objective=options.get("objective", "augrc"))
+
+
 class SavedPools:
     """The folder of saved uploads (created on first write).
 
@@ -186,18 +202,23 @@ class SavedPools:
     def __init__(self, folder: str | os.PathLike[str] | None = None) -> None:
         self.folder = Path(folder) if folder is not None else default_data_dir()
 
-    def add(self, name: str, data: bytes, **load_options: Any) -> SavedPool:
+    def add(self, name: str, data: bytes, *, column_map: ColumnMap | None = None,
+            **load_options: Any) -> SavedPool:
         """Validate ``data`` as a pool file called ``name`` and save it.
 
         Parameters
         ----------
         name : str
             The name it was uploaded under (its suffix says the format: .csv, .tsv,
-            .parquet or .pq).
+            .parquet, .pq, or .zip for a zip of files one per model).
         data : bytes
             The file's content.
+        column_map : ColumnMap, optional
+            Which column is which (`certlib.columns`), saved with the file: a later
+            `load` reads it with the same map.  Default: the file convention, or for a
+            label-like column left out or columns of other names, `guess_map`'s.
         **load_options
-            Passed to `certlib.load_pool` (``classes``, ``max_bytes``, ...).
+            ``classes`` (the declared class set), ``objective`` and ``max_bytes``.
 
         Returns
         -------
@@ -207,38 +228,155 @@ class SavedPools:
         Raises
         ------
         PoolFileError
-            The suffix is not a pool file's.
+            The suffix is not a pool file's, or the file is too large.
         CertlibError
-            The loader's error (naming ``name``, the column and row) when the file is
+            The reader's error (naming ``name``, the column and row) when the file is
             not a valid pool; nothing is written then.
         """
-        display = display_name(name)
-        suffix = Path(display).suffix.lower()
-        if suffix not in SUFFIXES:
-            raise PoolFileError(
-                f"pool file {display!r} has unsupported type {suffix or '(no extension)'!r}; "
-                "expected .csv, .tsv, .parquet or .pq")
-        pool = self._validate(display, data, load_options)
-        digest = hashlib.sha256(data).hexdigest()
+        return self.add_files([(name, data)], column_map=column_map, **load_options)
+
+    def add_files(self, files: Sequence[tuple[str, bytes]], *,
+                  column_map: ColumnMap | None = None, **load_options: Any) -> SavedPool:
+        """Validate files (one per model, joined on their id column) as one pool and
+        save them as one entry.
+
+        Parameters
+        ----------
+        files : sequence of (name, content)
+            The files in candidate order (the tie priority); a zip is opened.
+        column_map : ColumnMap, optional
+            The map of the (joined) table; default `certlib.columns.read_sources`'s.
+        **load_options
+            ``classes``, ``objective`` and ``max_bytes`` (of each file).
+
+        Returns
+        -------
+        SavedPool
+            The entry: its digest is the file's for one file, else a hash of the files'
+            names and hashes in order.
+
+        Raises
+        ------
+        CertlibError
+            As `add`, naming the file; nothing is written then.
+        """
+        if not files:
+            raise ParameterError("no file given")
+        max_bytes = int(load_options.pop("max_bytes", 2 * 1024**3))
+        parts = []
+        for name, data in files:
+            display = display_name(name)
+            suffix = Path(display).suffix.lower()
+            if suffix not in SUFFIXES + (".zip",):
+                raise PoolFileError(
+                    f"pool file {display!r} has unsupported type "
+                    f"{suffix or '(no extension)'!r}; expected .csv, .tsv, .parquet, .pq "
+                    "or a .zip of them")
+            if len(data) > max_bytes:
+                raise PoolFileError(f"pool file {display!r} is {len(data)} bytes; the limit "
+                                    f"is {max_bytes}")
+            parts.append((display, data, suffix, hashlib.sha256(data).hexdigest()))
+        got = _read([(d, b) for d, b, _, _ in parts], column_map, load_options)
         self.folder.mkdir(parents=True, exist_ok=True)
-        path = self.folder / f"{digest}{suffix}"
-        if not path.exists():
-            _atomic_write(path, data)
-        saved = SavedPool(digest, display, path,
-                          datetime.now(timezone.utc).isoformat(timespec="seconds"), pool)
-        note = {"name": saved.name, "suffix": suffix, "uploaded": saved.uploaded}
+        for _, data, suffix, digest in parts:
+            path = self.folder / f"{digest}{suffix}"
+            if not path.exists():
+                _atomic_write(path, data)
+        if len(parts) == 1:
+            digest = parts[0][3]
+            path = self.folder / f"{digest}{parts[0][2]}"
+        else:
+            h = hashlib.sha256(b"certlib files\0")
+            for display, _, _, d in parts:
+                h.update(display.encode() + b"\0" + d.encode() + b"\0")
+            digest = h.hexdigest()
+            path = self.folder / f"{digest}.json"
+        uploaded = datetime.now(timezone.utc).isoformat(timespec="seconds")
+        name = " + ".join(p[0] for p in parts)
+        note: dict[str, Any] = {"name": name, "uploaded": uploaded,
+                                "suffix": parts[0][2] if len(parts) == 1 else ".json"}
+        if len(parts) > 1 or parts[0][2] == ".zip":
+            note["parts"] = [[display, d, suffix] for display, _, suffix, d in parts]
+        if got.column_map is not None:
+            note["column_map"] = got.column_map.to_json()
         _atomic_write(self.folder / f"{digest}.json", json.dumps(note).encode())
-        return saved
+        return SavedPool(digest, name, path, uploaded, got.pool, got.column_map)
 
-    @staticmethod
-    def _validate(display: str, data: bytes, load_options: Mapping[str, Any]) -> Pool:
-        from ..io import load_pool
+    def _note(self, digest: str) -> dict[str, Any]:
+        if not (isinstance(digest, str) and len(digest) == 64
+                and all(c in "0123456789abcdef" for c in digest)):
+            raise PoolFileError(f"{digest!r} is not the hash of a saved pool")
+        try:
+            note = json.loads((self.folder / f"{digest}.json").read_text())
+            if not isinstance(note, dict) or "suffix" not in note:
+                raise ValueError
+            return note
+        except (OSError, ValueError):
+            raise PoolFileError(
+                f"no saved pool with hash {digest[:12]}... in {str(self.folder)!r}") from None
 
-        # the loader names the file in its messages: give it the user's name
-        with tempfile.TemporaryDirectory() as d:
-            p = Path(d) / display
-            p.write_bytes(data)
-            return load_pool(p, **load_options)
+    def column_map(self, digest: str) -> ColumnMap | None:
+        """The column map saved with an upload (None: the file convention).
+
+        Parameters
+        ----------
+        digest : str
+            The upload's digest.
+
+        Returns
+        -------
+        ColumnMap or None
+            The map, without its warnings (`SavedPool.column_map` of `add` and `load`
+            has them).
+
+        Raises
+        ------
+        PoolFileError
+            No saved upload has ``digest``.
+        """
+        from ..columns import ColumnMap
+
+        text = self._note(digest).get("column_map")
+        return None if text is None else ColumnMap.from_json(str(text))
+
+    def read(self, digest: str, **load_options: Any) -> MappedPool:
+        """The pool of a saved upload with the map it was saved with, read and validated
+        again (the folder is not trusted).
+
+        Parameters
+        ----------
+        digest : str
+            The upload's digest.
+        **load_options
+            ``classes``, ``objective`` and ``max_bytes``.
+
+        Returns
+        -------
+        MappedPool
+            The pool, its map (with warnings) and the files read.
+
+        Raises
+        ------
+        PoolFileError
+            No saved upload has ``digest``, or a file of it is missing.
+        CertlibError
+            The reader's error when the files are not a valid pool (with these options).
+        """
+        saved = self.get(digest)
+        note = self._note(digest)
+        max_bytes = int(load_options.pop("max_bytes", 2 * 1024**3))
+        parts = note.get("parts") or [[saved.name, digest, note["suffix"]]]
+        files = []
+        for display, d, suffix in parts:
+            path = self.folder / f"{d}{suffix}"
+            if not path.is_file():
+                raise PoolFileError(f"the saved pool {saved.name!r} is missing its file "
+                                    f"{display!r} ({path.name}) in {str(self.folder)!r}")
+            if path.stat().st_size > max_bytes:
+                raise PoolFileError(f"pool file {display!r} is {path.stat().st_size} bytes; "
+                                    f"the limit is {max_bytes}")
+            files.append((str(display), path.read_bytes()))
+        return _read(files, self.column_map(digest), load_options)
 
     def get(self, digest: str) -> SavedPool:
         """The saved upload with this content hash (without its pool: nothing is read).
@@ -258,16 +396,8 @@ class SavedPools:
         PoolFileError
             ``digest`` is no hash, or no saved upload has it, or its file is missing.
         """
-        if not (isinstance(digest, str) and len(digest) == 64
-                and all(c in "0123456789abcdef" for c in digest)):
-            raise PoolFileError(f"{digest!r} is not the hash of a saved pool")
-        note_path = self.folder / f"{digest}.json"
-        try:
-            note = json.loads(note_path.read_text())
-            path = self.folder / f"{digest}{note['suffix']}"
-        except (OSError, ValueError, KeyError):
-            raise PoolFileError(
-                f"no saved pool with hash {digest[:12]}... in {str(self.folder)!r}") from None
+        note = self._note(digest)
+        path = self.folder / f"{digest}{note['suffix']}"
         if not path.is_file():
             raise PoolFileError(f"the saved pool {note.get('name')!r} is missing its file "
                                 f"{path.name!r} in {str(self.folder)!r}")
@@ -283,12 +413,12 @@ class SavedPools:
         digest : str
             SHA-256 hex digest of the file's bytes.
         **load_options
-            Passed to `certlib.load_pool` (``classes``, ``max_bytes``, ...).
+            ``classes``, ``objective`` and ``max_bytes`` (`read`).
 
         Returns
         -------
         Pool
-            The pool the file holds.
+            The pool the file holds, read with its saved column map.
 
         Raises
         ------
@@ -297,10 +427,7 @@ class SavedPools:
         CertlibError
             The loader's error when the file is not a valid pool (with these options).
         """
-        from ..io import load_pool
-
-        saved = self.get(digest)
-        return load_pool(saved.path, **load_options)
+        return self.read(digest, **load_options).pool
 
     def recent(self, limit: int = 20) -> list[SavedPool]:
         """Saved uploads, newest first (a stray or broken note is skipped).
