@@ -16,7 +16,8 @@ import numpy as np
 import polars as pl
 from numpy.typing import ArrayLike, NDArray
 
-from .columns import CandidateColumns, ColumnMap, guess_map, needs_map, pool_from_mapped
+from .columns import CandidateColumns, ColumnMap, _convention, _naming, guess_map, \
+    pool_from_mapped
 from .core.pool import Pool
 from .errors import ParameterError
 from .io import _declared, file_layout, pool_from_table
@@ -29,23 +30,44 @@ CandidateSpec = tuple[str, str] | Mapping[str, object]
 def _as_polars(df: Any) -> pl.DataFrame:
     if isinstance(df, pl.DataFrame):
         return df
-    if type(df).__module__.startswith("pandas"):
-        return pl.from_pandas(df.reset_index(drop=True) if df.index.name is None else
-                              df.reset_index())
+    if type(df).__module__.startswith("pandas") and hasattr(df, "reset_index"):
+        frame = df.reset_index(drop=True) if df.index.name is None else df.reset_index()
+        try:
+            return pl.from_pandas(frame)
+        except Exception:  # noqa: BLE001 - pyarrow raises several types on mixed columns
+            # a column mixing numbers and text is text, as a file's would be read
+            return pl.DataFrame([_from_pandas_column(str(c), frame[c]) for c in frame.columns])
     raise ParameterError(f"df must be a polars or pandas DataFrame; got {type(df).__name__}")
 
 
-def _candidate(name: str, spec: CandidateSpec) -> CandidateColumns:
+def _from_pandas_column(name: str, col: Any) -> pl.Series:
+    try:
+        return pl.Series(name, col)
+    except Exception:  # noqa: BLE001 - as in _as_polars
+        values = [None if v is None or (isinstance(v, float) and v != v) else str(v)
+                  for v in col.tolist()]
+        return pl.Series(name, values, dtype=pl.String)
+
+
+def _candidate(name: str, spec: object) -> CandidateColumns:
     if isinstance(spec, tuple) and len(spec) == 2:
         return CandidateColumns(name, str(spec[0]), str(spec[1]))
     if isinstance(spec, Mapping):
+        unknown = set(spec) - {"pred", "conf", "proba"}
+        if unknown:
+            raise ParameterError(f"candidate {name!r}: unknown keys {sorted(unknown)}; "
+                                 "expected pred, conf and proba")
         proba = spec.get("proba", ())
+        pairs: tuple[tuple[str, str], ...]
         if isinstance(proba, str):
-            pairs: tuple[tuple[str, str], ...] = (("1", proba),)
+            pairs = (("1", proba),)
         elif isinstance(proba, Mapping):
             pairs = tuple((str(k), str(v)) for k, v in proba.items())
+        elif isinstance(proba, (list, tuple)):
+            pairs = tuple((str(i), str(c)) for i, c in enumerate(proba))
         else:
-            pairs = tuple((str(i), str(c)) for i, c in enumerate(proba))  # type: ignore[arg-type]
+            raise ParameterError(f"candidate {name!r}: proba must be a column, a list of "
+                                 f"columns or a dict {{class: column}}; got {proba!r}")
         pred, conf = spec.get("pred"), spec.get("conf")
         return CandidateColumns(name, None if pred is None else str(pred),
                                 None if conf is None else str(conf), pairs)
@@ -72,7 +94,8 @@ def pool_from_frame(df: Any, *, label: str | None = None, id: str | None = None,
         ``pred``, ``conf`` and ``proba`` (a list of probability columns, one per class
         0, 1, ...; a dict {class: column}; or one column, the probability of class 1),
         in tie-priority order.  Default: the file convention's columns when the frame
-        follows it, else guessed from the names (`certlib.columns.guess_map`).
+        follows it (its labels in ``label`` or, without one, a column named like
+        ``y_true``), else guessed from the names (`certlib.columns.guess_map`).
     classes : sequence, optional
         The declared class set.
     objective : {"augrc", "accuracy"}, default "augrc"
@@ -89,7 +112,8 @@ def pool_from_frame(df: Any, *, label: str | None = None, id: str | None = None,
     ------
     CertlibError
         One error naming the column and the row (a column missing, a cell of the wrong
-        type, a label outside the class set ...).
+        type, a label outside the class set, two columns that claim one part of a
+        candidate in a guess ...).
 
     Examples
     --------
@@ -106,19 +130,24 @@ def pool_from_frame(df: Any, *, label: str | None = None, id: str | None = None,
     ('A', 'B')
     """
     table = _as_polars(df)
-    if candidates is None and label is None and id is None and not needs_map(table.columns):
-        declared = None if classes is None else _declared(classes, "(classes=)")
-        return pool_from_table(name, table, file_layout(table.columns), declared=declared,
-                               objective=objective)
+    if candidates is None:
+        with _naming(name):
+            conv = _convention(name, table.columns, label=label, row_id=id)
+        if conv is not None:
+            declared = None if classes is None else _declared(classes, "(classes=)")
+            with _naming(name):
+                return pool_from_table(name, table, conv[0], declared=declared,
+                                       objective=objective)
     guess = guess_map(table.columns, name=name)
     cands = (guess.candidates if candidates is None
              else tuple(_candidate(str(k), v) for k, v in candidates.items()))
     cmap = ColumnMap(cands, label if label is not None else guess.label,
-                     id if id is not None else guess.row_id)
+                     id if id is not None else guess.row_id,
+                     ambiguities=guess.ambiguities if candidates is None else ())
     return pool_from_mapped(name, table, cmap, classes=classes, objective=objective)
 
 
-def _column(name: str, values: ArrayLike, n: int | None, what: str) -> NDArray[Any]:
+def _column(name: str, values: object, n: int | None, what: str) -> NDArray[Any]:
     a = np.asarray(values)
     if a.ndim != 1:
         raise ParameterError(f"{what} of candidate {name!r} must be one value per row (1-D); "
@@ -182,7 +211,7 @@ def pool_from_predictions(candidates: Mapping[str, object], *,
     >>> pool_from_predictions({}, probabilities=[[0.9, 0.1], [0.4, 0.6]]).names
     ('msp', 'neg_entropy', 'margin')
     """
-    cols: dict[str, object] = {}
+    cols: dict[str, pl.Series] = {}
     n: int | None = None
     cands: list[CandidateColumns] = []
     class_list = None if classes is None else list(classes)
@@ -194,19 +223,18 @@ def pool_from_predictions(candidates: Mapping[str, object], *,
             raise ParameterError(f"{who} has {width} columns; classes has {len(class_list)}")
         return [str(c) for c in class_list]
 
-    prob_cols: list[str] = []
     if probabilities is not None:
         P = np.asarray(probabilities, dtype=np.float64)
         if P.ndim != 2:
             raise ParameterError(f"probabilities must be rows x classes; got shape {P.shape}")
         n = P.shape[0]
         for k, c in enumerate(class_names(P.shape[1], "probabilities")):
-            prob_cols.append(f"prob_{c}")
-            cols[prob_cols[-1]] = P[:, k]
-    for name, spec in candidates.items():
-        name = str(name)
+            cols[f"prob_{c}"] = pl.Series(f"prob_{c}", P[:, k])
+    for key, spec in candidates.items():
+        name = str(key)
         if probabilities is not None:
-            cols[f"conf_{name}"] = _column(name, spec, n, "the confidences")  # type: ignore[arg-type]
+            cols[f"conf_{name}"] = _series(f"conf_{name}",
+                                           _column(name, spec, n, "the confidences"))
             continue
         if isinstance(spec, tuple):
             if len(spec) != 2:
@@ -214,41 +242,43 @@ def pool_from_predictions(candidates: Mapping[str, object], *,
                                      f"confidences); got a tuple of {len(spec)}")
             pred = _column(name, spec[0], n, "the predictions")
             n = pred.shape[0]
-            cols[f"{name}: prediction"] = pred.tolist()
-            cols[f"{name}: confidence"] = _column(name, spec[1], n, "the confidences")
-            cands.append(CandidateColumns(name, f"{name}: prediction", f"{name}: confidence"))
+            pred_col, conf_col = f"{name}: prediction", f"{name}: confidence"
+            cols[pred_col] = _series(pred_col, pred)
+            cols[conf_col] = _series(conf_col, _column(name, spec[1], n, "the confidences"))
+            cands.append(CandidateColumns(name, pred_col, conf_col))
             continue
-        P = np.asarray(spec)
-        if P.ndim != 2:
+        M = np.asarray(spec)
+        if M.ndim != 2:
             raise ParameterError(f"candidate {name!r}: expected (predictions, confidences) "
                                  f"or a probability matrix (rows x classes); got shape "
-                                 f"{P.shape}")
-        if n is not None and P.shape[0] != n:
-            raise ParameterError(f"the probabilities of candidate {name!r} have {P.shape[0]} "
+                                 f"{M.shape}")
+        if n is not None and M.shape[0] != n:
+            raise ParameterError(f"the probabilities of candidate {name!r} have {M.shape[0]} "
                                  f"rows; the others have {n}")
-        n = P.shape[0]
+        n = M.shape[0]
         pairs = []
-        for k, c in enumerate(class_names(P.shape[1], f"the probabilities of {name!r}")):
+        for k, c in enumerate(class_names(M.shape[1], f"the probabilities of {name!r}")):
             col = f"{name}: probability of {c}"
-            cols[col] = P[:, k].astype(np.float64)
+            cols[col] = _series(col, M[:, k])
             pairs.append((c, col))
         cands.append(CandidateColumns(name, proba=tuple(pairs)))
-    if n is None:
-        raise ParameterError("no candidates: give at least two, or probabilities")
+    if n is None or (probabilities is None and len(cands) < 2):
+        raise ParameterError(f"candidates gives {len(candidates)} candidate(s): give at "
+                             "least two, or probabilities")
     if labels is not None:
         lab = [None if (v is None or (isinstance(v, float) and v != v)) else v
                for v in np.asarray(labels, dtype=object).tolist()]
         if len(lab) != n:
             raise ParameterError(f"labels has {len(lab)} values; the pool has {n} rows")
-        cols["label"] = lab
+        cols["label"] = _series("label", np.asarray(lab, dtype=object))
     if row_ids is not None:
-        ids = np.asarray(row_ids, dtype=object).tolist()
-        if len(ids) != n:
-            raise ParameterError(f"row_ids has {len(ids)} values; the pool has {n} rows")
-        cols["row_id"] = ids
-    table = pl.DataFrame({k: _series(k, v) for k, v in cols.items()})
-    declared = None if classes is None else _declared(classes, "(classes=)")
+        ids = np.asarray(row_ids, dtype=object)
+        if ids.shape != (n,):
+            raise ParameterError(f"row_ids has shape {ids.shape}; the pool has {n} rows")
+        cols["row_id"] = _series("row_id", ids)
+    table = pl.DataFrame(list(cols.values()))
     if probabilities is not None:
+        declared = None if classes is None else _declared(classes, "(classes=)")
         return pool_from_table("predictions", table, file_layout(table.columns),
                                declared=declared, objective=objective)
     cmap = ColumnMap(tuple(cands), "label" if labels is not None else None,
@@ -256,15 +286,16 @@ def pool_from_predictions(candidates: Mapping[str, object], *,
     return pool_from_mapped("predictions", table, cmap, classes=classes, objective=objective)
 
 
-def _series(name: str, values: object) -> pl.Series:
-    """A column of mixed Python values as polars can hold it: numbers as numbers, text
-    as text (a class set mixing both is read as text, as in a file)."""
-    if isinstance(values, np.ndarray) and values.dtype.kind in "fiub":
+def _series(name: str, values: NDArray[Any]) -> pl.Series:
+    """A column of values as polars holds it when it reads a file: numbers as numbers,
+    text as text (a class set mixing both is read as text, as in a file)."""
+    if values.dtype.kind in "fiub":
         return pl.Series(name, values)
-    vals = list(values)  # type: ignore[call-overload]
+    vals = [None if v is None or (isinstance(v, float) and v != v) else v
+            for v in values.tolist()]
     kinds = {type(v) for v in vals if v is not None}
-    if kinds <= {int, bool, np.int64} or kinds <= {int, float, np.int64, np.float64}:
-        return pl.Series(name, vals, strict=False)
+    if kinds <= {int, bool} or kinds <= {int, float}:
+        return pl.Series(name, vals, dtype=pl.Int64 if kinds <= {int, bool} else pl.Float64)
     return pl.Series(name, [None if v is None else str(v) for v in vals], dtype=pl.String)
 
 
@@ -302,7 +333,8 @@ def pool_from_estimators(X: ArrayLike, y: ArrayLike | None = None, *,
     Raises
     ------
     ParameterError
-        A model lacks what ``score`` needs, or the models' classes differ.
+        Fewer than two models, a model lacks what ``score`` needs, or the models'
+        classes (``classes_``, the pool's class set) differ.
     CertlibError
         The file reader's error for bad values.
 
@@ -320,9 +352,13 @@ def pool_from_estimators(X: ArrayLike, y: ArrayLike | None = None, *,
     """
     if score not in ("auto", "proba", "decision"):
         raise ParameterError(f"score must be 'auto', 'proba' or 'decision'; got {score!r}")
+    if len(estimators) < 2:
+        raise ParameterError(f"estimators gives {len(estimators)} model(s); a pool needs at "
+                             "least two to choose between")
     cands: dict[str, object] = {}
     classes_seen: tuple[str, list[object]] | None = None
-    for name, est in estimators.items():
+    for key, est in estimators.items():
+        name = str(key)
         has_proba = callable(getattr(est, "predict_proba", None))
         has_dec = callable(getattr(est, "decision_function", None))
         use = ("proba" if has_proba else "decision") if score == "auto" else score
@@ -331,14 +367,15 @@ def pool_from_estimators(X: ArrayLike, y: ArrayLike | None = None, *,
             raise ParameterError(f"estimator {name!r} ({type(est).__name__}) has no {what}; "
                                  "choose another score=")
         pred = np.asarray(est.predict(X))
-        if use == "proba":
-            P = np.asarray(est.predict_proba(X), dtype=np.float64)
-            cls = list(getattr(est, "classes_", range(P.shape[1])))
+        P = np.asarray(est.predict_proba(X), dtype=np.float64) if use == "proba" else None
+        if hasattr(est, "classes_") or P is not None:
+            cls = list(getattr(est, "classes_", range(0 if P is None else P.shape[1])))
             if classes_seen is not None and [str(c) for c in cls] != \
                     [str(c) for c in classes_seen[1]]:
                 raise ParameterError(f"estimators {classes_seen[0]!r} and {name!r} have "
                                      f"different classes ({classes_seen[1]} and {cls})")
-            classes_seen = classes_seen or (str(name), cls)
+            classes_seen = classes_seen or (name, cls)
+        if P is not None:
             index = {str(c): k for k, c in enumerate(cls)}
             try:
                 k = np.asarray([index[str(v)] for v in pred.tolist()], dtype=np.int64)
@@ -349,6 +386,7 @@ def pool_from_estimators(X: ArrayLike, y: ArrayLike | None = None, *,
         else:
             d = np.asarray(est.decision_function(X), dtype=np.float64)
             conf = np.abs(d) if d.ndim == 1 else d.max(axis=1)
-        cands[str(name)] = (pred.tolist(), conf)
-    return pool_from_predictions(cands, labels=y, row_ids=row_ids, objective=objective)
-
+        cands[name] = (pred, conf)
+    classes = None if classes_seen is None or len(classes_seen[1]) < 2 else classes_seen[1]
+    return pool_from_predictions(cands, labels=y, classes=classes, row_ids=row_ids,
+                                 objective=objective)

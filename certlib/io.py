@@ -50,7 +50,7 @@ from __future__ import annotations
 import csv
 import io
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import cast
 
@@ -70,9 +70,16 @@ __all__ = [
     "BUILTIN_SCORES",
     "DEFAULT_MAX_BYTES",
     "PROB_SUM_TOLERANCE",
+    "Progress",
     "load_pool",
     "pool_hash",
 ]
+
+#: A progress callback: called with what is being done, in words that name the file
+#: (``"reading scores.csv (190 MB)"``), and the fraction done, in [0, 1], non-decreasing
+#: from one call to the next and 1.0 at the last call.  The dashboard shows it in a
+#: progress bar, the command line on stderr.
+Progress = Callable[[str, float], None]
 
 DEFAULT_MAX_BYTES: int = 2 * 1024**3
 BUILTIN_SCORES: tuple[str, ...] = ("msp", "neg_entropy", "margin")
@@ -87,6 +94,39 @@ _PARQUET_SUFFIXES: set[str] = {".parquet", ".pq"}
 # does not fit makes us re-read every column as text, which is slower but
 # gives the exact column/row in the error message.
 _INFER_ROWS: int = 10_000
+
+
+class _Reporter:
+    """Calls a `Progress` callback (if any) with fractions mapped into ``[lo, hi]`` and
+    never decreasing, whatever the caller passes."""
+
+    def __init__(self, progress: Progress | None, lo: float = 0.0, hi: float = 1.0) -> None:
+        self.progress, self.lo, self.hi, self.last = progress, lo, hi, lo
+
+    def __call__(self, what: str, fraction: float) -> None:
+        if self.progress is None:
+            return
+        f = self.lo + (self.hi - self.lo) * min(max(float(fraction), 0.0), 1.0)
+        self.last = max(self.last, f)
+        self.progress(what, self.last)
+
+    def part(self, lo: float, hi: float) -> Progress | None:
+        """A callback for a sub-task: its [0, 1] is this one's ``[lo, hi]``."""
+        if self.progress is None:
+            return None
+        return _Reporter(self, lo, hi)
+
+
+def _size(n: int) -> str:
+    """A byte count for people: ``"812 bytes"``, ``"3.4 kB"``, ``"190 MB"``."""
+    if n < 1000:
+        return f"{n} bytes"
+    x, unit = n / 1000, "kB"
+    for bigger in ("MB", "GB", "TB"):
+        if x < 999.5:
+            break
+        x, unit = x / 1000, bigger
+    return f"{x:.1f} {unit}" if x < 9.95 else f"{x:.0f} {unit}"
 
 
 def _first(mask: ArrayLike) -> int:
@@ -441,13 +481,14 @@ class _Rows:
     """Formats 'data row i (row_id r)' for error messages: the zero-based position i - 1
     counted from 1, as a user reading the file counts the rows under its header."""
 
-    def __init__(self, row_ids: NDArray[np.int64] | list[object] | None = None) -> None:
-        self.row_ids = row_ids
+    def __init__(self, row_ids: NDArray[np.int64] | list[object] | None = None,
+                 column: str | None = "row_id") -> None:
+        self.row_ids, self.column = row_ids, column or "row_id"
 
     def __call__(self, i: int) -> str:
         if self.row_ids is None:
             return f"data row {i + 1}"
-        return f"data row {i + 1} (row_id {python_scalar(self.row_ids[i])!r})"
+        return f"data row {i + 1} ({self.column} {python_scalar(self.row_ids[i])!r})"
 
 
 def _cast(s: pl.Series, dtype: type[pl.DataType]) -> pl.Series:
@@ -622,7 +663,7 @@ def _prob_scores(P: NDArray[np.float64], cols: list[str], rows: _Rows
     if off.any():
         i = _first(off)
         raise InvalidValueError(
-            f"the prob_ columns sum to {total[i]!r} at {rows(i)}; each row must sum to 1 "
+            f"the prob_ columns sum to {float(total[i])!r} at {rows(i)}; each row must sum to 1 "
             f"(within {PROB_SUM_TOLERANCE})"
         )
     arg = np.argmax(P, axis=1)  # first maximum = leftmost column
@@ -632,7 +673,8 @@ def _prob_scores(P: NDArray[np.float64], cols: list[str], rows: _Rows
 
 # ----------------------------------------------------------------- loading
 def load_pool(path: str | os.PathLike[str], *, classes: Sequence[object] | None = None,
-              objective: str = "augrc", max_bytes: int = DEFAULT_MAX_BYTES) -> Pool:
+              objective: str = "augrc", max_bytes: int = DEFAULT_MAX_BYTES,
+              progress: Progress | None = None) -> Pool:
     """Read a CSV (.csv, .tsv) or Parquet (.parquet, .pq) pool file into a `Pool`.
 
     Parameters
@@ -649,6 +691,11 @@ def load_pool(path: str | os.PathLike[str], *, classes: Sequence[object] | None 
         The objective the pool's weights compute (paper 000 section 2).
     max_bytes : int, default DEFAULT_MAX_BYTES (2 GiB)
         Files larger than this are refused before reading.
+    progress : callable, optional
+        Called with what is being done (``"reading pool.csv (190 MB)"``, ``"checking
+        columns of pool.csv"``, ``"building the pool of pool.csv"``, then a line saying
+        what was read) and the fraction done, non-decreasing, ending with 1.0
+        (`Progress`).
 
     Returns
     -------
@@ -679,9 +726,18 @@ def load_pool(path: str | os.PathLike[str], *, classes: Sequence[object] | None 
 
     get_objective(objective)
     declared = None if classes is None else _declared(classes, "(classes=)")
-    name, df = read_table(path, max_bytes=max_bytes)
-    return pool_from_table(name, df, file_layout(df.columns), declared=declared,
-                           objective=objective)
+    report = _Reporter(progress)
+    p, data = _read_bytes(path, max_bytes)
+    # parsing the text is most of the time (the bytes are already in memory)
+    report(f"reading {p.name} ({_size(len(data))})", 0.0)
+    df = read_table_bytes(p.name, data)
+    del data
+    report(f"checking columns of {p.name}", 0.6)
+    layout = file_layout(df.columns)
+    report(f"building the pool of {p.name}", 0.7)
+    pool = pool_from_table(p.name, df, layout, declared=declared, objective=objective)
+    report(f"read {p.name}: {pool.n} rows, {pool.K} candidates", 1.0)
+    return pool
 
 
 def read_table(path: str | os.PathLike[str], *, max_bytes: int = DEFAULT_MAX_BYTES
@@ -864,7 +920,7 @@ def pool_from_table(name: str, df: pl.DataFrame, layout: Layout, *,
             "one row"
         )
     row_ids = _row_ids(df, layout.row_id)
-    rows = _Rows(row_ids)
+    rows = _Rows(row_ids, layout.row_id)
     names = [c[0] for c in cands]
 
     confs_by_col: dict[str, NDArray[np.float64]] = {}

@@ -9,7 +9,8 @@ note of the name it was uploaded under and when.
 A file is validated (read into a `Pool`) *before* anything is written, so a bad
 file leaves no trace; writes go to a temporary name and are renamed into place,
 so a crash never leaves half a file under a hash.  The same bytes uploaded twice
-are one entry (the newer upload time is kept).  The pool read to validate an upload
+are one entry (the newer upload time is kept), read with the column map saved with them
+(`SavedPools.column_map`) unless another is given.  The pool read to validate an upload
 comes back with it (`SavedPool.pool`), so the dashboard does not read the file again.
 
     >>> import tempfile
@@ -43,6 +44,7 @@ from ..errors import CertlibError, ParameterError, PoolFileError
 if TYPE_CHECKING:
     from ..columns import ColumnMap, MappedPool
     from ..core.pool import Pool
+    from ..io import Progress
 
 ENV_VAR = "CERTLIB_DATA"
 DEFAULT_FOLDER = "certlib_data"
@@ -89,6 +91,9 @@ class SavedPool:
     column_map : ColumnMap or None
         The column map that read it (`certlib.columns`), from `SavedPools.add`; None
         for a file that follows the file convention, and from `SavedPools.get`.
+    warnings : tuple of str
+        What the reading left out that a person should know (a label-like column
+        unused, `certlib.columns.MappedPool.warnings`), from `SavedPools.add`.
     """
 
     digest: str
@@ -97,6 +102,7 @@ class SavedPool:
     uploaded: str
     pool: Pool | None = field(default=None, compare=False, repr=False)
     column_map: ColumnMap | None = field(default=None, compare=False, repr=False)
+    warnings: tuple[str, ...] = field(default=(), compare=False, repr=False)
 
 
 @dataclass(frozen=True)
@@ -178,14 +184,23 @@ def _atomic_write(path: Path, data: bytes) -> None:
 
 
 def _read(files: Sequence[tuple[str, bytes]], column_map: ColumnMap | None,
-          options: Mapping[str, Any]) -> MappedPool:
+          options: Mapping[str, Any], progress: Progress | None) -> MappedPool:
     from ..columns import read_sources
 
     unknown = set(options) - {"classes", "objective"}
     if unknown:
         raise ParameterError(f"unknown options {sorted(unknown)}")
     return read_sources(files, column_map=column_map, classes=options.get("classes"),
-                        objective=options.get("objective", "augrc"))
+                        objective=options.get("objective", "augrc"), progress=progress)
+
+
+def _files_digest(parts: Sequence[tuple[str, str]]) -> str:
+    """The key of an upload of several files: a hash of their names and hashes in
+    order (one file's key is its own hash)."""
+    h = hashlib.sha256(b"certlib files\0")
+    for display, d in parts:
+        h.update(display.encode() + b"\0" + d.encode() + b"\0")
+    return h.hexdigest()
 
 
 class SavedPools:
@@ -203,7 +218,7 @@ class SavedPools:
         self.folder = Path(folder) if folder is not None else default_data_dir()
 
     def add(self, name: str, data: bytes, *, column_map: ColumnMap | None = None,
-            **load_options: Any) -> SavedPool:
+            progress: Progress | None = None, **load_options: Any) -> SavedPool:
         """Validate ``data`` as a pool file called ``name`` and save it.
 
         Parameters
@@ -214,9 +229,15 @@ class SavedPools:
         data : bytes
             The file's content.
         column_map : ColumnMap, optional
-            Which column is which (`certlib.columns`), saved with the file: a later
-            `load` reads it with the same map.  Default: the file convention, or for a
-            label-like column left out or columns of other names, `guess_map`'s.
+            Which column is which (`certlib.columns`), saved with the file under its
+            content hash: a later `load` reads it with the same map, and so does a later
+            `add` of the same bytes without a map.  Default: the map saved with these
+            bytes, else the file convention (its labels in ``label`` or a column named
+            like ``y_true``), else `guess_map`'s for columns of other names.
+        progress : callable, optional
+            Called with what is being done (reading, checking columns, building the
+            pool, ``"saving <name>"``) and the fraction done, non-decreasing, ending with
+            1.0 (`certlib.io.Progress`).
         **load_options
             ``classes`` (the declared class set), ``objective`` and ``max_bytes``.
 
@@ -233,10 +254,12 @@ class SavedPools:
             The reader's error (naming ``name``, the column and row) when the file is
             not a valid pool; nothing is written then.
         """
-        return self.add_files([(name, data)], column_map=column_map, **load_options)
+        return self.add_files([(name, data)], column_map=column_map, progress=progress,
+                              **load_options)
 
     def add_files(self, files: Sequence[tuple[str, bytes]], *,
-                  column_map: ColumnMap | None = None, **load_options: Any) -> SavedPool:
+                  column_map: ColumnMap | None = None, progress: Progress | None = None,
+                  **load_options: Any) -> SavedPool:
         """Validate files (one per model, joined on their id column) as one pool and
         save them as one entry.
 
@@ -245,7 +268,10 @@ class SavedPools:
         files : sequence of (name, content)
             The files in candidate order (the tie priority); a zip is opened.
         column_map : ColumnMap, optional
-            The map of the (joined) table; default `certlib.columns.read_sources`'s.
+            The map of the (joined) table; default the map saved with the same files,
+            else `certlib.columns.read_sources`'s.
+        progress : callable, optional
+            As in `add`.
         **load_options
             ``classes``, ``objective`` and ``max_bytes`` (of each file).
 
@@ -276,23 +302,27 @@ class SavedPools:
                 raise PoolFileError(f"pool file {display!r} is {len(data)} bytes; the limit "
                                     f"is {max_bytes}")
             parts.append((display, data, suffix, hashlib.sha256(data).hexdigest()))
-        got = _read([(d, b) for d, b, _, _ in parts], column_map, load_options)
-        self.folder.mkdir(parents=True, exist_ok=True)
-        for _, data, suffix, digest in parts:
-            path = self.folder / f"{digest}{suffix}"
-            if not path.exists():
-                _atomic_write(path, data)
         if len(parts) == 1:
             digest = parts[0][3]
             path = self.folder / f"{digest}{parts[0][2]}"
         else:
-            h = hashlib.sha256(b"certlib files\0")
-            for display, _, _, d in parts:
-                h.update(display.encode() + b"\0" + d.encode() + b"\0")
-            digest = h.hexdigest()
+            digest = _files_digest([(display, d) for display, _, _, d in parts])
             path = self.folder / f"{digest}.json"
-        uploaded = datetime.now(timezone.utc).isoformat(timespec="seconds")
+        if column_map is None:
+            column_map = self._saved_map(digest)
+        from ..io import _Reporter
+
+        report = _Reporter(progress)
+        got = _read([(d, b) for d, b, _, _ in parts], column_map, load_options,
+                    report.part(0.0, 0.95))
         name = " + ".join(p[0] for p in parts)
+        report(f"saving {name}", 0.95)
+        self.folder.mkdir(parents=True, exist_ok=True)
+        for _, data, suffix, d in parts:
+            part_path = self.folder / f"{d}{suffix}"
+            if not part_path.exists():
+                _atomic_write(part_path, data)
+        uploaded = datetime.now(timezone.utc).isoformat(timespec="seconds")
         note: dict[str, Any] = {"name": name, "uploaded": uploaded,
                                 "suffix": parts[0][2] if len(parts) == 1 else ".json"}
         if len(parts) > 1 or parts[0][2] == ".zip":
@@ -300,7 +330,18 @@ class SavedPools:
         if got.column_map is not None:
             note["column_map"] = got.column_map.to_json()
         _atomic_write(self.folder / f"{digest}.json", json.dumps(note).encode())
-        return SavedPool(digest, name, path, uploaded, got.pool, got.column_map)
+        report(f"saved {name}", 1.0)
+        return SavedPool(digest, name, path, uploaded, got.pool, got.column_map, got.warnings)
+
+    def _saved_map(self, digest: str) -> ColumnMap | None:
+        """The map saved with an upload of this digest; None when there is none (or
+        its note is unreadable: the upload is then read as new)."""
+        if not (self.folder / f"{digest}.json").is_file():
+            return None
+        try:
+            return self.column_map(digest)
+        except CertlibError:
+            return None
 
     def _note(self, digest: str) -> dict[str, Any]:
         if not (isinstance(digest, str) and len(digest) == 64
@@ -339,7 +380,8 @@ class SavedPools:
         text = self._note(digest).get("column_map")
         return None if text is None else ColumnMap.from_json(str(text))
 
-    def read(self, digest: str, **load_options: Any) -> MappedPool:
+    def read(self, digest: str, *, progress: Progress | None = None,
+             **load_options: Any) -> MappedPool:
         """The pool of a saved upload with the map it was saved with, read and validated
         again (the folder is not trusted).
 
@@ -347,6 +389,9 @@ class SavedPools:
         ----------
         digest : str
             The upload's digest.
+        progress : callable, optional
+            Called with what is being done and the fraction done, non-decreasing,
+            ending with 1.0 (`certlib.io.Progress`).
         **load_options
             ``classes``, ``objective`` and ``max_bytes``.
 
@@ -376,7 +421,7 @@ class SavedPools:
                 raise PoolFileError(f"pool file {display!r} is {path.stat().st_size} bytes; "
                                     f"the limit is {max_bytes}")
             files.append((str(display), path.read_bytes()))
-        return _read(files, self.column_map(digest), load_options)
+        return _read(files, self.column_map(digest), load_options, progress)
 
     def get(self, digest: str) -> SavedPool:
         """The saved upload with this content hash (without its pool: nothing is read).
