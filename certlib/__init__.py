@@ -25,6 +25,8 @@ if TYPE_CHECKING:  # the names a type checker sees; at run time they load on fir
     from .certificates.certificate import certify as certify
     from .certificates.certificate import certify_partial as certify_partial
     from .certificates.prelabel import prelabel_bound as prelabel_bound
+    from .core.duplicates import find_duplicates as find_duplicates
+    from .core.duplicates import merge_duplicates as merge_duplicates
     from .core.pool import Pool as Pool
     from .core.pool import pool_hash as pool_hash
     from .errors import CertlibError as CertlibError
@@ -58,6 +60,8 @@ _EXPORTS: dict[str, str] = {
     "pool_from_estimators": "build",
     "ColumnMap": "columns",
     "pool_hash": "core.pool",
+    "find_duplicates": "core.duplicates",
+    "merge_duplicates": "core.duplicates",
     "policy_names": "policies",
     "register_policy": "policies",
     "prelabel_bound": "certificates.prelabel",

@@ -1,32 +1,77 @@
-"""Command line: ``certlib <command> POOL [options]`` (SPEC section 10).
+"""Command line: ``certlib <command> POOL... [options]`` (SPEC section 10).
 
 Every command prints a readable table, or with ``--json`` one JSON object on
 stdout with the keys of SPEC section 10 (and a few more).  Exit code 0 on
 success, 2 on bad input with a one-line message on stderr (no traceback).
+
+The pool commands (``prelabel``, ``replay``, ``certificate``, ``plan``) read one file
+or several (one per model, joined on their id column; zips are opened) through
+`certlib.columns.read_sources`, with a column map from ``--label``, ``--id`` and
+``--candidate`` when given (`candidate_columns` reads one ``--candidate``), name the
+duplicate candidates (`certlib.core.duplicates`) and, with ``--merge-duplicates``,
+leave the later ones out before computing.  While a file is read, a progress bar is
+drawn on stderr when it is a terminal (`certlib.cli_progress`; ``--quiet``: none).
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from .cli_output import emit, percent
-from .errors import CertlibError
+from .errors import CertlibError, ColumnError, ParameterError, PoolFileError
 
 if TYPE_CHECKING:
+    from .columns import CandidateColumns, ColumnMap, MappedPool
     from .core.pool import Pool
+    from .io import Progress
     from .labelling.replay import ReplayResult
 
-__all__ = ["build_parser", "main"]
+__all__ = ["PoolRead", "add_pool_args", "build_parser", "candidate_columns", "main",
+           "read_pool_args"]
+
+_PROBA = "proba:"
+_NOTE = " " * 12
 
 
-def _pool_args(p: argparse.ArgumentParser) -> None:
-    p.add_argument("pool", metavar="POOL", help="CSV or Parquet pool file (SPEC section 2)")
+def add_pool_args(p: argparse.ArgumentParser, *, objective_help: str | None = None) -> None:
+    """Add the arguments every pool command takes: the files, the column map, the class
+    set, the objective, ``--merge-duplicates``, ``--quiet`` and ``--json``.
+
+    Parameters
+    ----------
+    p : argparse.ArgumentParser
+        A pool command's parser.
+    objective_help : str, optional
+        The help of ``--objective`` (default: "objective to compare (default: augrc)").
+    """
+    p.add_argument("pools", nargs="+", metavar="POOL",
+                   help="CSV or Parquet pool file (SPEC section 2), or several: one per model, "
+                   "joined on their id column; zips of them too")
+    p.add_argument("--label", metavar="COL", default=None,
+                   help="the label column (default: label, y_true, target, ... when there is one)")
+    p.add_argument("--id", dest="id_column", metavar="COL", default=None,
+                   help="the row id column; several files are joined on it (default: row_id, "
+                   "id, ... when there is one)")
+    p.add_argument("--candidate", action="append", default=None, metavar="NAME=SPEC",
+                   help="a candidate, repeated in tie-priority order: NAME=PRED_COL,CONF_COL, "
+                   "NAME=proba:COL_1,...,COL_C (one probability column per class, in the "
+                   "order of --classes or 0, 1, ...; CLASS=COL names a column's class), "
+                   "NAME=proba:COL (probability of class 1 of a 0/1 task) or "
+                   "NAME=PRED_COL,proba:COL (default: guessed from the column names)")
     p.add_argument("--classes", help="declare the class set, comma-separated (e.g. 0,1,2)")
     p.add_argument("--objective", default="augrc", choices=["augrc", "accuracy"],
-                   help="objective to compare (default: augrc)")
+                   help=objective_help or "objective to compare (default: augrc)")
+    p.add_argument("--merge-duplicates", action="store_true",
+                   help="leave out the candidates that can never win (the same predictions and "
+                   "confidence order as an earlier one) before computing")
+    p.add_argument("--quiet", action="store_true",
+                   help="no progress bar on stderr while the files are read")
     p.add_argument("--json", action="store_true", help="print one JSON object")
 
 
@@ -35,23 +80,392 @@ def _tolerance_arg(p: argparse.ArgumentParser) -> None:
                    help="objective tolerance tau >= 0 (default 0: exact choice)")
 
 
-def _load(args: argparse.Namespace) -> Pool:
-    from .io import load_pool
+# ------------------------------------------------------------------- reading
+@dataclass(frozen=True)
+class PoolRead:
+    """What a pool command read: the pool it computes on and what it says about it.
 
-    classes = None
-    if args.classes:
-        classes = [c.strip() for c in args.classes.split(",") if c.strip()]
-    return load_pool(args.pool, classes=classes, objective=args.objective)
+    Parameters
+    ----------
+    pool : Pool
+        The pool, without the duplicates when they were merged.
+    name : str
+        The files as the table names them (the paths given, joined by " + ").
+    payload : dict
+        The keys ``--json`` adds: ``files``, ``column_map`` (None for a file that
+        follows the file convention), ``duplicates`` (`Duplicates.to_dict`) and
+        ``duplicates_merged``.
+    notes : tuple of str
+        The lines the table ends with (the map used, the duplicates); empty when there
+        is nothing to say.
+    warnings : tuple of str
+        What the reading left out that a person should know (printed on stderr).
+    """
+
+    pool: Pool
+    name: str
+    payload: dict[str, Any] = field(default_factory=dict)
+    notes: tuple[str, ...] = ()
+    warnings: tuple[str, ...] = ()
+
+    def table(self, text: str) -> str:
+        """A command's table followed by the notes.
+
+        Parameters
+        ----------
+        text : str
+            The command's table.
+
+        Returns
+        -------
+        str
+            The table, then a blank line and the notes when there are any.
+        """
+        return text if not self.notes else text.rstrip("\n") + "\n\n" + "\n".join(self.notes)
+
+
+def _file_bytes(path: str) -> tuple[str, bytes]:
+    """A pool file's (or a zip's) name and content, with `certlib.load_pool`'s checks."""
+    from .io import DEFAULT_MAX_BYTES
+
+    p = Path(path)
+    if not p.exists():
+        raise PoolFileError(f"pool file {str(p)!r} does not exist")
+    if not p.is_file():
+        raise PoolFileError(f"pool file {str(p)!r} is not a regular file")
+    suffix = p.suffix.lower()
+    if suffix not in (".csv", ".tsv", ".parquet", ".pq", ".zip"):
+        raise PoolFileError(f"pool file {p.name!r} has unsupported type "
+                            f"{suffix or '(no extension)'!r}; expected .csv, .tsv, .parquet, "
+                            ".pq or a .zip of them")
+    size = p.stat().st_size
+    if size > DEFAULT_MAX_BYTES:
+        raise PoolFileError(f"pool file {p.name!r} is {size} bytes; the limit is "
+                            f"{DEFAULT_MAX_BYTES}")
+    if size == 0:
+        raise PoolFileError(f"pool file {p.name!r} is empty; expected a header row and data rows")
+    try:
+        return p.name, p.read_bytes()
+    except OSError as exc:
+        raise PoolFileError(f"pool file {p.name!r} cannot be read: {exc.strerror}") from None
+
+
+def _header(name: str, data: bytes) -> list[str]:
+    """A table's column names, read from its header only when that is enough (the map
+    is built before `read_sources` reads the whole table)."""
+    from .io import read_table_bytes
+
+    if name.lower().endswith((".parquet", ".pq")):
+        import io
+
+        import polars as pl
+
+        try:
+            return [c.strip() for c in pl.read_parquet_schema(io.BytesIO(data))]
+        except Exception:  # any failure: the full read below names what is wrong
+            pass
+    else:
+        end = data.find(b"\n")
+        if end > 0:
+            try:
+                return list(read_table_bytes(name, data[:end + 1]).columns)
+            except CertlibError:
+                pass
+    return list(read_table_bytes(name, data).columns)
+
+
+def _stem(name: str) -> str:
+    base = name.replace("\\", "/").rsplit("/", 1)[-1]
+    return base.rsplit(".", 1)[0] if "." in base else base
+
+
+def candidate_columns(spec: str, *, classes: Sequence[str] | None = None) -> CandidateColumns:
+    """One ``--candidate`` flag as the columns of a candidate.
+
+    Parameters
+    ----------
+    spec : str
+        ``NAME=PRED_COL,CONF_COL``; ``NAME=proba:COL_1,...,COL_C`` (one probability
+        column per class: in the order of ``classes``, else of the classes 0, 1, ...;
+        ``CLASS=COL`` names a column's class); ``NAME=proba:COL`` (the probability of
+        class 1 of a 0/1 task); ``NAME=PRED_COL,proba:COL`` (the prediction from its
+        column, the confidence the probability of the class predicted).
+    classes : sequence of str, optional
+        ``--classes``, the classes of probability columns given without ``CLASS=``.
+
+    Returns
+    -------
+    CandidateColumns
+        The candidate (`certlib.columns.CandidateColumns`), column names as written.
+
+    Raises
+    ------
+    ParameterError
+        A flag of none of these forms, or a number of probability columns that does not
+        match ``classes``.
+
+    Examples
+    --------
+    >>> candidate_columns("lr=lr_pred,lr_score")
+    CandidateColumns(name='lr', pred='lr_pred', conf='lr_score', proba=())
+    >>> candidate_columns("nb=proba:p_cat,p_dog", classes=["cat", "dog"]).proba
+    (('cat', 'p_cat'), ('dog', 'p_dog'))
+    >>> candidate_columns("nb=proba:0=p0,1=p1,2=p2").proba
+    (('0', 'p0'), ('1', 'p1'), ('2', 'p2'))
+    """
+    from .columns import CandidateColumns
+
+    form = ("--candidate must be NAME=PRED_COL,CONF_COL, NAME=proba:COL,... or "
+            f"NAME=PRED_COL,proba:COL; got {spec!r}")
+    name, eq, rest = spec.partition("=")
+    name, rest = name.strip(), rest.strip()
+    if not eq or not name or not rest:
+        raise ParameterError(form)
+    if rest.startswith(_PROBA):
+        items = [c.strip() for c in rest[len(_PROBA):].split(",")]
+        if not all(items) or any(c.startswith(_PROBA) for c in items):
+            raise ParameterError(form)
+        if len(items) == 1 and "=" not in items[0]:
+            return CandidateColumns(name, proba=(("1", items[0]),))
+        named = ["=" in c for c in items]
+        if all(named):
+            pairs = [c.split("=", 1) for c in items]
+            return CandidateColumns(name, proba=tuple((k.strip(), v.strip()) for k, v in pairs))
+        if any(named):
+            raise ParameterError(f"--candidate {spec!r}: give CLASS=COL for every probability "
+                                 "column or for none")
+        keys = list(classes) if classes else [str(k) for k in range(len(items))]
+        if len(keys) != len(items):
+            raise ParameterError(f"--candidate {spec!r} gives {len(items)} probability columns "
+                                 f"for the {len(keys)} classes of --classes {','.join(keys)}")
+        return CandidateColumns(name, proba=tuple(zip(keys, items)))
+    parts = [c.strip() for c in rest.split(",", 1)]
+    if len(parts) != 2 or not all(parts) or parts[0].startswith(_PROBA):
+        raise ParameterError(form)
+    pred, second = parts
+    if second.startswith(_PROBA):
+        col = second[len(_PROBA):].strip()
+        if not col or "," in col:
+            raise ParameterError(form)
+        return CandidateColumns(name, pred=pred, proba=(("1", col),))
+    if "," in second:
+        raise ParameterError(form)
+    return CandidateColumns(name, pred=pred, conf=second)
+
+
+def _classes(args: argparse.Namespace) -> list[str] | None:
+    if not args.classes:
+        return None
+    return [c.strip() for c in args.classes.split(",") if c.strip()]
+
+
+def _mapped(args: argparse.Namespace) -> bool:
+    return bool(args.label or args.id_column or args.candidate)
+
+
+def _one_file_map(args: argparse.Namespace, name: str, data: bytes) -> ColumnMap:
+    """The column map of one file: the flags, the rest guessed from its header."""
+    from .columns import ColumnMap, guess_map
+    from .io import file_layout
+
+    columns = _header(name, data)
+    if not args.candidate:
+        try:
+            mode = file_layout(columns).mode
+        except CertlibError:
+            mode = None
+        if mode == "prob":
+            raise ParameterError(
+                f"{name!r} holds prob_ columns (the file convention): it is read by the "
+                "convention, whose label column is 'label' and id column 'row_id'; with "
+                "--label or --id name its candidates too (--candidate NAME=proba:...)")
+    guess = guess_map(columns, name=name, default_name=_stem(name))
+    cands = tuple(candidate_columns(c, classes=_classes(args)) for c in args.candidate or ())
+    return ColumnMap(cands or guess.candidates, args.label or guess.label,
+                     args.id_column or guess.row_id,
+                     ambiguities=() if cands else guess.ambiguities)
+
+
+def _resolve(cand: CandidateColumns, columns: Sequence[str], files: Sequence[str]
+             ) -> CandidateColumns:
+    """A candidate of several files with its columns named as in the joined table
+    (``"<file>: <column>"``): a column may be written ``COL`` when one file has it, or
+    ``FILE:COL``."""
+    from dataclasses import replace
+
+    have = set(columns)
+
+    def one(col: str) -> str:
+        if col in have:
+            return col
+        head, sep, tail = col.partition(":")
+        if sep:
+            for f in files:
+                if head.strip() in (f, f.rsplit("/", 1)[-1], _stem(f)) \
+                        and f"{f}: {tail.strip()}" in have:
+                    return f"{f}: {tail.strip()}"
+        found = [f"{f}: {col}" for f in files if f"{f}: {col}" in have]
+        if len(found) == 1:
+            return found[0]
+        if found:
+            raise ColumnError(f"column {col!r} of candidate {cand.name!r} is in several files "
+                              f"({', '.join(f for f in files if f'{f}: {col}' in have)}); "
+                              f"write FILE:COL, e.g. {files[0].rsplit('/', 1)[-1]}:{col}")
+        raise ColumnError(f"column {col!r} of candidate {cand.name!r} is in none of the files "
+                          f"{list(files)}")
+
+    return replace(cand, pred=cand.pred and one(cand.pred), conf=cand.conf and one(cand.conf),
+                   proba=tuple((k, one(v)) for k, v in cand.proba))
+
+
+def _read_joined(args: argparse.Namespace, files: list[tuple[str, bytes]],
+                 progress: Progress | None) -> MappedPool:
+    """Several files joined with the flags' map: the id column joins them (``--id``), the
+    label comes from each file that has ``--label``, the candidates from ``--candidate``
+    (else each file's guess, named after the file when its columns carry no model name)."""
+    from .columns import ColumnMap, MappedPool, guess_map, join_tables, pool_from_mapped
+    from .io import read_table_bytes
+
+    def report(what: str, f: float) -> None:
+        if progress is not None:
+            progress(what, f)
+
+    total = max(sum(len(d) for _, d in files), 1)
+    tables, done = [], 0
+    for name, data in files:
+        report(f"reading {name}", 0.6 * done / total)
+        tables.append((name, read_table_bytes(name, data)))
+        done += len(data)
+    maps = []
+    for name, df in tables:
+        g = guess_map(df.columns, name=name, default_name=_stem(name))
+        if args.id_column and args.id_column not in df.columns:
+            raise ColumnError(f"{name!r} has no column {args.id_column!r} (--id); its columns "
+                              f"are {df.columns}")
+        label = g.label if not args.label else (args.label if args.label in df.columns
+                                                else None)
+        if args.candidate:
+            cands: tuple[CandidateColumns, ...] = ()
+        elif g.ambiguities:
+            raise ColumnError(g.ambiguities[0].message(name))
+        elif not g.candidates:
+            raise ColumnError(f"{name!r}: no candidate columns found (a prediction and a "
+                              "score, or probabilities, e.g. prediction,score or "
+                              f"<model>_pred,<model>_score); its columns are {df.columns}; "
+                              "name them with --candidate")
+        else:
+            cands = g.candidates
+        maps.append((name, df, ColumnMap(cands, label, args.id_column or g.row_id)))
+    if args.label and all(m.label is None for _, _, m in maps):
+        raise ColumnError(f"no file has the label column {args.label!r} (--label)")
+    names = [n for n, _ in tables]
+    where = " + ".join(names)
+    report(f"joining {len(tables)} files on {maps[0][2].row_id or 'their id'}", 0.7)
+    joined, guessed = join_tables(maps)
+    cmap = guessed
+    if args.candidate:
+        cands = tuple(_resolve(candidate_columns(c, classes=_classes(args)), joined.columns,
+                               names) for c in args.candidate)
+        cmap = ColumnMap(cands, guessed.label, guessed.row_id)
+    report("building the pool", 0.8)
+    cmap = cmap.check(where, joined.columns)
+    pool = pool_from_mapped(where, joined, cmap, classes=_classes(args),
+                            objective=args.objective)
+    report(f"read {where}: {pool.n} rows, {pool.K} candidates", 1.0)
+    return MappedPool(pool, cmap, tuple(names), cmap.warnings)
+
+
+def read_pool_args(args: argparse.Namespace, *, progress: Progress | None = None) -> PoolRead:
+    """The pool a pool command computes on, read from its arguments (`add_pool_args`).
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed command line: ``pools``, ``label``, ``id_column``, ``candidate``,
+        ``classes``, ``objective`` and ``merge_duplicates``.
+    progress : callable, optional
+        A `certlib.io.Progress` callback (`certlib.cli_progress.progress_bar`).
+
+    Returns
+    -------
+    PoolRead
+        The pool (merged when asked), the table's notes and the JSON keys.
+
+    Raises
+    ------
+    CertlibError
+        A file or map that cannot be read (one message naming the file, column and row),
+        or a merge that would leave one candidate.
+    """
+    from .columns import expand_zips, read_sources
+    from .core.duplicates import find_duplicates, merge_duplicates
+
+    sources = []
+    for path in args.pools:  # a large file takes a while to load: say so from the start
+        if progress is not None:
+            progress(f"reading {Path(path).name}", 0.0)
+        sources.append(_file_bytes(path))
+    classes = _classes(args)
+    if not _mapped(args):
+        got = read_sources(sources, classes=classes, objective=args.objective,
+                           progress=progress)
+    else:
+        files = expand_zips(sources)
+        if len(files) == 1:
+            cmap = _one_file_map(args, *files[0])
+            got = read_sources(files, column_map=cmap, classes=classes,
+                               objective=args.objective, progress=progress)
+        else:
+            got = _read_joined(args, files, progress)
+    pool = got.pool
+    dup = find_duplicates(pool)
+    merged = bool(args.merge_duplicates and dup.found)
+    if merged:
+        pool = merge_duplicates(pool)
+    name = " + ".join(args.pools)
+    notes: list[str] = []
+    if got.column_map is not None:
+        how = ("as given by --label, --id and --candidate (the rest guessed)" if _mapped(args)
+               else "guessed from the column names (--label, --id, --candidate set them)")
+        notes.append(f"columns     {how}:")
+        notes += [_NOTE + line for line in got.column_map.describe()]
+    for k, g in enumerate(dup.groups):
+        notes.append(("duplicates  " if k == 0 else _NOTE) + g.message())
+    if merged:
+        left = ", ".join(dup.never_win)
+        notes.append(f"{_NOTE}merged before computing (--merge-duplicates): {left} left out, "
+                     f"{pool.K} candidates computed")
+    elif dup.found:
+        notes.append(f"{_NOTE}(--merge-duplicates leaves the later ones out before computing)")
+    payload: dict[str, Any] = {
+        "files": list(got.files),
+        "column_map": None if got.column_map is None else json.loads(got.column_map.to_json()),
+        "duplicates": dup.to_dict(),
+        "duplicates_merged": merged,
+    }
+    return PoolRead(pool, name, payload, tuple(notes), tuple(got.warnings))
+
+
+def _read(args: argparse.Namespace) -> PoolRead:
+    """What `main` read for a pool command (`read_pool_args`)."""
+    read: PoolRead = args.read
+    return read
+
+
+def _emit(args: argparse.Namespace, payload: dict[str, Any], lines: list[str]) -> None:
+    """A pool command's output: its keys and table, with what the reading adds."""
+    read = _read(args)
+    emit(args, {**payload, **read.payload}, read.table("\n".join(lines)))
 
 
 # ------------------------------------------------------------------- prelabel
 def _cmd_prelabel(args: argparse.Namespace) -> int:
     from .certificates.prelabel import prelabel_bound
 
-    pool = _load(args)
+    pool = _read(args).pool
     r = prelabel_bound(pool, tolerance=args.tolerance)
     lines = [
-        f"pool        {args.pool}: n = {r.n} rows, K = {r.K} candidates ({pool.objective})",
+        f"pool        {_read(args).name}: n = {r.n} rows, K = {r.K} candidates ({pool.objective})",
         f"tolerance   {float(r.tolerance):g}",
         f"prelabel    {r.prelabel_bound} labels ({percent(r.prelabel_fraction)} of the pool)",
         "",
@@ -62,7 +476,7 @@ def _cmd_prelabel(args: argparse.Namespace) -> int:
     ]
     for name, v in zip(r.candidates, r.per_target):
         lines.append(f"{name:<20} {('never' if v is None else str(v)):>36}")
-    emit(args, r.to_dict(), "\n".join(lines))
+    _emit(args, r.to_dict(), lines)
     return 0
 
 
@@ -70,7 +484,7 @@ def _cmd_prelabel(args: argparse.Namespace) -> int:
 def _cmd_replay(args: argparse.Namespace) -> int:
     from .labelling.replay import replay
 
-    pool = _load(args)
+    pool = _read(args).pool
     r = replay(pool, policy=args.policy, rule=args.rule, tolerance=args.tolerance,
                seed=args.seed, budget=args.budget, label_errors=args.label_errors)
     if r.certified:
@@ -85,7 +499,7 @@ def _cmd_replay(args: argparse.Namespace) -> int:
             how += f"; a budget below the prelabel bound {pre} is ruled out for every policy"
     first = ", ".join(str(x) for x in r.order[:10]) + (" ..." if len(r.order) > 10 else "")
     lines = [
-        f"pool              {args.pool}: n = {r.n} rows, K = {len(r.candidates)} candidates",
+        f"pool              {_read(args).name}: n = {r.n} rows, K = {len(r.candidates)} candidates",
         f"policy            {r.policy}   rule {r.rule}   tolerance {float(r.tolerance):g}"
         + (f"   budget {r.budget}" if r.budget is not None else ""),
         f"labels read       {r.labels_read} of {r.n} ({percent(r.labels_fraction)})",
@@ -95,7 +509,7 @@ def _cmd_replay(args: argparse.Namespace) -> int:
     ]
     if r.label_errors is not None:
         lines += _label_error_lines(r)
-    emit(args, r.to_dict(), "\n".join(lines))
+    _emit(args, r.to_dict(), lines)
     return 0
 
 
@@ -122,7 +536,7 @@ def _label_error_lines(r: ReplayResult) -> list[str]:
 def _cmd_certificate(args: argparse.Namespace) -> int:
     from .certificates.certificate import certify
 
-    pool = _load(args)
+    pool = _read(args).pool
     if args.partial:
         return _partial_certificate(args, pool)
     c = certify(pool, tolerance=args.tolerance, work_limit=args.work_limit,
@@ -143,7 +557,7 @@ def _cmd_certificate(args: argparse.Namespace) -> int:
     if c.time_limited:
         search += f"; stopped by the {args.time_limit:g} s time limit (machine-dependent)"
     lines = [
-        f"pool                 {args.pool}: n = {pool.n} rows, K = {pool.K} candidates",
+        f"pool                 {_read(args).name}: n = {pool.n} rows, K = {pool.K} candidates",
         f"selected             {c.selected}",
         f"minimum certificate  {size}",
         f"LP relaxation        {lp}",
@@ -153,7 +567,7 @@ def _cmd_certificate(args: argparse.Namespace) -> int:
         ("With these labels known, the witness rows alone fix the selected candidate for "
          "every completion; no smaller set than the lower bound can."),
     ]
-    emit(args, d, "\n".join(lines))
+    _emit(args, d, lines)
     return 0
 
 
@@ -180,7 +594,7 @@ def _partial_certificate(args: argparse.Namespace, pool: Pool) -> int:
     if c.time_limited:
         size += f"; the search stopped at the {args.time_limit:g} s time limit"
     lines = [
-        f"pool                 {args.pool}: n = {pool.n} rows, K = {pool.K} candidates, "
+        f"pool                 {_read(args).name}: n = {pool.n} rows, K = {pool.K} candidates, "
         f"{c.labels_read} labels read (the rows holding a label)",
         f"selected             {c.selected if c.certified else 'none certified'}",
         f"hindsight            {size}",
@@ -189,7 +603,7 @@ def _partial_certificate(args: argparse.Namespace, pool: Pool) -> int:
         lines += [f"witness ({len(c.witness)} rows)  {_witness_text(c.witness)}", "",
                   "The witness rows alone, with their labels, fix the selected candidate for "
                   "every completion of the unread labels."]
-    emit(args, d, "\n".join(lines))
+    _emit(args, d, lines)
     return 0
 
 
@@ -256,12 +670,12 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     p = sub.add_parser("prelabel", help="which labelling budgets can never suffice")
-    _pool_args(p)
+    add_pool_args(p)
     _tolerance_arg(p)
     p.set_defaults(func=_cmd_prelabel)
 
     p = sub.add_parser("replay", help="labels a policy needs on a fully labelled pool")
-    _pool_args(p)
+    add_pool_args(p)
     p.add_argument("--policy", default="static-range", choices=list(policy_names()))
     p.add_argument("--rule", default="shared", choices=["shared", "separate", "centered"])
     _tolerance_arg(p)
@@ -273,7 +687,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=_cmd_replay)
 
     p = sub.add_parser("certificate", help="hindsight enclosure of the minimum certificate")
-    _pool_args(p)
+    add_pool_args(p)
     _tolerance_arg(p)
     p.add_argument("--work-limit", type=int, default=DEFAULT_WORK_LIMIT,
                    help="search nodes spent closing the gap to an exact minimum; the same "
@@ -303,7 +717,7 @@ def build_parser() -> argparse.ArgumentParser:
     audit_cli.register(sub)
     from . import cli_plan
 
-    cli_plan.register(sub)
+    cli_plan.register(sub, pool_args=add_pool_args)
     return parser
 
 
@@ -321,9 +735,20 @@ def main(argv: Sequence[str] | None = None) -> int:
         0 on success, 1 when ``verify-record`` finds a mismatch, 2 on bad input (a
         `CertlibError`, printed as one line on stderr, no traceback).
     """
+    from .cli_progress import progress_bar
+
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
+        if hasattr(args, "pools"):  # a pool command: read its files, a bar on a terminal
+            bar = progress_bar(quiet=args.quiet)
+            try:
+                args.read = read_pool_args(args, progress=bar)
+            finally:
+                if bar is not None:
+                    bar.close()
+            for w in args.read.warnings:
+                print(f"certlib: warning: {w}", file=sys.stderr)
         return int(args.func(args) or 0)
     except CertlibError as exc:
         print(f"certlib: error: {exc}", file=sys.stderr)

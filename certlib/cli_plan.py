@@ -34,13 +34,18 @@ def _numbers(text: str, what: str, cast: Callable[[str], _T]) -> list[_T]:
                              f"{text!r}") from None
 
 
-def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser], *,
+             pool_args: Callable[..., None]) -> None:
     """Add the ``plan`` command to the command line's subcommands.
 
     Parameters
     ----------
     sub : argparse subparsers action
         What `argparse.ArgumentParser.add_subparsers` returned in `certlib.cli.build_parser`.
+    pool_args : callable
+        `certlib.cli.add_pool_args`, which adds the files, the column map, the class set,
+        the objective, ``--merge-duplicates``, ``--quiet`` and ``--json``; the command
+        line reads the pool before ``plan`` runs (`certlib.cli.read_pool_args`).
     """
     from .policies import policy_names
 
@@ -54,10 +59,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                        "with --forecast a forecast of the labels the policy will read, and "
                        "the labels the accuracy choice needs beside AUGRC's (paper section "
                        "6.2).")
-    p.add_argument("pool", metavar="POOL", help="CSV or Parquet pool file (SPEC section 2)")
-    p.add_argument("--classes", help="declare the class set, comma-separated (e.g. 0,1,2)")
-    p.add_argument("--objective", default="augrc", choices=["augrc", "accuracy"],
-                   help="objective of the map, the replays and the forecast (default: augrc)")
+    pool_args(p, objective_help="objective of the map, the replays and the forecast "
+              "(default: augrc)")
     p.add_argument("--tolerances", default=None,
                    help="comma-separated objective tolerances (default 0,0.0005,0.001,0.002,"
                    "0.005,0.01 for AUGRC; 0,0.005,0.01,0.02,0.05 on the error rate for "
@@ -70,7 +73,6 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                    help="forecast the labels read with DRAWS draws of the unread labels "
                    "(0 = no forecast)")
     p.add_argument("--seed", type=int, default=0, help="seed of the forecast (default 0)")
-    p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=_cmd_plan)
 
 
@@ -130,13 +132,11 @@ def plan_payload(pool: Pool, *, tolerances: Sequence[Number] | None = None,
 
 
 def _cmd_plan(args: argparse.Namespace) -> int:
-    from .io import load_pool
     from .planning.accuracy_plan import accuracy_labels
 
-    classes = None
-    if args.classes:
-        classes = [c.strip() for c in args.classes.split(",") if c.strip()]
-    pool = load_pool(args.pool, classes=classes, objective=args.objective)
+    # read by the command line before the command (certlib.cli.PoolRead)
+    read = args.read
+    pool: Pool = read.pool
     tols = None if args.tolerances is None else _numbers(args.tolerances, "--tolerances", float)
     buds = None if args.budgets is None else _numbers(args.budgets, "--budgets", int)
     if args.forecast < 0:
@@ -144,12 +144,13 @@ def _cmd_plan(args: argparse.Namespace) -> int:
     m, fcs = plan_payload(pool, tolerances=tols, budgets=buds, policy=args.policy,
                           forecast_draws=args.forecast, seed=args.seed)
     acc = accuracy_labels(pool, policy=args.policy, seed=args.seed)
-    payload = {"pool": args.pool, "objective": pool.objective, "map": m.to_dict(),
+    payload = {"pool": read.name, "objective": pool.objective, "map": m.to_dict(),
                "forecast": None if fcs is None else [f.to_dict() for f in fcs]}
     if fcs is not None:
         payload["p_certified"] = [[f.p_certified(b) for b in m.budgets] for f in fcs]
     payload["accuracy"] = acc.to_dict()
-    emit(args, payload, _table(args.pool, pool, m, fcs) + "\n\n" + accuracy_section(acc))
+    emit(args, {**payload, **read.payload},
+         read.table(_table(read.name, pool, m, fcs) + "\n\n" + accuracy_section(acc)))
     return 0
 
 
