@@ -11,7 +11,6 @@ the library's one message next to the uploader and the previous pool stays activ
 
 from __future__ import annotations
 
-import hashlib
 from pathlib import Path
 
 import streamlit as st
@@ -19,6 +18,7 @@ import streamlit as st
 import certlib
 from certlib.errors import CertlibError
 from certlib.labelling.saved_pools import SavedPools
+from ui.column_map import PENDING, convention_map, map_without, mapping_form, plan_upload
 from ui.text import plain
 
 
@@ -47,14 +47,20 @@ def _load_sample(path: str, mtime: float, declared: tuple | None = None):
 
 
 @st.cache_data(show_spinner=False, max_entries=16)
-def _load_saved(folder: str, digest: str, mtime: float, declared: tuple | None = None,
+def _load_saved(folder: str, digest: str, mtime: tuple, declared: tuple | None = None,
                 _read=None):
-    """The pool of a saved upload; ``_read`` (left out of the cache key): the pool just
-    read from the same bytes to validate them (`SavedPools.add`), kept as this entry so
-    the file is not read a second time."""
+    """The pool of a saved upload; ``mtime``: its file's and its note's (a mapping saved
+    again for the same files changes the pool); ``_read`` (left out of the cache key):
+    the pool just read from the same bytes to validate them (`SavedPools.add`), kept as
+    this entry so the file is not read a second time."""
     if _read is not None:
         return _read
     return SavedPools(folder).load(digest, max_bytes=MAX_UPLOAD_BYTES, classes=declared)
+
+
+def _mtimes(folder: SavedPools, saved) -> tuple:
+    note = folder.folder / f"{saved.digest}.json"
+    return saved.path.stat().st_mtime_ns, note.stat().st_mtime_ns if note.exists() else 0
 
 
 def load_ref(ref: str, declared: tuple | None = None):
@@ -66,7 +72,7 @@ def load_ref(ref: str, declared: tuple | None = None):
         return _load_sample(str(path), path.stat().st_mtime, declared), label
     folder = SavedPools()
     s = folder.get(key)
-    return _load_saved(str(folder.folder), key, s.path.stat().st_mtime, declared), s.name
+    return _load_saved(str(folder.folder), key, _mtimes(folder, s), declared), s.name
 
 
 def class_settings():
@@ -87,36 +93,154 @@ def _uploader_key() -> str:
     return f"upload_{st.session_state.get('_upload_gen', 0)}"
 
 
-def _take_upload(folder: SavedPools):
-    """Save a newly chosen upload; returns its reference, or None after showing why not."""
-    up = st.session_state.get(_uploader_key())
-    if up is None:
-        return None
-    if st.session_state.get("_upload_seen") == up.file_id:
-        return None
-    st.session_state["_upload_seen"] = up.file_id
-    data = up.getvalue()
-    try:  # the same content saved before under another name: the same pool, labels too
-        before = folder.get(hashlib.sha256(data).hexdigest()).name
-    except CertlibError:
-        before = None
+def _refuse(names: str, exc: CertlibError) -> None:
+    """Say why an upload was refused, under the page's title, and empty the uploader (a
+    refused file must not stay listed as if it had loaded)."""
+    st.session_state["_upload_error"] = f"Could not load {plain(names)}: {plain(exc)}"
+    st.session_state["_upload_error_page"] = st.session_state.get("_page")
+    st.session_state["_upload_gen"] = st.session_state.get("_upload_gen", 0) + 1
+
+
+def _save(folder: SavedPools, files, column_map=None):
+    """Validate and save an upload with a progress bar saying what is being done; the
+    pool read to validate it is kept as the cached pool of the saved upload."""
+    bar = st.progress(0.0, text="Reading the upload")
+
+    def step(stage: str, done: float) -> None:
+        bar.progress(min(1.0, max(0.0, float(done))), text=stage)
+
     try:
-        saved = folder.add(up.name, data, max_bytes=MAX_UPLOAD_BYTES)
+        saved = folder.add_files(files, column_map=column_map, max_bytes=MAX_UPLOAD_BYTES,
+                                 progress=step)
+    finally:
+        bar.empty()
+    if saved.pool is not None:  # read without declared classes, as `load_ref(ref, None)`
+        _load_saved(str(folder.folder), saved.digest, _mtimes(folder, saved), None,
+                    _read=saved.pool)
+    return saved
+
+
+def _take_upload(folder: SavedPools):
+    """Save newly chosen uploads; returns the reference of the saved pool, or None after
+    showing why not, or when the files wait for their column mapping (`ui.column_map`)."""
+    ups = st.session_state.get(_uploader_key()) or []
+    if not isinstance(ups, list):
+        ups = [ups]
+    if not ups:
+        return None
+    seen = tuple(u.file_id for u in ups)
+    if st.session_state.get("_upload_seen") == seen:
+        return None
+    st.session_state["_upload_seen"] = seen
+    st.session_state.pop(PENDING, None)  # a new choice of files replaces a pending one
+    files = [(u.name, u.getvalue()) for u in ups]
+    names = " + ".join(u.name for u in ups)
+    try:  # the same files saved before (under another name too): the same pool, its map
+        digest = folder.digest_of(files)
+        before = folder.get(digest).name
+        saved_map = folder.column_map(digest)
+    except CertlibError:
+        before, saved_map = None, None
+    try:
+        if saved_map is None:
+            pending = plan_upload(files)
+            if pending is not None:
+                st.session_state[PENDING] = pending
+                st.session_state.pop("_upload_error", None)
+                return None
+        saved = _save(folder, files, column_map=saved_map)
     except CertlibError as exc:
-        st.session_state["_upload_error"] = f"Could not load {plain(up.name)}: {plain(exc)}"
-        st.session_state["_upload_error_page"] = st.session_state.get("_page")
-        # a fresh, empty uploader: a refused file must not stay listed as if it had loaded
-        st.session_state["_upload_gen"] = st.session_state.get("_upload_gen", 0) + 1
+        _refuse(names, exc)
         return None
     st.session_state.pop("_upload_error", None)
-    if saved.pool is not None:  # read without declared classes, as `load_ref(ref, None)`
-        _load_saved(str(folder.folder), saved.digest, saved.path.stat().st_mtime, None,
-                    _read=saved.pool)
     if before is not None and before != saved.name:
         st.session_state["_upload_note"] = (
             f"{plain(saved.name)} holds the same content as {plain(before)}, saved before: "
             "it is the same pool (its labels included), now listed under the new name.")
+    if saved_map is not None:
+        st.session_state["_upload_note"] = (
+            f"{plain(saved.name)} was read with the column mapping saved with it before "
+            "(the Pool page shows it and can change it).")
     return f"upload:{saved.digest}"
+
+
+def _pending_form(folder: SavedPools, active: str) -> None:
+    """The pending upload's mapping form in the main area; the page stops under it."""
+    pending = st.session_state[PENDING]
+
+    def save(cmap):
+        try:
+            saved = _save(folder, pending["files"], column_map=cmap)
+        except CertlibError as exc:
+            return (f"Could not load {plain(pending['where'])} with this mapping: "
+                    f"{plain(exc)}  \nNothing was saved; the active pool is still "
+                    f"{plain(active)}.")
+        st.session_state.pop(PENDING, None)
+        st.session_state["pool_ref"] = f"upload:{saved.digest}"
+        st.query_params["pool"] = f"upload:{saved.digest}"
+        return None
+
+    def cancel():
+        st.session_state.pop(PENDING, None)
+        st.session_state["_upload_gen"] = st.session_state.get("_upload_gen", 0) + 1
+
+    mapping_form(pending, save, cancel)
+    st.caption(f"The active pool is still {plain(active)} until the upload is loaded.")
+    st.stop()
+
+
+def saved_column_map():
+    """The column map the active upload was saved with (None: a sample, or a file in the
+    convention's columns)."""
+    kind, key = (pool_ref() or "sample:demo").split(":", 1)
+    if kind != "upload":
+        return None
+    try:
+        return SavedPools().column_map(key)
+    except CertlibError:
+        return None
+
+
+def remap_saved() -> None:
+    """Open the mapping form again on the active upload's saved files, its saved map
+    proposed."""
+    folder = SavedPools()
+    key = (pool_ref() or "").split(":", 1)[1]
+    try:
+        pending = plan_upload(folder.files(key), force=True)
+    except CertlibError as exc:
+        st.session_state["_upload_error"] = f"Could not reopen the mapping: {plain(exc)}"
+        st.session_state["_upload_error_page"] = st.session_state.get("_page")
+        return
+    cmap = folder.column_map(key)
+    if pending is not None and cmap is not None:
+        pending["guess"] = cmap.to_json()
+    st.session_state[PENDING] = pending
+
+
+def merge_upload_duplicates(pool, never_win) -> str | None:
+    """Save the active upload again with a map that leaves out ``never_win`` (candidates
+    that can never win: duplicates of an earlier one); the merged pool becomes active.
+    Returns why it cannot, or None."""
+    kind, key = (pool_ref() or "sample:demo").split(":", 1)
+    if kind != "upload":
+        return ("A shipped sample is not changed here; add a copy of its file to merge its "
+                "duplicates, or use `certlib ... --merge-duplicates`.")
+    folder = SavedPools()
+    try:
+        files = folder.files(key)
+        cmap = folder.column_map(key)
+        if cmap is None and len(files) == 1:
+            cmap = convention_map(pool, plan_upload(files, force=True)["columns"])
+        if cmap is None:
+            return ("This file's layout (one shared prediction, or prob_ columns) has no "
+                    "column map to leave a candidate out of; use `certlib ... "
+                    "--merge-duplicates`.")
+        saved = _save(folder, files, column_map=map_without(cmap, never_win))
+    except CertlibError as exc:
+        return f"Could not merge: {plain(exc)}"
+    st.session_state["pool_ref"] = f"upload:{saved.digest}"
+    return None
 
 
 def _picked() -> None:
@@ -168,10 +292,12 @@ def choose_pool(default: str = "demo"):
                          on_change=_picked)
     st.query_params["pool"] = ref
     st.sidebar.file_uploader(
-        "Add a pool file (CSV or Parquet)", type=["csv", "tsv", "parquet", "pq"],
-        key=_uploader_key(),
-        help="Columns: pred_<name>/conf_<name> pairs, or pred + conf_<name>, or prob_<class>; "
-        "optional row_id and label (empty = not read yet). Saved on this server under its "
+        "Add a pool file (CSV or Parquet)", type=["csv", "tsv", "parquet", "pq", "zip"],
+        key=_uploader_key(), accept_multiple_files=True,
+        help="One file with a prediction and a confidence (or probability) column per "
+        "model, or one file per model (or a zip of them) sharing an id column. Columns "
+        "named otherwise than certlib's (pred_<name>/conf_<name>, label, row_id) are "
+        "mapped on the page before anything is saved. Saved on this server under its "
         "content hash, so a reload or a restart finds it again.")
     note = st.session_state.pop("_upload_note", None)
     if note:
@@ -182,6 +308,8 @@ def choose_pool(default: str = "demo"):
         # in the main area, under the page's title: the sidebar's foot is often off screen
         st.error(st.session_state["_upload_error"]
                  + f"  \nNothing was saved; the active pool is still {plain(by_ref[ref])}.")
+    if st.session_state.get(PENDING):
+        _pending_form(folder, by_ref[ref])
 
     declared = folder.class_settings(ref).declared
     try:

@@ -15,11 +15,14 @@ import streamlit as st
 
 from certlib.errors import CertlibError
 from certlib.core.pool import UNREAD, pool_hash
+from certlib.core.duplicates import find_duplicates
 from certlib.core.pool_stats import pool_stats, stray_class_notes
 from certlib.labelling.saved_pools import SavedPools
 from certlib.labelling.store import LabelStore
 from ui.cache import POOL_HASH
-from ui.pool_picker import choose_pool, class_settings, load_ref, pool_ref
+from ui.column_map import show_saved_map
+from ui.pool_picker import (choose_pool, class_settings, load_ref, merge_upload_duplicates,
+                            pool_ref, remap_saved, saved_column_map)
 from ui.text import plain, plot_text
 
 PREVIEW_ROWS = 50
@@ -30,6 +33,11 @@ TICK_CHARS = 16  # a class on fewer than 1% of the rows of a pool with > 2 class
 @st.cache_data(show_spinner=False, max_entries=32, hash_funcs=POOL_HASH)
 def cached_stats(pool):
     return pool_stats(pool)
+
+
+@st.cache_data(show_spinner=False, max_entries=32, hash_funcs=POOL_HASH)
+def cached_duplicates(pool):
+    return find_duplicates(pool)
 
 
 def _column(values) -> pd.Series:
@@ -175,6 +183,7 @@ if pool is None:
     st.stop()
 stats = cached_stats(pool)
 st.caption(f"Active pool: {plain(label)}")
+saved_map = saved_column_map()
 
 c1, c2, c3, c4 = st.columns(4)
 c1.metric("rows", f"{stats.n:,}")
@@ -188,6 +197,25 @@ st.markdown("**Candidates in tie-priority order** (earlier wins a tie): "
 
 for note in stray_class_notes(pool, fmt=plain, counts=stats.class_counts):  # cached
     st.warning(note)
+dups = cached_duplicates(pool)
+if dups.found:
+    st.warning(plain(dups.message()) + "  \nA duplicate changes no certificate; merging "
+               "it keeps the first of each group and leaves the later out of the tables.")
+    if st.button("Merge the duplicates", help="Save this upload again with a column mapping "
+                 "that leaves out the candidates that can never win; labelling projects "
+                 "started on the unmerged pool stay tied to it."):
+        why = merge_upload_duplicates(pool, dups.never_win)
+        if why:
+            st.error(why)
+        else:
+            st.rerun()
+
+if saved_map is not None:
+    show_saved_map(saved_map, label, pool)
+    if st.button("Change the mapping", help="Open the mapping form again on the saved "
+                 "files; labelling projects started with this mapping stay tied to it."):
+        remap_saved()
+        st.rerun()
 
 st.subheader("Classes")
 st.dataframe(pd.DataFrame({

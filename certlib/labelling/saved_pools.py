@@ -302,12 +302,8 @@ class SavedPools:
                 raise PoolFileError(f"pool file {display!r} is {len(data)} bytes; the limit "
                                     f"is {max_bytes}")
             parts.append((display, data, suffix, hashlib.sha256(data).hexdigest()))
-        if len(parts) == 1:
-            digest = parts[0][3]
-            path = self.folder / f"{digest}{parts[0][2]}"
-        else:
-            digest = _files_digest([(display, d) for display, _, _, d in parts])
-            path = self.folder / f"{digest}.json"
+        digest = self.digest_of(files)
+        path = self.folder / (f"{digest}{parts[0][2]}" if len(parts) == 1 else f"{digest}.json")
         if column_map is None:
             column_map = self._saved_map(digest)
         from ..io import _Reporter
@@ -407,9 +403,33 @@ class SavedPools:
         CertlibError
             The reader's error when the files are not a valid pool (with these options).
         """
+        max_bytes = int(load_options.pop("max_bytes", 2 * 1024**3))
+        files = self.files(digest, max_bytes=max_bytes)
+        return _read(files, self.column_map(digest), load_options, progress)
+
+    def files(self, digest: str, *, max_bytes: int = 2 * 1024**3) -> list[tuple[str, bytes]]:
+        """The files of a saved upload as they were uploaded, in order (to read them
+        again with another map).
+
+        Parameters
+        ----------
+        digest : str
+            The upload's digest.
+        max_bytes : int, default 2 GiB
+            A file larger than this is refused.
+
+        Returns
+        -------
+        list of (name, content)
+            One entry per uploaded file (a zip as the zip).
+
+        Raises
+        ------
+        PoolFileError
+            No saved upload has ``digest``, or a file of it is missing or too large.
+        """
         saved = self.get(digest)
         note = self._note(digest)
-        max_bytes = int(load_options.pop("max_bytes", 2 * 1024**3))
         parts = note.get("parts") or [[saved.name, digest, note["suffix"]]]
         files = []
         for display, d, suffix in parts:
@@ -421,7 +441,33 @@ class SavedPools:
                 raise PoolFileError(f"pool file {display!r} is {path.stat().st_size} bytes; "
                                     f"the limit is {max_bytes}")
             files.append((str(display), path.read_bytes()))
-        return _read(files, self.column_map(digest), load_options, progress)
+        return files
+
+    @staticmethod
+    def digest_of(files: Sequence[tuple[str, bytes]]) -> str:
+        """The key `add_files` saves these files under: one file's SHA-256, or for
+        several a hash of their names and hashes in order.
+
+        Parameters
+        ----------
+        files : sequence of (name, content)
+            The files, in upload order.
+
+        Returns
+        -------
+        str
+            64 hex digits; `get` finds an upload of the same files by it.
+
+        Examples
+        --------
+        >>> import hashlib
+        >>> SavedPools.digest_of([("a.csv", b"x")]) == hashlib.sha256(b"x").hexdigest()
+        True
+        """
+        if not files:
+            raise ParameterError("no file given")
+        hashes = [(display_name(n), hashlib.sha256(d).hexdigest()) for n, d in files]
+        return hashes[0][1] if len(hashes) == 1 else _files_digest(hashes)
 
     def get(self, digest: str) -> SavedPool:
         """The saved upload with this content hash (without its pool: nothing is read).
