@@ -43,23 +43,20 @@ from .core._values import file_class_key
 from .core.derived_scores import row_sums
 from .core.pool import Pool
 from .errors import CertlibError, ColumnError, InvalidValueError, ParameterError, PoolFileError
-from .io import (DEFAULT_MAX_BYTES, PROB_SUM_TOLERANCE, Layout, Progress, _canon_series,
-                 _check_in, _declared, _float_column, _Reporter, _row_ids, _Rows, _size,
-                 _unify, file_layout, pool_from_table, read_table_bytes)
+from .io import (DEFAULT_MAX_BYTES, LABEL_NAMES, PROB_SUM_TOLERANCE, Layout, Progress,
+                 _canon_series, _check_in, _declared, _float_column, _label_like, _pick,
+                 _Reporter, _row_ids, _Rows, _size, _unify, file_layout, pool_from_table,
+                 read_table_bytes)
 
 __all__ = ["Ambiguity", "CandidateColumns", "ColumnMap", "MappedPool", "expand_zips",
            "guess_map", "join_tables", "needs_map", "pool_from_mapped", "read_sources"]
 
-LABEL_NAMES: tuple[str, ...] = ("label", "y_true", "target", "gt", "truth", "ground_truth",
-                                "true_label", "y", "labels", "class", "true")
 ID_NAMES: tuple[str, ...] = ("row_id", "id", "idx", "index", "sample_id", "item_id", "uid",
                              "example_id", "key")
 _PRED = {"pred", "preds", "prediction", "predictions", "predicted", "yhat", "ypred"}
 _CONF = {"conf", "confidence", "score", "scores", "certainty"}
 _PROBA = {"proba", "prob", "probs", "probability", "probabilities"}
 _SPLIT = re.compile(r"[_\-.\s]+")
-_LABEL_LIKE = re.compile(r"(^|[_\-.\s])(label|labels|truth|target|gt|y_true|ground)"
-                         r"($|[_\-.\s])", re.IGNORECASE)
 _PART_WORDS = {"pred": "prediction", "conf": "confidence", "proba": "probability"}
 _POOL_SUFFIXES = (".csv", ".tsv", ".parquet", ".pq")
 
@@ -428,8 +425,6 @@ def _unused_warnings(name: str, columns: Sequence[str], used: set[str]) -> tuple
     return tuple(out)
 
 
-def _label_like(col: str) -> bool:
-    return col.strip().lower() in LABEL_NAMES or bool(_LABEL_LIKE.search(col))
 
 
 def _is_int_class(t: str) -> bool:
@@ -499,15 +494,6 @@ def needs_map(columns: Sequence[str]) -> bool:
         return True
     return (layout.mode != "prob" and "label" not in columns
             and any(_label_like(c) for c in columns))
-
-
-def _pick(columns: Sequence[str], names: tuple[str, ...]) -> str | None:
-    """The column named ``names[0]`` (any case), else the first in table order whose
-    name is one of ``names``."""
-    low = [c.strip().lower() for c in columns]
-    if names[0] in low:
-        return columns[low.index(names[0])]
-    return next((c for c, lc in zip(columns, low) if lc in names), None)
 
 
 @dataclass

@@ -50,6 +50,8 @@ from __future__ import annotations
 import csv
 import io
 import os
+import re
+import warnings
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import cast
@@ -672,6 +674,43 @@ def _prob_scores(P: NDArray[np.float64], cols: list[str], rows: _Rows
 
 
 # ----------------------------------------------------------------- loading
+# a label by another name (paper 000 reads labels, however the column is called): the
+# names an evaluation script gives its label column, and what looks like one
+LABEL_NAMES: tuple[str, ...] = ("label", "y_true", "target", "gt", "truth", "ground_truth",
+                                "true_label", "y", "labels", "class", "true")
+_LABEL_LIKE = re.compile(r"(^|[_\-.\s])(label|labels|truth|target|gt|y_true|ground)"
+                         r"($|[_\-.\s])", re.IGNORECASE)
+
+
+def _label_like(col: str) -> bool:
+    return col.strip().lower() in LABEL_NAMES or bool(_LABEL_LIKE.search(col))
+
+
+def _pick(columns: Sequence[str], names: tuple[str, ...]) -> str | None:
+    """The column named ``names[0]`` (any case), else the first in table order whose
+    name is one of ``names``."""
+    low = [c.strip().lower() for c in columns]
+    if names[0] in low:
+        return columns[low.index(names[0])]
+    return next((c for c, lc in zip(columns, low) if lc in names), None)
+
+
+def _label_by_another_name(name: str, layout: Layout) -> None:
+    """A file in the convention's columns whose label column has another name
+    (``y_true``, ``target``, ...) keeps its labels: that column is the label.  A
+    label-like column left over is named in a `UserWarning`, never dropped in silence."""
+    if layout.label is None:
+        found = _pick(layout.extra, LABEL_NAMES)
+        if found is not None:
+            layout.label = found
+            layout.extra = [c for c in layout.extra if c != found]
+    for c in layout.extra:
+        if _label_like(c):
+            warnings.warn(f"column {c!r} of {name!r} looks like labels but is not read as "
+                          f"the label ({layout.label!r} is): it is shown with the rows only",
+                          UserWarning, stacklevel=3)
+
+
 def load_pool(path: str | os.PathLike[str], *, classes: Sequence[object] | None = None,
               objective: str = "augrc", max_bytes: int = DEFAULT_MAX_BYTES,
               progress: Progress | None = None) -> Pool:
@@ -734,6 +773,7 @@ def load_pool(path: str | os.PathLike[str], *, classes: Sequence[object] | None 
     del data
     report(f"checking columns of {p.name}", 0.6)
     layout = file_layout(df.columns)
+    _label_by_another_name(p.name, layout)
     report(f"building the pool of {p.name}", 0.7)
     pool = pool_from_table(p.name, df, layout, declared=declared, objective=objective)
     report(f"read {p.name}: {pool.n} rows, {pool.K} candidates", 1.0)

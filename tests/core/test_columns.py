@@ -597,3 +597,27 @@ def test_a_large_table_reads_with_few_progress_calls():
     got = read_sources([("big.csv", buf.getvalue())], progress=rec)
     assert got.pool.n == n and len(rec.calls) < 20
     assert rec.calls[0][0].startswith("reading big.csv (") and " kB)" in rec.calls[0][0]
+
+
+def test_load_pool_reads_a_label_by_another_name_and_warns_of_a_second(tmp_path):
+    """`certlib.load_pool` on a file in the convention's columns whose label column is
+    called y_true keeps its labels (they were dropped in silence), and a second
+    label-like column is named in a warning."""
+    import warnings
+
+    import certlib
+
+    path = tmp_path / "own.csv"
+    path.write_text("row_id,pred_a,conf_a,pred_b,conf_b,y_true,target_v1\n"
+                    "1,0,0.9,1,0.8,1,x\n2,1,0.7,1,0.6,,y\n3,0,0.5,0,0.4,0,z\n")
+    with warnings.catch_warnings(record=True) as got:
+        warnings.simplefilter("always")
+        pool = certlib.load_pool(path)
+    assert pool.n_labelled == 2 and "y_true" not in pool.extra
+    assert [str(w.message) for w in got] == [
+        "column 'target_v1' of 'own.csv' looks like labels but is not read as the label "
+        "('y_true' is): it is shown with the rows only"]
+    assert "target_v1" in pool.extra
+    with open(path, "rb") as f:
+        same = certlib.columns.read_sources([("own.csv", f.read())]).pool
+    assert certlib.pool_hash(same) == certlib.pool_hash(pool)
