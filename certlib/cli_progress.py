@@ -87,6 +87,7 @@ class ProgressBar:
         cells = max(10, min(30, width // 4))
         done = int(f * cells)
         bar = " [" + "#" * done + "." * (cells - done) + "]"
+        what = "".join(c if c.isprintable() else "?" for c in what)  # names from files
         room = width - len(bar) - len(tail)
         if len(what) > room:
             what = what[:max(0, room - 3)] + "..."

@@ -43,8 +43,9 @@ from .core._values import file_class_key
 from .core.derived_scores import row_sums
 from .core.pool import Pool
 from .errors import CertlibError, ColumnError, InvalidValueError, ParameterError, PoolFileError
-from .io import (DEFAULT_MAX_BYTES, LABEL_NAMES, PROB_SUM_TOLERANCE, Layout, Progress,
-                 _canon_series, _check_in, _declared, _float_column, _label_like, _pick,
+from .io import (CONVENTION_LABEL_NAMES, DEFAULT_MAX_BYTES, LABEL_NAMES, PROB_SUM_TOLERANCE,
+                 Layout, Progress, _canon_series, _check_in, _declared, _float_column,
+                 _label_like, _pick,
                  _Reporter, _row_ids, _Rows, _size, _unify, file_layout, pool_from_table,
                  read_table_bytes)
 
@@ -1002,7 +1003,8 @@ def _convention(name: str, columns: Sequence[str], *, label: str | None = None,
     except ColumnError:
         return None
     if label is None and layout.label is None:
-        label = _pick([c for c in columns if c in layout.extra], LABEL_NAMES)
+        label = next((c for c in columns if c in layout.extra
+                      and c in CONVENTION_LABEL_NAMES), None)
     if label is not None:
         if label not in columns:
             raise ColumnError(f"the label column {label!r} is not in {name!r}; its columns "
@@ -1014,8 +1016,9 @@ def _convention(name: str, columns: Sequence[str], *, label: str | None = None,
                               f"columns are {list(columns)}")
         layout.row_id = row_id
     layout.extra = [c for c in layout.extra if c not in (layout.label, layout.row_id)]
+    used = f"{layout.label!r} is" if layout.label else "no column is"
     warn = tuple(f"column {c!r} of {name!r} looks like labels but is not used as the label "
-                 f"({layout.label!r} is): it is shown with the rows only"
+                 f"({used}): it is shown with the rows only"
                  for c in layout.extra if _label_like(c))
     return layout, warn
 
@@ -1023,9 +1026,10 @@ def _convention(name: str, columns: Sequence[str], *, label: str | None = None,
 def read_sources(sources: Sequence[tuple[str, bytes]], *,
                  column_map: ColumnMap | None = None,
                  classes: Sequence[object] | None = None, objective: str = "augrc",
-                 progress: Progress | None = None) -> MappedPool:
+                 progress: Progress | None = None,
+                 max_bytes: int = DEFAULT_MAX_BYTES) -> MappedPool:
     """The pool of one file, or of several files (one per model) joined on their id
-    column; zips are opened.
+    column; zips are opened (``max_bytes``: the most a zip may unpack to).
 
     One file that follows the file convention is read by it, a label column of
     another name (``y_true``, ``target``, ...) being its label; any other file is read
@@ -1077,7 +1081,7 @@ def read_sources(sources: Sequence[tuple[str, bytes]], *,
     if any(n.lower().endswith(".zip") for n, _ in sources):
         report("opening " + ", ".join(n for n, _ in sources if n.lower().endswith(".zip")),
                0.0)
-    files = expand_zips(sources)
+    files = expand_zips(sources, max_bytes=max_bytes)
     if not files:
         raise ParameterError("no file given")
     total = max(sum(len(d) for _, d in files), 1)

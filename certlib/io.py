@@ -682,6 +682,11 @@ _LABEL_LIKE = re.compile(r"(^|[_\-.\s])(label|labels|truth|target|gt|y_true|grou
                          r"($|[_\-.\s])", re.IGNORECASE)
 
 
+# in a file of the convention's columns (SPEC section 2) only these names, exactly, are
+# taken as its label column: generic names (y, class, gt, Label) may be display columns
+CONVENTION_LABEL_NAMES: tuple[str, ...] = ("y_true", "target", "ground_truth", "true_label")
+
+
 def _label_like(col: str) -> bool:
     return col.strip().lower() in LABEL_NAMES or bool(_LABEL_LIKE.search(col))
 
@@ -700,14 +705,15 @@ def _label_by_another_name(name: str, layout: Layout) -> None:
     (``y_true``, ``target``, ...) keeps its labels: that column is the label.  A
     label-like column left over is named in a `UserWarning`, never dropped in silence."""
     if layout.label is None:
-        found = _pick(layout.extra, LABEL_NAMES)
+        found = next((c for c in layout.extra if c in CONVENTION_LABEL_NAMES), None)
         if found is not None:
             layout.label = found
             layout.extra = [c for c in layout.extra if c != found]
+    used = f"{layout.label!r} is" if layout.label else "only a column called 'label' is"
     for c in layout.extra:
         if _label_like(c):
             warnings.warn(f"column {c!r} of {name!r} looks like labels but is not read as "
-                          f"the label ({layout.label!r} is): it is shown with the rows only",
+                          f"the label ({used}): it is shown with the rows only",
                           UserWarning, stacklevel=3)
 
 

@@ -44,7 +44,8 @@ def _head(name: str, data: bytes) -> pl.DataFrame:
                        separator="\t" if suffix == ".tsv" else ",")
 
 
-def plan_upload(files: list[tuple[str, bytes]], *, force: bool = False) -> dict | None:
+def plan_upload(files: list[tuple[str, bytes]], *, force: bool = False,
+                max_bytes: int = 200 * 1024 * 1024) -> dict | None:
     """None when ``files`` is one file in the convention's columns (save it as it is);
     else the pending upload: the files, the columns of the (joined) table, a preview and
     the guessed map (``force``: a pending upload for any files, to map them again).
@@ -63,7 +64,7 @@ def plan_upload(files: list[tuple[str, bytes]], *, force: bool = False) -> dict 
         return {"files": files, "where": name, "columns": columns,
                 "preview": head.rename(dict(zip(head.columns, columns))).to_pandas(),
                 "guess": guess.to_json(), "note": None}
-    members = expand_zips(files)
+    members = expand_zips(files, max_bytes=max_bytes)
     tables = [(name, read_table_bytes(name, data)) for name, data in members]
     if len(tables) == 1:  # a zip of one file: as that file
         name, df = tables[0]
@@ -144,7 +145,7 @@ def mapping_form(pending: dict, save, cancel) -> None:
                 "columns look like; check the guess below and correct it. Nothing is saved "
                 "until you press *Load the pool*.")
     if pending.get("note"):
-        st.caption(pending["note"])
+        st.caption(plain(pending["note"]))
     st.dataframe(pending["preview"], hide_index=True)
     key = f"map_{abs(hash(pending['where'])) % 10**8}"
     c1, c2 = st.columns(2)

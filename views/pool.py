@@ -202,8 +202,9 @@ if dups.found:
     st.warning(plain(dups.message()) + "  \nA duplicate changes no certificate; merging "
                "it keeps the first of each group and leaves the later out of the tables.")
     if st.button("Merge the duplicates", help="Save this upload again with a column mapping "
-                 "that leaves out the candidates that can never win; labelling projects "
-                 "started on the unmerged pool stay tied to it."):
+                 "that leaves out the candidates that can never win. It replaces the saved "
+                 "mapping: labelling projects started on the unmerged pool open again only "
+                 "once it is restored (Change the mapping)."):
         why = merge_upload_duplicates(pool, dups.never_win)
         if why:
             st.error(why)
@@ -213,7 +214,8 @@ if dups.found:
 if saved_map is not None:
     show_saved_map(saved_map, label, pool)
     if st.button("Change the mapping", help="Open the mapping form again on the saved "
-                 "files; labelling projects started with this mapping stay tied to it."):
+                 "files. Loading replaces the saved mapping: labelling projects started "
+                 "with this one open again only once it is restored."):
         remap_saved()
         st.rerun()
 

@@ -39,7 +39,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..core._values import file_class_key
-from ..errors import CertlibError, ParameterError, PoolFileError
+from ..errors import CertlibError, ColumnError, ParameterError, PoolFileError
 
 if TYPE_CHECKING:
     from ..columns import ColumnMap, MappedPool
@@ -184,14 +184,16 @@ def _atomic_write(path: Path, data: bytes) -> None:
 
 
 def _read(files: Sequence[tuple[str, bytes]], column_map: ColumnMap | None,
-          options: Mapping[str, Any], progress: Progress | None) -> MappedPool:
+          options: Mapping[str, Any], progress: Progress | None,
+          max_bytes: int = 2 * 1024**3) -> MappedPool:
     from ..columns import read_sources
 
     unknown = set(options) - {"classes", "objective"}
     if unknown:
         raise ParameterError(f"unknown options {sorted(unknown)}")
     return read_sources(files, column_map=column_map, classes=options.get("classes"),
-                        objective=options.get("objective", "augrc"), progress=progress)
+                        objective=options.get("objective", "augrc"), progress=progress,
+                        max_bytes=max_bytes)
 
 
 def _files_digest(parts: Sequence[tuple[str, str]]) -> str:
@@ -304,13 +306,20 @@ class SavedPools:
             parts.append((display, data, suffix, hashlib.sha256(data).hexdigest()))
         digest = self.digest_of(files)
         path = self.folder / (f"{digest}{parts[0][2]}" if len(parts) == 1 else f"{digest}.json")
-        if column_map is None:
-            column_map = self._saved_map(digest)
+        saved_map = self._saved_map(digest) if column_map is None else None
         from ..io import _Reporter
 
         report = _Reporter(progress)
-        got = _read([(d, b) for d, b, _, _ in parts], column_map, load_options,
-                    report.part(0.0, 0.95))
+        sources = [(d, b) for d, b, _, _ in parts]
+        try:
+            got = _read(sources, column_map or saved_map, load_options,
+                        report.part(0.0, 0.95), max_bytes)
+        except ColumnError:
+            if saved_map is None:
+                raise
+            # the map saved with the same bytes names columns these names do not give
+            # (a zip uploaded again under another name): read them as new
+            got = _read(sources, None, load_options, report.part(0.0, 0.95), max_bytes)
         name = " + ".join(p[0] for p in parts)
         report(f"saving {name}", 0.95)
         self.folder.mkdir(parents=True, exist_ok=True)
@@ -405,7 +414,7 @@ class SavedPools:
         """
         max_bytes = int(load_options.pop("max_bytes", 2 * 1024**3))
         files = self.files(digest, max_bytes=max_bytes)
-        return _read(files, self.column_map(digest), load_options, progress)
+        return _read(files, self.column_map(digest), load_options, progress, max_bytes)
 
     def files(self, digest: str, *, max_bytes: int = 2 * 1024**3) -> list[tuple[str, bytes]]:
         """The files of a saved upload as they were uploaded, in order (to read them

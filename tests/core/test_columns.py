@@ -158,7 +158,7 @@ def test_two_label_like_columns_use_the_first_and_name_the_other():
 
 
 # ---------------------------------------------------------------- labels by another name
-@pytest.mark.parametrize("label", ["y_true", "target", "gt", "truth", "Label"])
+@pytest.mark.parametrize("label", ["y_true", "target", "ground_truth", "true_label"])
 def test_a_label_column_not_called_label_keeps_its_labels(label, tmp_path):
     data = CONVENTION.replace(b"label", label.encode())
     got = read_sources([("p.csv", data)])
@@ -174,8 +174,21 @@ def test_a_label_column_not_called_label_keeps_its_labels(label, tmp_path):
         read_sources([("p.csv", CONVENTION)]).pool)
 
 
+@pytest.mark.parametrize("label", ["gt", "truth", "Label", "y", "class"])
+def test_a_generic_label_like_name_in_a_convention_file_is_shown_and_named(label):
+    """In a file of the convention's columns (SPEC section 2: other columns are shown)
+    a generic name may hold anything (a class column of 'animal', 'plant'): it is not
+    taken as the label, and a label-like one is named in a warning."""
+    data = CONVENTION.replace(b"label", label.encode())
+    got = read_sources([("p.csv", data)])
+    assert got.pool.n_labelled == 0 and label in got.pool.extra
+    if label not in ("y", "class"):
+        assert len(got.warnings) == 1 and f"{label!r}" in got.warnings[0]
+        assert "no column is" in got.warnings[0]
+
+
 def test_a_label_column_by_another_name_keeps_its_labels_in_a_prob_file():
-    data = b"prob_0,prob_1,gt\n0.2,0.8,1\n0.6,0.4,\n0.5,0.5,0\n"
+    data = b"prob_0,prob_1,y_true\n0.2,0.8,1\n0.6,0.4,\n0.5,0.5,0\n"
     got = read_sources([("p.csv", data)])
     assert got.pool.names == ("msp", "neg_entropy", "margin")
     assert got.pool.n_labelled == 2
