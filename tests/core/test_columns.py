@@ -634,3 +634,20 @@ def test_load_pool_reads_a_label_by_another_name_and_warns_of_a_second(tmp_path)
     with open(path, "rb") as f:
         same = certlib.columns.read_sources([("own.csv", f.read())]).pool
     assert certlib.pool_hash(same) == certlib.pool_hash(pool)
+
+
+def test_the_same_zip_under_another_name_is_read_again_not_refused(tmp_path):
+    """A browser names a second download 'models (1).zip': the same bytes, so the same
+    saved entry, but the saved map names 'models.zip/...' columns; it gives way."""
+    import zipfile
+
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as z:
+        z.writestr("a.csv", "id,prediction,score\n1,0,0.9\n2,1,0.8\n3,1,0.4\n")
+        z.writestr("b.csv", "id,prediction,score\n3,1,0.7\n2,0,0.6\n1,1,0.5\n")
+    folder = SavedPools(tmp_path)
+    first = folder.add("models.zip", buf.getvalue())
+    again = folder.add("models (1).zip", buf.getvalue())
+    assert again.digest == first.digest
+    assert again.pool is not None and again.pool.names == ("a", "b")
+    assert certlib.pool_hash(again.pool) != "" and again.pool.n == 3
