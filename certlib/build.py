@@ -19,7 +19,7 @@ from numpy.typing import ArrayLike, NDArray
 from .columns import CandidateColumns, ColumnMap, _convention, _naming, guess_map, \
     pool_from_mapped
 from .core.pool import Pool
-from .errors import ParameterError
+from .errors import ColumnError, ParameterError
 from .io import _declared, file_layout, pool_from_table
 
 __all__ = ["pool_from_estimators", "pool_from_frame", "pool_from_predictions"]
@@ -31,6 +31,11 @@ def _as_polars(df: Any) -> pl.DataFrame:
     if isinstance(df, pl.DataFrame):
         return df
     if type(df).__module__.startswith("pandas") and hasattr(df, "reset_index"):
+        names = [str(c) for c in df.columns]
+        dup = next((c for c in names if names.count(c) > 1), None)
+        if dup is not None:
+            raise ColumnError(f"the data frame has two columns named {dup!r}; column "
+                              "names must be unique")
         frame = df.reset_index(drop=True) if df.index.name is None else df.reset_index()
         try:
             return pl.from_pandas(frame)
@@ -266,8 +271,12 @@ def pool_from_predictions(candidates: Mapping[str, object], *,
         raise ParameterError(f"candidates gives {len(candidates)} candidate(s): give at "
                              "least two, or probabilities")
     if labels is not None:
+        arr = np.asarray(labels, dtype=object)
+        if arr.ndim != 1:
+            raise ParameterError(f"labels must be one value per row (1-D); got shape "
+                                 f"{arr.shape}")
         lab = [None if (v is None or (isinstance(v, float) and v != v)) else v
-               for v in np.asarray(labels, dtype=object).tolist()]
+               for v in arr.tolist()]
         if len(lab) != n:
             raise ParameterError(f"labels has {len(lab)} values; the pool has {n} rows")
         cols["label"] = _series("label", np.asarray(lab, dtype=object))

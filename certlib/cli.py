@@ -24,10 +24,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .cli_output import emit, percent
-from .errors import CertlibError, ColumnError, ParameterError, PoolFileError
+from .errors import CertlibError, ParameterError, PoolFileError
 
 if TYPE_CHECKING:
-    from .columns import CandidateColumns, ColumnMap, MappedPool
+    from .columns import CandidateColumns, ColumnMap
     from .core.pool import Pool
     from .io import Progress
     from .labelling.replay import ReplayResult
@@ -286,95 +286,6 @@ def _one_file_map(args: argparse.Namespace, name: str, data: bytes) -> ColumnMap
                      ambiguities=() if cands else guess.ambiguities)
 
 
-def _resolve(cand: CandidateColumns, columns: Sequence[str], files: Sequence[str]
-             ) -> CandidateColumns:
-    """A candidate of several files with its columns named as in the joined table
-    (``"<file>: <column>"``): a column may be written ``COL`` when one file has it, or
-    ``FILE:COL``."""
-    from dataclasses import replace
-
-    have = set(columns)
-
-    def one(col: str) -> str:
-        if col in have:
-            return col
-        head, sep, tail = col.partition(":")
-        if sep:
-            for f in files:
-                if head.strip() in (f, f.rsplit("/", 1)[-1], _stem(f)) \
-                        and f"{f}: {tail.strip()}" in have:
-                    return f"{f}: {tail.strip()}"
-        found = [f"{f}: {col}" for f in files if f"{f}: {col}" in have]
-        if len(found) == 1:
-            return found[0]
-        if found:
-            raise ColumnError(f"column {col!r} of candidate {cand.name!r} is in several files "
-                              f"({', '.join(f for f in files if f'{f}: {col}' in have)}); "
-                              f"write FILE:COL, e.g. {files[0].rsplit('/', 1)[-1]}:{col}")
-        raise ColumnError(f"column {col!r} of candidate {cand.name!r} is in none of the files "
-                          f"{list(files)}")
-
-    return replace(cand, pred=cand.pred and one(cand.pred), conf=cand.conf and one(cand.conf),
-                   proba=tuple((k, one(v)) for k, v in cand.proba))
-
-
-def _read_joined(args: argparse.Namespace, files: list[tuple[str, bytes]],
-                 progress: Progress | None) -> MappedPool:
-    """Several files joined with the flags' map: the id column joins them (``--id``), the
-    label comes from each file that has ``--label``, the candidates from ``--candidate``
-    (else each file's guess, named after the file when its columns carry no model name)."""
-    from .columns import ColumnMap, MappedPool, guess_map, join_tables, pool_from_mapped
-    from .io import read_table_bytes
-
-    def report(what: str, f: float) -> None:
-        if progress is not None:
-            progress(what, f)
-
-    total = max(sum(len(d) for _, d in files), 1)
-    tables, done = [], 0
-    for name, data in files:
-        report(f"reading {name}", 0.6 * done / total)
-        tables.append((name, read_table_bytes(name, data)))
-        done += len(data)
-    maps = []
-    for name, df in tables:
-        g = guess_map(df.columns, name=name, default_name=_stem(name))
-        if args.id_column and args.id_column not in df.columns:
-            raise ColumnError(f"{name!r} has no column {args.id_column!r} (--id); its columns "
-                              f"are {df.columns}")
-        label = g.label if not args.label else (args.label if args.label in df.columns
-                                                else None)
-        if args.candidate:
-            cands: tuple[CandidateColumns, ...] = ()
-        elif g.ambiguities:
-            raise ColumnError(g.ambiguities[0].message(name))
-        elif not g.candidates:
-            raise ColumnError(f"{name!r}: no candidate columns found (a prediction and a "
-                              "score, or probabilities, e.g. prediction,score or "
-                              f"<model>_pred,<model>_score); its columns are {df.columns}; "
-                              "name them with --candidate")
-        else:
-            cands = g.candidates
-        maps.append((name, df, ColumnMap(cands, label, args.id_column or g.row_id)))
-    if args.label and all(m.label is None for _, _, m in maps):
-        raise ColumnError(f"no file has the label column {args.label!r} (--label)")
-    names = [n for n, _ in tables]
-    where = " + ".join(names)
-    report(f"joining {len(tables)} files on {maps[0][2].row_id or 'their id'}", 0.7)
-    joined, guessed = join_tables(maps)
-    cmap = guessed
-    if args.candidate:
-        cands = tuple(_resolve(candidate_columns(c, classes=_classes(args)), joined.columns,
-                               names) for c in args.candidate)
-        cmap = ColumnMap(cands, guessed.label, guessed.row_id)
-    report("building the pool", 0.8)
-    cmap = cmap.check(where, joined.columns)
-    pool = pool_from_mapped(where, joined, cmap, classes=_classes(args),
-                            objective=args.objective)
-    report(f"read {where}: {pool.n} rows, {pool.K} candidates", 1.0)
-    return MappedPool(pool, cmap, tuple(names), cmap.warnings)
-
-
 def read_pool_args(args: argparse.Namespace, *, progress: Progress | None = None) -> PoolRead:
     """The pool a pool command computes on, read from its arguments (`add_pool_args`).
 
@@ -416,7 +327,11 @@ def read_pool_args(args: argparse.Namespace, *, progress: Progress | None = None
             got = read_sources(files, column_map=cmap, classes=classes,
                                objective=args.objective, progress=progress)
         else:
-            got = _read_joined(args, files, progress)
+            cands = None if not args.candidate else [
+                candidate_columns(c, classes=classes) for c in args.candidate]
+            got = read_sources(files, classes=classes, objective=args.objective,
+                               progress=progress, row_id=args.id_column, label=args.label,
+                               candidates=cands)
     pool = got.pool
     dup = find_duplicates(pool)
     merged = bool(args.merge_duplicates and dup.found)

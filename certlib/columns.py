@@ -1027,7 +1027,9 @@ def read_sources(sources: Sequence[tuple[str, bytes]], *,
                  column_map: ColumnMap | None = None,
                  classes: Sequence[object] | None = None, objective: str = "augrc",
                  progress: Progress | None = None,
-                 max_bytes: int = DEFAULT_MAX_BYTES) -> MappedPool:
+                 max_bytes: int = DEFAULT_MAX_BYTES, row_id: str | None = None,
+                 label: str | None = None,
+                 candidates: Sequence[CandidateColumns] | None = None) -> MappedPool:
     """The pool of one file, or of several files (one per model) joined on their id
     column; zips are opened (``max_bytes``: the most a zip may unpack to).
 
@@ -1053,6 +1055,14 @@ def read_sources(sources: Sequence[tuple[str, bytes]], *,
         MB)"``, ``"checking columns of scores.csv"``, ``"joining 3 files on id"``,
         ``"building the pool"``, then what was read) and the fraction done,
         non-decreasing, ending with 1.0 (`certlib.io.Progress`).
+    max_bytes : int, default DEFAULT_MAX_BYTES
+        The most a zip may unpack to.
+    row_id, label : str, optional
+        Several files: the id column every file is joined on, and the label column
+        (read from each file that has it); default guessed per file.
+    candidates : sequence of CandidateColumns, optional
+        Several files: the candidates, their columns written ``COL`` (when one file has
+        it) or ``FILE:COL``; default each file's guess.
 
     Returns
     -------
@@ -1134,7 +1144,14 @@ def read_sources(sources: Sequence[tuple[str, bytes]], *,
     for k, (name, df) in enumerate(tables):
         report(f"checking columns of {name}", 0.6 + 0.1 * k / len(tables))
         m = guess_map(df.columns, name=name, default_name=_stem(name))
-        if column_map is not None:
+        if row_id is not None:
+            if row_id not in df.columns:
+                raise ColumnError(f"{name!r} has no column {row_id!r} (the row id column "
+                                  f"the files are joined on); its columns are {df.columns}")
+            m = replace(m, row_id=row_id)
+        if label is not None:
+            m = replace(m, label=label if label in df.columns else None)
+        if column_map is not None or candidates is not None:
             m = ColumnMap((), m.label, m.row_id)  # the given map names the candidates
         else:
             if m.ambiguities:
@@ -1147,11 +1164,17 @@ def read_sources(sources: Sequence[tuple[str, bytes]], *,
             warnings += _unused_warnings(name, df.columns, m.used())
         _check_cells(name, df, m, declared)
         maps.append((name, df, m))
+    if label is not None and all(m.label is None for _, _, m in maps):
+        raise ColumnError(f"no file has the label column {label!r}; their columns are "
+                          + "; ".join(f"{n!r}: {df.columns}" for n, df in tables))
     names = [n for n, _ in tables]
     where = " + ".join(names)
     report(f"joining {len(tables)} files on {maps[0][2].row_id or 'their id'}", 0.7)
     joined, guessed = join_tables(maps)
     del maps, tables
+    if candidates is not None and column_map is None:
+        column_map = ColumnMap(tuple(_resolve(c, joined.columns, names) for c in candidates),
+                               guessed.label, guessed.row_id)
     report("building the pool", 0.8)
     with _naming(where):
         cmap = (column_map or guessed).check(where, joined.columns)
@@ -1160,3 +1183,33 @@ def read_sources(sources: Sequence[tuple[str, bytes]], *,
     # a guessed join: each file's own unused columns, named in its own words
     return MappedPool(pool, cmap, tuple(names),
                       cmap.warnings if column_map is not None else tuple(warnings))
+
+
+def _resolve(cand: CandidateColumns, columns: Sequence[str], files: Sequence[str]
+             ) -> CandidateColumns:
+    """A candidate of several files with its columns named as in the joined table
+    (``"<file>: <column>"``): a column may be written ``COL`` when one file has it, or
+    ``FILE:COL``."""
+    have = set(columns)
+
+    def one(col: str) -> str:
+        if col in have:
+            return col
+        head, sep, tail = col.partition(":")
+        if sep:
+            for f in files:
+                if head.strip() in (f, f.rsplit("/", 1)[-1], _stem(f)) \
+                        and f"{f}: {tail.strip()}" in have:
+                    return f"{f}: {tail.strip()}"
+        found = [f for f in files if f"{f}: {col}" in have]
+        if len(found) == 1:
+            return f"{found[0]}: {col}"
+        if found:
+            raise ColumnError(f"column {col!r} of candidate {cand.name!r} is in several files "
+                              f"({', '.join(found)}); write FILE:COL, e.g. "
+                              f"{found[0].rsplit('/', 1)[-1]}:{col}")
+        raise ColumnError(f"column {col!r} of candidate {cand.name!r} is in none of the files "
+                          f"{list(files)}")
+
+    return replace(cand, pred=cand.pred and one(cand.pred), conf=cand.conf and one(cand.conf),
+                   proba=tuple((k, one(v)) for k, v in cand.proba))

@@ -350,3 +350,20 @@ def test_the_python_page_examples_run(monkeypatch, capsys):
     assert namespace["got"].pool.names == ("a", "b")
     printed = capsys.readouterr().out.splitlines()
     assert printed[0] == "  0% reading a.csv (45 bytes)" and printed[-1].startswith("100% ")
+
+
+def test_bad_frames_and_arrays_get_one_message():
+    """A pandas frame with two columns of one name, and labels that are not one value
+    per row, are refused with a CertlibError (an AttributeError and a class set of
+    '[0]', '[1]' before)."""
+    import pandas as pd
+
+    from certlib.errors import CertlibError
+
+    df = pd.DataFrame([[0, 0.9, 1, 0.8]], columns=["A_pred", "A_pred", "B_pred", "B_score"])
+    with pytest.raises(CertlibError, match="two columns named 'A_pred'"):
+        certlib.pool_from_frame(df)
+    with pytest.raises(CertlibError, match="1-D"):
+        certlib.pool_from_predictions({"a": ([0, 1, 1], [0.9, 0.8, 0.7]),
+                                       "b": ([1, 1, 0], [0.6, 0.5, 0.4])},
+                                      labels=[[0], [1], [1]])

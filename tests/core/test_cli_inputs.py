@@ -200,7 +200,7 @@ def test_several_files_with_flags(capsys, tmp_path):
                                 "--candidate", "B=b.csv:prediction,b.csv:score"])
     assert code == 2 and "is in several files (a.csv, b.csv); write FILE:COL" in err
     code, _, err = run(capsys, ["prelabel", str(a), str(b), "--id", "nope"])
-    assert code == 2 and "'a.csv' has no column 'nope' (--id)" in err
+    assert code == 2 and "'a.csv' has no column 'nope' (the row id column" in err
 
 
 def test_a_bad_cell_in_a_second_file_names_it(capsys, tmp_path):
@@ -343,3 +343,17 @@ def test_no_bar_when_stderr_is_a_pipe_or_quiet():
     assert "reading" not in out and json.loads(out.replace("\r\n", "\n"))["K"] == 4
     out, err = _run_on_pty(["prelabel", DEMO, "--quiet"])
     assert err == "" and out.startswith("pool        sample_data/demo_binary.csv")
+
+
+def test_a_bad_cell_with_flags_names_its_own_file_and_row(tmp_path, capsys):
+    """With --label/--id the files are joined by the library's one join: a bad cell of
+    the second file is named by that file, its data row and id (it was named as the
+    joined table's, in the first file's row order)."""
+    a = tmp_path / "a.csv"
+    b = tmp_path / "b.csv"
+    a.write_text("id,y_true,prediction,score\n1,0,0,0.9\n2,1,1,0.8\n3,,1,0.4\n")
+    b.write_text("id,prediction,score\n3,1,0.7\n2,0,0.6\n1,1,abc\n")
+    for flags in (["--label", "y_true"], ["--id", "id"]):
+        code, _, err = run(capsys, ["prelabel", str(a), str(b), *flags])
+        assert code == 2, err
+        assert "'b.csv'" in err and "'abc'" in err and "data row 3" in err, err
