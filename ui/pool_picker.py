@@ -117,6 +117,9 @@ def _save(folder: SavedPools, files, column_map=None):
     if saved.pool is not None:  # read without declared classes, as `load_ref(ref, None)`
         _load_saved(str(folder.folder), saved.digest, _mtimes(folder, saved), None,
                     _read=saved.pool)
+    # an empty uploader: the uploader keeps every file it was given, so the next file
+    # would otherwise be read together with this one as a pool of one file per model
+    st.session_state["_upload_gen"] = st.session_state.get("_upload_gen", 0) + 1
     return saved
 
 

@@ -75,9 +75,9 @@ def test_own_column_names_are_mapped_and_the_labels_kept(server, browser, tmp_pa
     page = _start(browser, server)
     _upload(page, f)
     wait_text(page, "Which column is which?")
+    wait_text(page, "It will read")  # the guess, in words, before anything is saved
     idle(page)
     body = page.inner_text("body")
-    # the guess, in words, before anything is saved
     assert "label: y_true" in body and "row id: id" in body
     assert "modelA: prediction modelA_pred, confidence modelA_score" in body
     assert "Traceback" not in body
@@ -107,8 +107,8 @@ def test_a_label_column_the_guess_missed_is_chosen_in_the_select_box(server, bro
     page = _start(browser, server)
     _upload(page, f)
     wait_text(page, "Which column is which?")
+    wait_text(page, "label: (none: every row unread)")
     idle(page)
-    assert "label: (none: every row unread)" in page.inner_text("body")
     page.get_by_label("Label column (empty cells: not labelled yet)").click()
     page.get_by_role("option", name="answer", exact=True).click()
     wait_text(page, "label: answer")
