@@ -1139,6 +1139,9 @@ def read_sources(sources: Sequence[tuple[str, bytes]], *,
         pool = pool_from_mapped(name, df, cmap, classes=classes, objective=objective)
         report(f"read {name}: {pool.n} rows, {pool.K} candidates", 1.0)
         return MappedPool(pool, cmap, (name,), cmap.warnings)
+    if row_id is None and column_map is not None and column_map.row_id is not None \
+            and all(column_map.row_id in df.columns for _, df in tables):
+        row_id = column_map.row_id  # the map's id column is the one every file is joined on
     maps = []
     warnings: list[str] = []
     for k, (name, df) in enumerate(tables):

@@ -12,6 +12,7 @@ module only draws and keeps the pending upload in the session.
 from __future__ import annotations
 
 import io
+from dataclasses import replace
 from pathlib import PurePosixPath
 
 import pandas as pd
@@ -45,7 +46,7 @@ def _head(name: str, data: bytes) -> pl.DataFrame:
 
 
 def plan_upload(files: list[tuple[str, bytes]], *, force: bool = False,
-                max_bytes: int = 200 * 1024 * 1024) -> dict | None:
+                max_bytes: int = 200 * 1024 * 1024, join_on: str | None = None) -> dict | None:
     """None when ``files`` is one file in the convention's columns (save it as it is);
     else the pending upload: the files, the columns of the (joined) table, a preview and
     the guessed map (``force``: a pending upload for any files, to map them again).
@@ -80,13 +81,30 @@ def plan_upload(files: list[tuple[str, bytes]], *, force: bool = False,
                                "score, or probabilities, e.g. prediction,score or "
                                f"<model>_pred,<model>_score); its columns are {df.columns}")
         maps.append((name, df, m))
+    # the columns every file has that are no candidate's part: what the files can be
+    # joined on (the person chooses in the form when the names do not say)
+    parts = {c for _, _, m in maps for cand in m.candidates for c in cand.columns()}
+    shared = [c for c in tables[0][1].columns if c not in parts
+              and all(c in df.columns for _, df in tables[1:])]
+    if join_on is None and any(m.row_id is None for _, _, m in maps):
+        join_on = next((c for c in shared
+                        if all(df[c].null_count() == 0 and df[c].n_unique() == df.height
+                               for _, df in tables)), None)
+        if join_on is None:
+            raise ColumnError(f"{maps[0][0]!r} and the other files have no row id column "
+                              "(id, row_id, ...) to be joined on" + (
+                                  f"; the columns they share, {shared}, are not unique ids"
+                                  if shared else " and share no column"))
+    if join_on is not None:
+        maps = [(n, df, replace(m, row_id=join_on)) for n, df, m in maps]
     joined, guess = join_tables(maps)
     note = (f"{len(tables)} files joined on their id columns "
             f"({', '.join(f'{n}: {m.row_id}' for n, _, m in maps)}), candidates in upload "
             "order (earlier wins a tie).")
     return {"files": files, "where": " + ".join(n for n, _ in tables),
             "columns": list(joined.columns), "preview": joined.head(PREVIEW_ROWS).to_pandas(),
-            "guess": guess.to_json(), "note": note}
+            "guess": guess.to_json(), "note": note, "join_options": shared,
+            "join_on": guess.row_id}
 
 
 def _proba_text(proba) -> str:
@@ -132,11 +150,12 @@ def _edited_map(label: str, row_id: str, table: pd.DataFrame) -> ColumnMap:
                      None if row_id == NO_ID else row_id)
 
 
-def mapping_form(pending: dict, save, cancel) -> None:
+def mapping_form(pending: dict, save, cancel, rejoin) -> None:
     """The pending upload's mapping in the main area: label and id select boxes, a table
     of candidates (select boxes for their columns), the check's verdict, and *Load* /
     *Cancel*.  ``save(column_map)`` saves the upload and returns an error message or None;
-    ``cancel()`` forgets the upload."""
+    ``cancel()`` forgets the upload; ``rejoin(column)`` joins several files again on
+    another shared column."""
     cols = pending["columns"]
     guess = ColumnMap.from_json(pending["guess"])
     st.subheader("Which column is which?")
@@ -152,9 +171,20 @@ def mapping_form(pending: dict, save, cancel) -> None:
     label = c1.selectbox("Label column (empty cells: not labelled yet)", [NO_LABEL] + cols,
                          index=(cols.index(guess.label) + 1) if guess.label in cols else 0,
                          key=f"{key}_label")
-    row_id = c2.selectbox("Row id column", [NO_ID] + cols,
-                          index=(cols.index(guess.row_id) + 1) if guess.row_id in cols else 0,
-                          key=f"{key}_id")
+    if pending.get("join_options"):  # several files: the id they are joined on
+        options = pending["join_options"]
+        row_id = c2.selectbox("Join the files on (their shared row id column)", options,
+                              index=options.index(pending["join_on"])
+                              if pending.get("join_on") in options else 0, key=f"{key}_join")
+        if row_id != pending.get("join_on"):
+            if row_id != pending.get("join_failed"):
+                rejoin(row_id)
+                st.rerun()
+            row_id = pending["join_on"]  # the files stay joined as they were
+    else:
+        row_id = c2.selectbox("Row id column", [NO_ID] + cols,
+                              index=(cols.index(guess.row_id) + 1)
+                              if guess.row_id in cols else 0, key=f"{key}_id")
     st.markdown("**Candidates**, in tie-priority order (earlier wins a tie). Give each a "
                 "prediction and a confidence column (higher = more confident), or its "
                 "probability columns (`class: column, ...`; one column alone is the "

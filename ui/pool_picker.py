@@ -187,7 +187,17 @@ def _pending_form(folder: SavedPools, active: str) -> None:
         st.session_state.pop(PENDING, None)
         st.session_state["_upload_gen"] = st.session_state.get("_upload_gen", 0) + 1
 
-    mapping_form(pending, save, cancel)
+    def rejoin(column):
+        try:
+            st.session_state[PENDING] = plan_upload(pending["files"], force=True,
+                                                    join_on=column)
+        except CertlibError as exc:
+            pending["join_failed"] = column
+            st.session_state["_map_error"] = (f"Could not join the files on {plain(column)}: "
+                                              f"{plain(exc)}; they stay joined on "
+                                              f"{plain(pending['join_on'])}.")
+
+    mapping_form(pending, save, cancel, rejoin)
     st.caption(f"The active pool is still {plain(active)} until the upload is loaded.")
     st.stop()
 

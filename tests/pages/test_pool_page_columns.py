@@ -124,3 +124,40 @@ def test_duplicates_are_named_and_merged(tmp_path, monkeypatch):
     text = _text(at)
     assert "1. modelA, 2. modelB" in text and "copy" not in text.split("Candidates in")[1][:60]
     assert not any("can never win" in w.value for w in at.warning)
+
+
+def _per_model(ids, seed, batch=False) -> bytes:
+    lines = ["sample,prediction,score,ref" + (",batch" if batch else "")]
+    for i in ids:
+        lines.append(f"s{i},{(i * seed) % 2},{0.5 + ((i + seed) * 31 % 50) / 100:.2f},q{i}"
+                     + (f",{i % 3}" if batch else ""))
+    return ("\n".join(lines) + "\n").encode()
+
+
+def test_files_without_an_id_name_are_joined_on_a_shared_column_the_lead_can_change(
+        tmp_path, monkeypatch):
+    """Two files per model whose id column is called 'sample' (no name the guess knows):
+    joined on the first shared column that is a unique id in each; the lead picks
+    another shared column ('ref') in the form; a column that is no id ('batch') is
+    refused with one message and the files stay joined as they were."""
+    monkeypatch.setenv("CERTLIB_DATA", str(tmp_path))
+    files = [("m1.csv", _per_model(range(20), 3, batch=True)),
+             ("m2.csv", _per_model(range(19, -1, -1), 5, batch=True))]
+    pending = plan_upload(files)
+    assert pending["join_on"] == "sample" and pending["join_options"] == [
+        "sample", "ref", "batch"]
+    at = _run(pending=pending)
+    join = next(s for s in at.selectbox if s.label.startswith("Join the files on"))
+    join.set_value("batch").run()
+    assert not at.exception
+    assert any("Could not join the files on batch" in e.value for e in at.error), _text(at)
+    assert at.session_state[PENDING]["join_on"] == "sample"
+    join = next(s for s in at.selectbox if s.label.startswith("Join the files on"))
+    join.set_value("ref").run()
+    assert not at.exception
+    assert at.session_state[PENDING]["join_on"] == "ref"
+    next(b for b in at.button if b.label == "Load the pool").click().run()
+    assert not at.exception and PENDING not in at.session_state
+    digest = at.session_state["pool_ref"].split(":")[1]
+    pool = SavedPools(tmp_path).load(digest)
+    assert pool.row_ids[:2] == ("q0", "q1") and pool.names == ("m1", "m2")
