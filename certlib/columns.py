@@ -819,7 +819,9 @@ def join_tables(tables: Sequence[tuple[str, pl.DataFrame, ColumnMap]]
     names = [t[0] for t in tables]
     if len(set(names)) != len(names):
         dup = next(n for n in names if names.count(n) > 1)
-        raise InvalidValueError(f"the file {dup!r} is given twice")
+        raise InvalidValueError(f"two of the files are named {dup!r} (from two folders, or "
+                                f"the same file twice); rename one: a file's name names its "
+                                "columns and its candidate")
     seen_cands: dict[str, str] = {}
     keyed: list[list[str]] = []
     shown: list[list[object]] = []  # the ids as read, for messages

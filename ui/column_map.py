@@ -165,7 +165,9 @@ def mapping_form(pending: dict, save, cancel, rejoin) -> None:
                 "until you press *Load the pool*.")
     if pending.get("note"):
         st.caption(plain(pending["note"]))
-    st.dataframe(pending["preview"], hide_index=True)
+    # empty cells as empty, not "None" (an empty label is a row not labelled yet)
+    st.dataframe(pending["preview"].astype(object).where(pending["preview"].notna(), ""),
+                 hide_index=True)
     key = f"map_{abs(hash(pending['where'])) % 10**8}"
     c1, c2 = st.columns(2)
     label = c1.selectbox("Label column (empty cells: not labelled yet)", [NO_LABEL] + cols,
@@ -207,7 +209,7 @@ def mapping_form(pending: dict, save, cancel, rejoin) -> None:
         st.error(f"This mapping cannot be used: {plain(exc)}")
     else:
         st.markdown("**It will read:**")
-        st.code("\n".join(cmap.describe()), language=None)
+        st.code("\n".join(cmap.describe()), language=None, wrap_lines=True)
         for w in cmap.warnings:
             st.warning(plain(w))
     err = st.session_state.pop("_map_error", None)
@@ -234,7 +236,7 @@ def show_saved_map(cmap: ColumnMap, name: str, pool) -> None:
         checked = cmap.check(name, list(cmap.used()) + [str(c) for c in pool.extra])
     except CertlibError:
         checked = cmap
-    st.code("\n".join(checked.describe()), language=None)
+    st.code("\n".join(checked.describe()), language=None, wrap_lines=True)
     for w in checked.warnings:
         st.warning(plain(w))
 

@@ -253,6 +253,10 @@ def merge_upload_duplicates(pool, never_win) -> str | None:
     except CertlibError as exc:
         return f"Could not merge: {plain(exc)}"
     st.session_state["pool_ref"] = f"upload:{saved.digest}"
+    st.session_state["_upload_note"] = (
+        f"Merged: {', '.join(plain(n) for n in never_win)} left out (the same candidate as "
+        "an earlier one, which it can never beat); its columns are now shown with the rows "
+        "only. Change the mapping brings it back.")
     return None
 
 
