@@ -135,7 +135,7 @@ def _take_upload(folder: SavedPools):
     if st.session_state.get("_upload_seen") == seen:
         return None
     st.session_state["_upload_seen"] = seen
-    st.session_state.pop(PENDING, None)  # a new choice of files replaces a pending one
+    _drop_pending(folder)  # a new choice of files replaces a pending one
     files = [(u.name, u.getvalue()) for u in ups]
     names = " + ".join(u.name for u in ups)
     try:  # the same files saved before (under another name too): the same pool, its map
@@ -148,7 +148,7 @@ def _take_upload(folder: SavedPools):
         if saved_map is None:
             pending = plan_upload(files)
             if pending is not None:
-                st.session_state[PENDING] = pending
+                _hold(folder, pending)
                 st.session_state.pop("_upload_error", None)
                 return None
         saved = _save(folder, files, column_map=saved_map)
@@ -167,6 +167,39 @@ def _take_upload(folder: SavedPools):
     return f"upload:{saved.digest}"
 
 
+def _hold(folder: SavedPools, pending: dict) -> None:
+    """A pending upload in the session, its files on disk and their key in the address:
+    a reload (a new session) finds it again."""
+    pending["held"] = folder.hold(pending["files"])
+    st.session_state[PENDING] = pending
+    st.query_params["pending"] = pending["held"]
+
+
+def _drop_pending(folder: SavedPools) -> None:
+    pending = st.session_state.pop(PENDING, None) or {}
+    if pending.get("held"):
+        folder.release(pending["held"])
+    st.query_params.pop("pending", None)
+
+
+def _restore_pending(folder: SavedPools) -> None:
+    """After a reload: the upload that waited for its mapping, from the address."""
+    key = st.query_params.get("pending")
+    if not key or st.session_state.get(PENDING):
+        return
+    try:
+        pending = plan_upload(folder.held(key), force=True)
+    except CertlibError as exc:
+        st.query_params.pop("pending", None)
+        st.warning(f"The upload that waited for its column mapping could not be reopened: "
+                   f"{plain(exc)}")
+        return
+    pending["held"] = key
+    st.session_state[PENDING] = pending
+    st.info("Your upload is still waiting for its column mapping (choices made before the "
+            "page was reloaded start again from the guess).")
+
+
 def _pending_form(folder: SavedPools, active: str) -> None:
     """The pending upload's mapping form in the main area; the page stops under it."""
     pending = st.session_state[PENDING]
@@ -178,19 +211,20 @@ def _pending_form(folder: SavedPools, active: str) -> None:
             return (f"Could not load {plain(pending['where'])} with this mapping: "
                     f"{plain(exc)}  \nNothing was saved; the active pool is still "
                     f"{plain(active)}.")
-        st.session_state.pop(PENDING, None)
+        _drop_pending(folder)
         st.session_state["pool_ref"] = f"upload:{saved.digest}"
         st.query_params["pool"] = f"upload:{saved.digest}"
         return None
 
     def cancel():
-        st.session_state.pop(PENDING, None)
+        _drop_pending(folder)
         st.session_state["_upload_gen"] = st.session_state.get("_upload_gen", 0) + 1
 
     def rejoin(column):
         try:
-            st.session_state[PENDING] = plan_upload(pending["files"], force=True,
-                                                    join_on=column)
+            again = plan_upload(pending["files"], force=True, join_on=column)
+            again["held"] = pending.get("held")
+            st.session_state[PENDING] = again
         except CertlibError as exc:
             pending["join_failed"] = column
             st.session_state["_map_error"] = (f"Could not join the files on {plain(column)}: "
@@ -228,7 +262,8 @@ def remap_saved() -> None:
     cmap = folder.column_map(key)
     if pending is not None and cmap is not None:
         pending["guess"] = cmap.to_json()
-    st.session_state[PENDING] = pending
+    if pending is not None:
+        _hold(folder, pending)
 
 
 def merge_upload_duplicates(pool, never_win) -> str | None:
@@ -325,6 +360,7 @@ def choose_pool(default: str = "demo"):
         # in the main area, under the page's title: the sidebar's foot is often off screen
         st.error(st.session_state["_upload_error"]
                  + f"  \nNothing was saved; the active pool is still {plain(by_ref[ref])}.")
+    _restore_pending(folder)
     if st.session_state.get(PENDING):
         _pending_form(folder, by_ref[ref])
 

@@ -529,6 +529,81 @@ class SavedPools:
         """
         return self.read(digest, **load_options).pool
 
+    def hold(self, files: Sequence[tuple[str, bytes]]) -> str:
+        """Keep files that wait for their column mapping (not validated, not listed), so
+        a reload of the page finds them again; files held for over a day are dropped.
+
+        Parameters
+        ----------
+        files : sequence of (name, content)
+            The uploaded files, in order.
+
+        Returns
+        -------
+        str
+            Their key (`digest_of`), for `held` and `release`.
+        """
+        import shutil
+        import time
+
+        key = self.digest_of(files)
+        root = self.folder / "pending"
+        if root.is_dir():
+            for old in root.iterdir():
+                if old.is_dir() and time.time() - old.stat().st_mtime > 86400:
+                    shutil.rmtree(old, ignore_errors=True)
+        where = root / key
+        where.mkdir(parents=True, exist_ok=True)
+        for i, (_, data) in enumerate(files):
+            _atomic_write(where / f"{i}.bin", data)
+        _atomic_write(where / "names.json", json.dumps([n for n, _ in files]).encode())
+        return key
+
+    def held(self, key: str) -> list[tuple[str, bytes]]:
+        """The files `hold` kept under ``key``.
+
+        Parameters
+        ----------
+        key : str
+            What `hold` returned.
+
+        Returns
+        -------
+        list of (name, content)
+            The files, in order.
+
+        Raises
+        ------
+        PoolFileError
+            Nothing is held under ``key`` (released, or dropped after a day).
+        """
+        where = self.folder / "pending" / str(key)
+        try:
+            if not (len(key) == 64 and all(c in "0123456789abcdef" for c in key)):
+                raise ValueError
+            names = json.loads((where / "names.json").read_text())
+            files = [(str(n), (where / f"{i}.bin").read_bytes()) for i, n in enumerate(names)]
+        except (OSError, ValueError, TypeError):
+            raise PoolFileError("the upload that waited for its column mapping is no longer "
+                                "kept; upload the files again") from None
+        if self.digest_of(files) != key:
+            raise PoolFileError("the upload that waited for its column mapping is damaged; "
+                                "upload the files again")
+        return files
+
+    def release(self, key: str) -> None:
+        """Forget the files `hold` kept under ``key`` (nothing when there are none).
+
+        Parameters
+        ----------
+        key : str
+            What `hold` returned.
+        """
+        import shutil
+
+        if len(key) == 64 and all(c in "0123456789abcdef" for c in key):
+            shutil.rmtree(self.folder / "pending" / key, ignore_errors=True)
+
     def recent(self, limit: int = 20) -> list[SavedPool]:
         """Saved uploads, newest first (a stray or broken note is skipped).
 

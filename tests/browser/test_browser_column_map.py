@@ -153,3 +153,25 @@ def test_files_whose_ids_do_not_join_are_refused_naming_the_id(server, browser, 
     assert "Traceback" not in page.inner_text("body")
     assert page.url.split("pool=")[1] == before.split("pool=")[1]
     page.close()
+
+
+def test_a_reload_keeps_the_upload_that_waits_for_its_mapping(server, browser, tmp_path):
+    f = _own_file(tmp_path / "waiting.csv", labelled_every=2)
+    page = _start(browser, server)
+    _upload(page, f)
+    wait_text(page, "It will read")
+    page.wait_for_function("location.href.includes('pending=')", timeout=30_000)
+    page.reload()
+    wait_text(page, "still waiting for its column mapping")
+    wait_text(page, "It will read")
+    idle(page)
+    page.get_by_role("button", name="Load the pool").click()
+    wait_text(page, "Column mapping")
+    idle(page)
+    assert _metric(page, "labelled") == str(len(range(0, N, 2)))
+    assert "pending=" not in page.url
+    page.reload()  # loaded: a reload shows the pool, not the form
+    wait_text(page, "Column mapping")
+    idle(page)
+    assert "Which column is which?" not in page.inner_text("body")
+    page.close()

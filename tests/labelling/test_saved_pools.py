@@ -126,3 +126,19 @@ def test_bad_class_settings_are_refused_and_nothing_is_written(tmp_path, declare
     with pytest.raises(CertlibError, match=needle):
         folder.save_class_settings("sample:demo", declared=declared, names=names, found=found)
     assert not (tmp_path / "class_settings.json").exists()
+
+
+def test_held_files_come_back_and_go(tmp_path):
+    """Files waiting for their column mapping are kept on disk by their key (a reload of
+    the page finds them), are never listed as saved pools, and are gone once released."""
+    folder = SavedPools(tmp_path)
+    files = [("a.csv", b"id,prediction,score\n1,0,0.9\n"), ("b.csv", b"id,x\n1,2\n")]
+    key = folder.hold(files)
+    assert key == SavedPools.digest_of(files)
+    assert folder.held(key) == files
+    assert folder.recent() == []
+    folder.release(key)
+    with pytest.raises(CertlibError, match="no longer kept"):
+        folder.held(key)
+    with pytest.raises(CertlibError, match="no longer kept"):
+        folder.held("../../etc")
