@@ -377,11 +377,6 @@ shown with the rows only",)
             if len(c.proba) == 1 and c.conf:
                 raise ColumnError(f"candidate {c.name!r} of the column map of {name!r}: a "
                                   "confidence column and a probability column; give one")
-            if len(c.proba) > 1 and c.pred:
-                raise ColumnError(f"candidate {c.name!r} of the column map of {name!r}: with "
-                                  "probability columns per class the prediction is their "
-                                  f"most probable class; leave the prediction ({c.pred!r}) "
-                                  "out")
             keys = [file_class_key(k) for k, _ in c.proba]
             if len(set(keys)) != len(keys):
                 dup = next(k for k in keys if keys.count(k) > 1)
@@ -578,8 +573,6 @@ confidence = the probability of the class predicted
         if not pred and not f.proba and f.conf and shared and model:
             pred = shared
         proba = f.proba
-        if len(proba) > 1:
-            pred = []  # the most probable class is the prediction (the column: a warning)
         if len(proba) == 1 and f.conf:
             proba = {}  # the score given is the confidence (the probability: a warning)
         if not ((pred and f.conf) or proba):
@@ -666,6 +659,21 @@ def _derive(name: str, df: pl.DataFrame, cmap: ColumnMap) -> tuple[pl.DataFrame,
                 pred_col = f"{c.name}: prediction from {cols[0]}"
                 add[pred_col] = pl.Series(pred_col, (p > 0.5).astype(np.int64))
                 conf = np.where(p > 0.5, p, 1.0 - p)
+        elif c.pred:
+            # the model's own prediction (thresholded as it was deployed, perhaps not at
+            # the most probable class); its confidence the probability of that class
+            pos = {file_class_key(k): j for j, (k, _) in enumerate(c.proba)}
+            pred_s = _canon_series(df[c.pred], c.pred)
+            idx = np.asarray([pos.get(file_class_key(v), -1) if v is not None else -1
+                              for v in pred_s.to_list()], dtype=np.int64)
+            if (idx < 0).any():
+                i = int(np.flatnonzero(idx < 0)[0])
+                raise InvalidValueError(
+                    f"column {c.pred!r} of {name!r} holds {df[c.pred][i]!r} at {rows(i)}; the "
+                    f"prediction of candidate {c.name!r} must be a class of its probability "
+                    f"columns {[k for k, _ in c.proba]}")
+            pred_col = c.pred
+            conf = P[np.arange(P.shape[0]), idx]
         else:
             classes = [file_class_key(k) for k, _ in c.proba]
             arg = np.argmax(P, axis=1)  # the first maximum: the leftmost column

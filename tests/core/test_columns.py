@@ -651,3 +651,28 @@ def test_the_same_zip_under_another_name_is_read_again_not_refused(tmp_path):
     assert again.digest == first.digest
     assert again.pool is not None and again.pool.names == ("a", "b")
     assert certlib.pool_hash(again.pool) != "" and again.pool.n == 3
+
+
+def test_a_models_own_prediction_beside_its_class_probabilities_is_kept():
+    """A_pred beside A_proba_0..2: the model's own predictions (thresholded as deployed,
+    not always the most probable class), its confidence the probability of the class it
+    predicts: the same pool as the convention file with those two columns."""
+    data = (b"id,y_true,A_pred,A_proba_0,A_proba_1,A_proba_2,B_pred,B_score\n"
+            b"1,0,1,0.5,0.3,0.2,0,0.9\n"      # A predicts 1 although 0 is more probable
+            b"2,2,2,0.1,0.1,0.8,2,0.7\n"
+            b"3,,0,0.6,0.3,0.1,1,0.6\n")
+    m = guess_map(["id", "y_true", "A_pred", "A_proba_0", "A_proba_1", "A_proba_2",
+                   "B_pred", "B_score"])
+    assert m.candidates[0].pred == "A_pred" and len(m.candidates[0].proba) == 3
+    got = read_sources([("own.csv", data)])
+    assert got.warnings == ()
+    same = (b"row_id,label,pred_A,conf_A,pred_B,conf_B\n"
+            b"1,0,1,0.3,0,0.9\n2,2,2,0.8,2,0.7\n3,,0,0.6,1,0.6\n")
+    conv = read_sources([("conv.csv", same)])
+    assert got.pool.preds.tolist() == conv.pool.preds.tolist()
+    assert got.pool.confs.tolist() == conv.pool.confs.tolist()
+    assert got.pool.n_labelled == 2
+    bad = data.replace(b"3,,0,0.6", b"3,,7,0.6")
+    with pytest.raises(CertlibError, match=r"'A_pred'.*7.*data row 3.*a class of its "
+                                           r"probability columns"):
+        read_sources([("own.csv", bad)])
