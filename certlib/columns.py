@@ -923,7 +923,7 @@ class MappedPool:
 
     Examples
     --------
-    >>> got = read_sources([("p.csv", b"pred_a,conf_a,pred_b,conf_b,y\\n0,.9,1,.8,1\\n")])
+    >>> got = read_sources([("p.csv", b"pred_a,conf_a,pred_b,conf_b,y_true\\n0,.9,1,.8,1\\n")])
     >>> got.pool.n_labelled, got.column_map, got.warnings
     (1, None, ())
     """
