@@ -16,7 +16,21 @@ import streamlit as st
 
 from ui.state import sync_url_settings
 
-st.set_page_config(page_title="certlib", page_icon=":material/verified:", layout="wide")
+
+
+def _icon():
+    """The page icon drawn here: a Material icon name or an emoji makes every browser
+    fetch the icon from an outside host, a request no private deployment should make."""
+    from PIL import Image, ImageDraw
+
+    img = Image.new("RGBA", (64, 64), (0, 0, 0, 0))
+    draw = ImageDraw.Draw(img)
+    draw.ellipse((4, 4, 60, 60), fill=(46, 125, 50, 255))
+    draw.line((18, 33, 28, 44, 47, 21), fill=(255, 255, 255, 255), width=7, joint="curve")
+    return img
+
+
+st.set_page_config(page_title="certlib", page_icon=_icon(), layout="wide")
 
 # The page files live in views/, not in the pages/ folder Streamlit's own multipage
 # scheme reads: with a pages/ folder, when a fresh server's first request is a page's

@@ -205,3 +205,34 @@ def test_same_content_under_a_new_name_says_it_is_the_same_pool(browser, tmp_pat
         page.close()
     finally:
         srv.stop()
+
+
+def test_no_request_leaves_the_machine(server, browser):
+    """Every request the browser makes while the pages draw goes to the dashboard's own
+    address: the page icon is drawn by the app (a Material icon name made every page
+    fetch it from an outside font host)."""
+    page = browser.new_page(viewport={"width": 1300, "height": 1000})
+    urls = []
+    page.on("request", lambda r: urls.append(r.url))
+    host = server.split("//")[1]
+    for path in ("/", "/pool", "/Label", "/figure2", "/audit"):
+        page.goto(server + path)
+        page.get_by_text("Model choice").first.wait_for(timeout=60_000)
+        idle(page)
+    icons = page.eval_on_selector_all("link[rel*=icon]", "ls => ls.map(l => l.href)")
+    assert icons and all(host in u or u.startswith("data:") for u in icons), icons
+    outside = sorted({u for u in urls if not u.startswith(("data:", "blob:"))
+                      and u.split("/")[2] != host})
+    assert urls and outside == []
+    page.close()
+
+
+def test_streamlit_run_without_flags_listens_on_this_machine_only():
+    """The shipped .streamlit/config.toml is what `streamlit run app.py` reads: its server
+    address is the loopback one (without it Streamlit listens on every interface)."""
+    import subprocess
+    import sys
+
+    shown = subprocess.run([sys.executable, "-m", "streamlit", "config", "show"], cwd=ROOT,
+                           capture_output=True, text=True, timeout=120).stdout
+    assert '\naddress = "127.0.0.1"\n' in shown
