@@ -75,11 +75,13 @@ def test_own_column_names_are_mapped_and_the_labels_kept(server, browser, tmp_pa
     page = _start(browser, server)
     _upload(page, f)
     wait_text(page, "Which column is which?")
-    wait_text(page, "It will read")  # the guess, in words, before anything is saved
+    # the guess, in words, before anything is saved (the code block that holds it is
+    # drawn after the rest of the form: wait for its lines, do not read the page once)
+    for line in ("label: y_true", "row id: id",
+                 "modelA: prediction modelA_pred, confidence modelA_score"):
+        wait_text(page, line)
     idle(page)
     body = page.inner_text("body")
-    assert "label: y_true" in body and "row id: id" in body
-    assert "modelA: prediction modelA_pred, confidence modelA_score" in body
     assert "Traceback" not in body
     page.get_by_role("button", name="Load the pool").click()
     wait_text(page, "Column mapping")
@@ -127,8 +129,7 @@ def test_one_file_per_model_is_joined_in_upload_order(server, browser, tmp_path)
     _upload(page, b, a)
     wait_text(page, "Which column is which?")
     idle(page)
-    body = page.inner_text("body")
-    assert "2 files joined on their id columns" in body
+    wait_text(page, "2 files joined on their id columns")
     page.get_by_role("button", name="Load the pool").click()
     wait_text(page, "Column mapping")
     idle(page)
