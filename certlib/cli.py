@@ -528,11 +528,20 @@ def _cmd_verify_record(args: argparse.Namespace) -> int:
     recomputed from its labels and the pool file; exit 1 on any mismatch.  Without
     ``--classes`` the pool is read with the record's class set (a declared set can hold a
     class the file never shows); a file that cannot take that set is a mismatch, not bad
-    input, as long as it reads on its own."""
+    input, as long as it reads on its own.  ``--store``: the record's events and head must
+    also be the store's hash chain of the project (a missing file is bad input: opening
+    one would create an empty store)."""
     from .io import load_pool
     from .labelling.record import read_record, verify_record
     from .certificates.verification import Verification
 
+    store = None
+    if args.store is not None:
+        from .labelling.store import LabelStore
+
+        if not Path(args.store).is_file():
+            raise PoolFileError(f"label store {args.store!r} does not exist")
+        store = LabelStore(args.store)
     rec = read_record(args.record)
     objective = args.objective or (rec["objective"] if rec.get("objective") in
                                    ("augrc", "accuracy") else "augrc")
@@ -550,14 +559,17 @@ def _cmd_verify_record(args: argparse.Namespace) -> int:
                        f"{exc}")
     else:
         pool = load_pool(args.pool, objective=objective)
-    ver = verify_record(rec, pool)
+    ver = verify_record(rec, pool, store)
     if refused:
-        ver = Verification((refused, *ver.mismatches), ver.recomputed)
+        ver = Verification((refused, *ver.mismatches), ver.recomputed, ver.notes)
     got = ver.recomputed
     table = (f"verified: the record's labels replay to its verdict ({got.get('status')}, "
              f"selected {got.get('selected')!r} after {got.get('labels_read')} labels), "
-             "and every bound, setting and event matches") if ver.ok else \
+             "and every bound, setting and event matches"
+             + (", and its events and head are the store's" if store is not None else "")
+             ) if ver.ok else \
         "MISMATCH:\n" + "\n".join(f"  {m}" for m in ver.mismatches)
+    table += "".join(f"\nnote: {n}" for n in ver.notes)
     emit(args, {**ver.to_dict(), "recomputed": got}, table)
     if not ver.ok:
         print(f"certlib: verify-record: {len(ver.mismatches)} mismatch(es) between "
@@ -624,6 +636,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="the class set, comma-separated (default: the record's)")
     p.add_argument("--objective", default=None, choices=["augrc", "accuracy"],
                    help="(default: the record's)")
+    p.add_argument("--store", default=None, metavar="DB",
+                   help="the label store the record was exported from: its events and "
+                   "hash chain head must be the store's")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=_cmd_verify_record)
 

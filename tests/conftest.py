@@ -102,3 +102,22 @@ def prob_pool(seed: int, n: int = 30, K: int = 4, kind: str = "binary", labelled
     preds = np.array(preds)
     return Pool.from_arrays(preds[0] if kind == "shared" else preds, np.array(confs),
                             labels=y if labelled else None, classes=tuple(range(C)), extra=extra)
+
+
+@pytest.fixture(autouse=True)
+def _full_error_details():
+    """The shipped .streamlit/config.toml hides an uncaught exception's message and
+    traceback from visitors (``client.showErrorDetails = "none"``), and AppTest reads it
+    too: a page test still fails on the exception element, and this puts its message and
+    traceback back into the failure report.  Only where a test has imported Streamlit."""
+    import sys
+
+    if "streamlit" not in sys.modules:
+        yield
+        return
+    from streamlit import config
+
+    before = config.get_option("client.showErrorDetails")
+    config.set_option("client.showErrorDetails", "full")
+    yield
+    config.set_option("client.showErrorDetails", before)

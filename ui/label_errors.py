@@ -1,11 +1,17 @@
 """Dashboard pieces on label errors, shared by the Plan and certify page, the
 Certificate page and the Label page: the full-pool fragility with the labels a policy
 reads to survive e = 0, 1, 2 wrong labels, and on the Label page the label-error margin of
-the answer, the rows to re-check and the second-annotator review.  Only calls the library.
+the answer, the rows to re-check and the second-annotator review.  Also what the labelling
+pages share about the store: its actions' refusals as one message (`store_act`; a full
+disk, a read-only file or a held lock is a `certlib.errors.StoreAccessError`, one
+message too), the note of a store opened read-only (`read_only_note`) and the downloads of
+a project (`label_downloads`).  Only calls the library.
 """
 
 from __future__ import annotations
 
+
+import json
 
 import pandas as pd
 import streamlit as st
@@ -14,6 +20,7 @@ from certlib.errors import CertlibError
 from certlib.labelling.label_errors import full_pool_fragility
 from certlib.labelling.replay import replay
 from certlib.labelling.events import same_annotator
+from certlib.labelling.record import labels_csv, make_record
 from certlib.labelling.reviews import open_for
 from certlib.labelling.store import StaleStateError
 from certlib.core.pool import Pool
@@ -24,7 +31,8 @@ from ui.label_panel import (apply_review_presses, label_panel, panel_state, pres
 from ui.pool_picker import class_settings, pool_folder
 from ui.text import plain
 
-__all__ = ["begin_run", "fragility_section", "label_act", "margin_panel"]
+__all__ = ["begin_run", "fragility_section", "label_act", "label_downloads", "margin_panel",
+           "read_only_note"]
 
 ERRORS = (0, 1, 2)
 
@@ -116,6 +124,37 @@ def begin_run() -> None:
 
 
 label_act = store_act("label_flash", "row")
+
+
+def read_only_note(store, what: str = "labelling") -> None:
+    """The note of a page whose store opened read-only (its file or folder cannot be
+    written): the page shows what the store holds, and ``what`` is off."""
+    if getattr(store, "read_only", False):
+        st.info(f"**Read-only: {what} is off.** The store {plain(store.path)} cannot be "
+                "written (the file or its folder is read-only), so nothing can be saved; "
+                "everything saved before is shown, and the downloads work. To write, make "
+                "the file and its folder writable (or set CERTLIB_STORE to a writable copy) "
+                "and reload the page.")
+
+
+def label_downloads(prog, pid: int) -> None:
+    """The Label page's downloads of a project: its evidence record (JSON) and the labels
+    in force (CSV, `certlib.spreadsheet`: text a spreadsheet would run starts with ')."""
+    downloads = st.container(horizontal=True)
+    downloads.download_button("Download the evidence record (JSON)", key="download",
+                              data=json.dumps(make_record(prog), indent=2),
+                              file_name=f"certlib_record_project{pid}.json",
+                              mime="application/json", on_click="ignore",
+                              help="Anyone can recompute it from the pool file: "
+                              f"`certlib verify-record certlib_record_project{pid}.json "
+                              "POOL` (exit 0: verified).")
+    downloads.download_button("Download the labels (CSV)", key="download_csv",
+                              data=labels_csv(prog),
+                              file_name=f"certlib_labels_project{pid}.csv", mime="text/csv",
+                              help="row_id, label, annotator, time of the labels in force, "
+                              "in reading order; text that a spreadsheet would run as a "
+                              "formula starts with ' (certlib.spreadsheet.read_csv reads the "
+                              "values back).", on_click="ignore")
 
 
 def _review_panel(prog, store, pool, who: str, keys) -> None:

@@ -27,7 +27,7 @@ from ui.keys import class_shortcuts, undo_shortcut
 from ui.pool_picker import ROOT
 from ui.state import set_url_kept, sticky, url_kept
 from ui.text import outward_end, outward_interval, plain
-from ui.label_errors import begin_run, store_act
+from ui.label_errors import begin_run, read_only_note, store_act
 from ui.label_panel import (apply_audit_presses, audit_panel_data, label_panel, panel_state,
                             panel_wake, presses_callback)
 
@@ -48,6 +48,7 @@ try:
 except CertlibError as exc:
     st.error(plain(exc))
     st.stop()
+read_only_note(store, "labelling and adding batches")  # reading only
 
 sb = st.sidebar
 sb.header("Update audit")

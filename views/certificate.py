@@ -18,6 +18,7 @@ from certlib.planning.comparison import per_rival, policy_comparison
 from certlib.errors import CertlibError
 from certlib.labelling.progress import labels_read_text, sufficed_text
 from certlib.labelling.store import LabelStore
+from certlib.spreadsheet import csv_text
 from ui.cache import POOL_HASH, cached_certify, cached_prelabel
 from ui.inputs import tolerance_input
 from ui.pool_picker import choose_pool
@@ -58,8 +59,12 @@ def _witness_download(witness, name: str, key: str) -> None:
     table = pd.DataFrame({"row_id": [str(r) for r in witness]})
     with st.expander(f"Witness: {len(witness):,} rows"):
         st.dataframe(table, hide_index=True, height=min(35 * len(witness) + 38, 300))
-        st.download_button("Download row ids (CSV)", table.to_csv(index=False), file_name=name,
-                           mime="text/csv", key=key, on_click="ignore")
+        # the one CSV writer: a row id a spreadsheet would run starts with ' (read back
+        # with certlib.spreadsheet.read_csv), numbers and ids like -1 stay as they are
+        st.download_button("Download row ids (CSV)", csv_text({"row_id": list(witness)}),
+                           file_name=name, mime="text/csv", key=key, on_click="ignore",
+                           help="Text a spreadsheet would run as a formula starts with '; "
+                                "certlib.spreadsheet.read_csv reads the ids back.")
 
 
 # ------------------------------------------------------------------ settings

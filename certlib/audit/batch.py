@@ -40,6 +40,7 @@ from ..core._values import ClassValue, class_value, class_value_from_text, first
     is_empty_cell, is_none_or_nan, python_scalar
 from ..errors import CertlibError, ColumnError, InvalidValueError, LabelError, ParameterError, \
     PoolFileError
+from ..spreadsheet import original_frame
 from .core import stray_fraction
 
 if TYPE_CHECKING:
@@ -557,7 +558,9 @@ def read_stream(path: str | Path, *, judge: str | None = None, slices: str | Non
     Parameters
     ----------
     path : str or Path
-        A ``.csv`` or ``.parquet`` file.
+        A ``.csv`` or ``.parquet`` file.  A CSV file's text cells and column names lose
+        one leading ``'`` (`certlib.spreadsheet.original_frame`): certlib writes a
+        stream with it where a spreadsheet would run the cell (`AuditStore.stream_csv`).
     judge : str, optional
         The judge score column to read (``--judge``).
     slices : str, optional
@@ -585,6 +588,8 @@ def read_stream(path: str | Path, *, judge: str | None = None, slices: str | Non
     p = Path(path)
     shown, short = (repr(name),) * 2 if name is not None else (str(p), repr(p.name))
     df = _read_frame(p, name=name or p.name, what="stream file", missing=shown, shown=shown)
+    if p.suffix.lower() == ".csv":  # as certlib writes it (`AuditStore.stream_csv`)
+        df = original_frame(df)
     for col_name in REQUIRED:
         if col_name not in df.columns:
             raise ColumnError(f"stream file {shown} lacks the column `{col_name}` "

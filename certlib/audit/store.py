@@ -203,27 +203,47 @@ class AuditStore:
     path : str or Path, optional
         The SQLite file (default ``$CERTLIB_STORE`` or ``./certlib_labels.db``); the
         audit tables are created on first use.
+    read_only : bool, default False
+        Open it read-only even when it could be written.  A file this process cannot
+        write (its permissions, a read-only folder or disk) always opens read-only.
 
     Raises
     ------
     StoreError
         The file holds an audit schema of another version, or cannot be opened.
+    certlib.errors.StoreReadOnlyError
+        The file cannot be written and holds no audit tables yet (they cannot be created).
+    certlib.errors.StoreAccessError
+        The file cannot be opened now (a lock held by another process, a full disk).
+
+    Attributes
+    ----------
+    path : Path
+        The SQLite file.
+    read_only : bool
+        Whether the store was opened read-only: every read works (status, record, stream
+        CSV), every write raises `certlib.errors.StoreReadOnlyError` (nothing is saved).
     """
 
-    def __init__(self, path: str | Path | None = None) -> None:
+    def __init__(self, path: str | Path | None = None, *, read_only: bool = False) -> None:
         self.path: Path = Path(path) if path is not None else default_store_path()
-        _sqlite.open_schema(self.path, _SCHEMA + _TRIGGERS, "audit_schema_version",
-                            AUDIT_SCHEMA_VERSION, StoreError, "audit store",
-                            kind="audit schema")
+        self._mode: _sqlite.Mode = _sqlite.open_schema(
+            self.path, _SCHEMA + _TRIGGERS, "audit_schema_version", AUDIT_SCHEMA_VERSION,
+            StoreError, "audit store", kind="audit schema", read_only=read_only)
+        self.read_only: bool = self._mode != "rw"
 
     # ----------------------------------------------------------- plumbing
     def _connect(self) -> AbstractContextManager[sqlite3.Connection]:
-        con: AbstractContextManager[sqlite3.Connection] = _sqlite.connect(self.path)
+        """One connection for reads; an SQLite failure is a `StoreAccessError`."""
+        con: AbstractContextManager[sqlite3.Connection] = _sqlite.connect(
+            self.path, self._mode, what="audit store")
         return con
 
     def _write(self) -> AbstractContextManager[sqlite3.Connection]:
-        """One write transaction; the lock is taken up front so reads inside it are current."""
-        tx: AbstractContextManager[sqlite3.Connection] = _sqlite.write(self.path)
+        """One write transaction; the lock is taken up front so reads inside it are current.
+        A read-only store raises `StoreReadOnlyError` here, before anything is opened."""
+        tx: AbstractContextManager[sqlite3.Connection] = _sqlite.write(
+            self.path, self._mode, what="audit store")
         return tx
 
     @contextmanager
@@ -804,14 +824,16 @@ class AuditStore:
         -------
         str
             CSV text: item_id, pred_incumbent, pred_candidate, the label in force, the
-            judge and slice columns, the extra columns.
+            judge and slice columns, the extra columns; written by
+            `certlib.spreadsheet.csv_text` (text a spreadsheet would run starts with
+            ``'``, which `certlib.audit.batch.read_stream` drops when it reads the file).
 
         Raises
         ------
         StoreError
             The project has no items yet.
         """
-        import polars as pl
+        from ..spreadsheet import csv_text
 
         project, items, _, events = self._load(project_id)
         f, g, y, judge, slices, ids, extra = stream_arrays(project, items, events)
@@ -828,7 +850,7 @@ class AuditStore:
         for c in (extra[0] if extra else {}):
             if c not in data:
                 data[c] = [e.get(c) for e in extra]
-        return pl.DataFrame(data, strict=False).write_csv()
+        return csv_text(data)
 
     def record(self, project_id: int | str) -> dict[str, object]:
         """The evidence record of the project now, with its batches and event log.

@@ -48,6 +48,8 @@ class Verification:
     """``mismatches`` lists every number or setting of the record that the recomputation
     does not reproduce, one readable line each; ``ok`` is True exactly when there is none.
     ``recomputed`` holds the verifier's own outcome (its keys depend on the record kind).
+    ``notes`` says what a verified record leaves unproven (e.g. a record without a hash
+    chain: who labelled and when is taken at its word); notes never fail it.
 
     >>> Verification(("selected: record says 'b', recomputed 'a'",)).ok
     False
@@ -55,9 +57,11 @@ class Verification:
 
     mismatches: tuple[str, ...] = ()
     recomputed: dict[str, object] = field(default_factory=dict, compare=False)
+    notes: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "mismatches", tuple(self.mismatches))
+        object.__setattr__(self, "notes", tuple(self.notes))
 
     @property
     def ok(self) -> bool:
@@ -65,8 +69,12 @@ class Verification:
         return not self.mismatches
 
     def to_dict(self) -> dict[str, object]:
-        """JSON-ready dict: ``ok`` and the list of mismatches."""
-        return {"ok": self.ok, "mismatches": list(self.mismatches)}
+        """JSON-ready dict: ``ok``, the list of mismatches, and ``notes`` when there are
+        any."""
+        out: dict[str, object] = {"ok": self.ok, "mismatches": list(self.mismatches)}
+        if self.notes:
+            out["notes"] = list(self.notes)
+        return out
 
 
 def unique_keys(pairs: Iterable[tuple[str, object]]) -> dict[str, object]:

@@ -22,8 +22,26 @@ appends a ``budget`` event with the new budget (or None, no budget), and the rep
 the start budget overridden by the last such event, so a session whose budget ran out
 continues with the same labels instead of a new project starting at 0.
 Stores of schema version 1 (labels and undos only), 2 (no budget events), 3 (no review
-events) or 4 (no keep events) are migrated on opening: the events are copied unchanged
-into a table that also admits the new kinds.
+events), 4 (no keep events) or 5 (no hash chain) are migrated on opening: the events are
+copied unchanged into a table that also admits the new kinds, and the hash chain is
+computed over them in sequence order.  A migrated history is attested from the migration
+on: its chain proves that no event was rewritten after the migration, not before.
+
+Hash chain (schema version 6): every event row stores ``prev_hash`` and ``hash`` (hex
+SHA-256, `certlib.labelling.events.event_hash`): ``hash`` covers the project id, seq,
+kind, row id, label, annotator, subject, time, ``undoes`` and ``prev_hash``; the first
+event's ``prev_hash`` is the hash of the project's fixed settings
+(`certlib.labelling.events.Project.chain_hash`), so the chain pins the project too.
+Every append computes its hash inside its write transaction from the newest event's, so
+the store's chain is one line; `LabelStore.chain_head` is the newest hash and
+`LabelStore.verify_chain` recomputes it, naming the first event that does not fit (an
+UPDATE made past the triggers).  A chain recomputed after a rewrite fits again: what it
+is checked against is a head kept elsewhere (an exported evidence record, a note).
+
+Who: every method taking an ``annotator`` takes a name (local mode) or an
+`Identity` (signed in: ``name`` shown, ``subject`` the identity provider's ``sub``,
+stored with the event and hashed with it).  `undo_last` takes back the annotator's own
+newest label in force, wherever it stands among the colleagues' labels.
 
 Review: `queue_review` appends a ``review_request`` event per row to be checked
 by a second annotator, `append_review` that annotator's label (a ``review`` event, which
@@ -59,6 +77,7 @@ import os
 import sqlite3
 from collections.abc import Callable, Iterable, Sequence
 from contextlib import AbstractContextManager
+from dataclasses import replace
 from fractions import Fraction
 from pathlib import Path
 from typing import Any, cast
@@ -68,9 +87,9 @@ import numpy as np
 from . import _sqlite
 from ..core._values import ClassValue, fraction_text, python_scalar
 from ..errors import CertlibError
-from .events import (FILE_ANNOTATOR, Event, Project, budget_in_force,
-                     imitates_file_annotator, labels_in_force, same_annotator, skipped_rows,
-                     utc_now)
+from .events import (FILE_ANNOTATOR, ChainCheck, Event, Identity, Project, budget_in_force,
+                     check_chain, event_hash, imitates_file_annotator, labels_in_force,
+                     same_annotator, skipped_rows, utc_now)
 from ..policies import get_policy, policy_names
 from ..core.pool import UNREAD, Pool, pool_hash
 from ..certificates.prelabel import prelabel_bound
@@ -79,13 +98,15 @@ from .record import make_record, verify_record
 from .session import Session
 from ..core.weights import exact_fraction
 
-# Re-exported: Project and Event from certlib.labelling.events (the store's methods return
-# them), and verify_record from certlib.labelling.record (docs/annotator.md imports it from
-# certlib.labelling.store).
+# Re-exported: Project, Event, Identity and ChainCheck from certlib.labelling.events (the
+# store's methods take or return them), and verify_record from certlib.labelling.record
+# (docs/annotator.md imports it from certlib.labelling.store).
 __all__ = [
     "SCHEMA_VERSION",
+    "ChainCheck",
     "DuplicateLabelError",
     "Event",
+    "Identity",
     "FILE_ANNOTATOR",
     "file_labels",
     "NothingSkippedError",
@@ -100,15 +121,19 @@ __all__ = [
     "verify_record",
 ]
 
-SCHEMA_VERSION = 5  # 2: skip and unskip events; 3: budget events; 4: review events;
-# 5: keep events
+SCHEMA_VERSION = 6  # 2: skip and unskip events; 3: budget events; 4: review events;
+# 5: keep events; 6: the hash chain and the annotator's subject
 ENV_VAR = "CERTLIB_STORE"
 DEFAULT_FILE = "certlib_labels.db"
 
 
 # ------------------------------------------------------------------ errors
 class StoreError(CertlibError):
-    """The labelling store refuses an operation (the message says why)."""
+    """The labelling store refuses an operation (the message says why).
+
+    A store file that cannot be read or written now (a full disk, a read-only file, a
+    lock held by another process) raises `certlib.errors.StoreAccessError` instead; both
+    are a `CertlibError`, which the pages and the command line catch."""
 
 
 class UnknownProjectError(StoreError):
@@ -162,14 +187,24 @@ def file_labels(pool: Pool) -> list[tuple[ClassValue, ClassValue]]:
 
 
 def _annotator_name(annotator: object) -> str:
-    """A person's name for an event: not empty, and not `FILE_ANNOTATOR`."""
-    name = str(annotator).strip()
+    """A person's name for an event (of an `Identity`, its ``name``): not empty, and not
+    `FILE_ANNOTATOR`."""
+    name = str(annotator.name if isinstance(annotator, Identity) else annotator).strip()
     if not name:
         raise StoreError("annotator must be a non-empty name; it goes into the evidence record")
     if same_annotator(name, FILE_ANNOTATOR) or imitates_file_annotator(name):
         raise StoreError(f"{FILE_ANNOTATOR!r} names the labels a project takes from the pool "
                          f"file, and {name!r} reads as it; choose another annotator name")
     return name
+
+
+def _identity(annotator: str | Identity) -> Identity:
+    """Who appends an event: a plain name keeps no subject (local mode); a signed-in
+    `Identity` keeps its subject and issuer, its name checked as `_annotator_name`."""
+    name = _annotator_name(annotator)
+    if isinstance(annotator, Identity):
+        return Identity(name, annotator.subject or None, annotator.issuer or None)
+    return Identity(name)
 
 
 def default_store_path() -> Path:
@@ -195,7 +230,8 @@ CREATE TABLE IF NOT EXISTS projects (
     seed           INTEGER NOT NULL,
     budget         INTEGER,         -- NULL = no budget
     prelabel_bound INTEGER NOT NULL,
-    created_at     TEXT NOT NULL
+    created_at     TEXT NOT NULL,
+    chain_pool_hash TEXT            -- the pool hash the chain pins, once pool_hash is rewritten
 );
 CREATE TABLE IF NOT EXISTS events (
     project_id INTEGER NOT NULL REFERENCES projects(id),
@@ -208,6 +244,9 @@ CREATE TABLE IF NOT EXISTS events (
     annotator  TEXT NOT NULL,
     at         TEXT NOT NULL,
     undoes     INTEGER,
+    subject    TEXT,                -- the identity provider's sub; NULL in local mode
+    prev_hash  TEXT NOT NULL,       -- hex SHA-256: the previous event's hash (module docstring)
+    hash       TEXT NOT NULL,
     PRIMARY KEY (project_id, seq)
 );
 CREATE INDEX IF NOT EXISTS projects_by_pool ON projects (pool_hash);
@@ -221,16 +260,34 @@ _EVENTS_TABLE = _SCHEMA[_SCHEMA.index("CREATE TABLE IF NOT EXISTS events"):
 _TRIGGERS = _SCHEMA[_SCHEMA.index("CREATE TRIGGER"):]
 
 
+_EVENT_COLUMNS = ("project_id, seq, kind, row_id, label, annotator, at, undoes, subject, "
+                  "prev_hash, hash")
+
+
 def _migrate(con: sqlite3.Connection, version: int) -> None:
     """Version 1 admitted only label and undo events, version 2 no budget events, version 3
-    no review events, version 4 no keep events (a CHECK
-    constraint SQLite cannot alter): copy every event unchanged into a current table,
-    inside the caller's transaction, so the history is the same row for row."""
+    no review events, version 4 no keep events (a CHECK constraint SQLite cannot alter),
+    version 5 had no hash chain: copy every event unchanged into a current table, inside
+    the caller's transaction, so the history is the same row for row, and chain it in
+    sequence order (no subject: a name was all they held)."""
     con.execute("DROP TRIGGER IF EXISTS events_no_update")
     con.execute("DROP TRIGGER IF EXISTS events_no_delete")
     con.execute(f"ALTER TABLE events RENAME TO events_v{version}")
     con.execute(_EVENTS_TABLE)
-    con.execute(f"INSERT INTO events SELECT * FROM events_v{version}")
+    if "chain_pool_hash" not in {r[1] for r in con.execute("PRAGMA table_info(projects)")}:
+        con.execute("ALTER TABLE projects ADD COLUMN chain_pool_hash TEXT")
+    prev: dict[int, str] = {}
+    for pid, seq, kind, rid, lab, who, at, undoes in con.execute(
+            "SELECT project_id, seq, kind, row_id, label, annotator, at, undoes "
+            f"FROM events_v{version} ORDER BY project_id, seq").fetchall():
+        if pid not in prev:
+            prev[pid] = LabelStore._genesis(con, pid)
+        ev = Event(seq, kind, None if rid is None else json.loads(rid),
+                   None if lab is None else json.loads(lab), who, at, undoes)
+        h = event_hash(pid, ev, prev[pid])
+        con.execute(f"INSERT INTO events ({_EVENT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, "
+                    "NULL, ?, ?)", (pid, seq, kind, rid, lab, who, at, undoes, prev[pid], h))
+        prev[pid] = h
     con.execute(f"DROP TABLE events_v{version}")
     for trigger in _TRIGGERS.split("END;")[:-1]:
         con.execute(trigger + "END;")
@@ -247,48 +304,80 @@ class LabelStore:
     ----------
     path : str, path-like or None, default None
         The store's file (None: `default_store_path`).
+    read_only : bool, default False
+        Open it read-only even when it could be written.  A file this process cannot
+        write (its permissions, a read-only folder or disk) always opens read-only.
 
     Raises
     ------
     StoreError
         The path is a directory, the file is not an SQLite database, or its schema
         version is one this certlib cannot read.
+    certlib.errors.StoreReadOnlyError
+        The file cannot be written and does not exist yet, holds no label store, or
+        has an older schema version (migrating it needs a write).
+    certlib.errors.StoreAccessError
+        The file cannot be opened now (`certlib.errors.StoreLockedError`: another
+        process holds its lock; `certlib.errors.StoreFullError`: no room to create it).
 
     Attributes
     ----------
     path : Path
         The store's file.
+    read_only : bool
+        Whether the store was opened read-only: every read works, every write raises
+        `certlib.errors.StoreReadOnlyError` (nothing is saved).
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> path = os.path.join(tempfile.mkdtemp(), "labels.db")
+    >>> LabelStore(path).read_only, LabelStore(path, read_only=True).read_only
+    (False, True)
     """
 
-    def __init__(self, path: str | os.PathLike[str] | None = None) -> None:
+    def __init__(self, path: str | os.PathLike[str] | None = None, *,
+                 read_only: bool = False) -> None:
         self.path = Path(path) if path is not None else default_store_path()
-        _sqlite.open_schema(self.path, _SCHEMA, "schema_version", SCHEMA_VERSION, StoreError,
-                            "label store", migrate=_migrate, migratable=(1, 2, 3, 4))
+        self._mode: _sqlite.Mode = _sqlite.open_schema(
+            self.path, _SCHEMA, "schema_version", SCHEMA_VERSION, StoreError, "label store",
+            migrate=_migrate, migratable=tuple(range(1, SCHEMA_VERSION)), read_only=read_only)
+        self.read_only: bool = self._mode != "rw"
         self._recognised: set[str] = set()  # pool hashes whose old-format projects are rewritten
 
     # ----------------------------------------------------------- plumbing
     def _connect(self) -> AbstractContextManager[sqlite3.Connection]:
-        return _sqlite.connect(self.path)
+        """One connection for reads; an SQLite failure is a `StoreAccessError`."""
+        return _sqlite.connect(self.path, self._mode, what="label store")
 
     def _write(self) -> AbstractContextManager[sqlite3.Connection]:
-        """One write transaction; the lock is taken up front so reads inside it are current."""
-        return _sqlite.write(self.path)
+        """One write transaction; the lock is taken up front so reads inside it are current.
+        A read-only store raises `StoreReadOnlyError` here, before anything is opened."""
+        return _sqlite.write(self.path, self._mode, what="label store")
 
     @staticmethod
     def _project_row(row: Sequence[Any]) -> Project:  # an SQLite row: its values untyped
         (pid, h, name, n, cands, classes, obj, policy, rule, tol, seed, budget, pre,
-         created) = row
+         created, pinned) = row
         return Project(pid, h, name, n, tuple(json.loads(cands)), tuple(json.loads(classes)),
-                       obj, policy, rule, Fraction(tol), seed, budget, pre, created)
+                       obj, policy, rule, Fraction(tol), seed, budget, pre, created, pinned)
 
     @staticmethod
     def _events_of(con: sqlite3.Connection, project_id: int) -> tuple[Event, ...]:
         rows = con.execute(
-            "SELECT seq, kind, row_id, label, annotator, at, undoes FROM events "
-            "WHERE project_id = ? ORDER BY seq", (project_id,)).fetchall()
+            "SELECT seq, kind, row_id, label, annotator, at, undoes, subject, prev_hash, hash "
+            "FROM events WHERE project_id = ? ORDER BY seq", (project_id,)).fetchall()
         return tuple(Event(seq, kind, None if r is None else json.loads(r),
-                           None if lab is None else json.loads(lab), who, at, und)
-                     for seq, kind, r, lab, who, at, und in rows)
+                           None if lab is None else json.loads(lab), who, at, und, sub, prev, h)
+                     for seq, kind, r, lab, who, at, und, sub, prev, h in rows)
+
+    @staticmethod
+    def _genesis(con: sqlite3.Connection, project_id: int) -> str:
+        """The ``prev_hash`` of the project's first event (`Project.chain_hash`)."""
+        row = con.execute("SELECT * FROM projects WHERE id = ?", (project_id,)).fetchone()
+        if row is None:
+            raise UnknownProjectError(f"project_id {project_id!r} is not in the label store")
+        return LabelStore._project_row(row).chain_hash
 
     def _get(self, con: sqlite3.Connection, project_id: int) -> Project:
         row = con.execute("SELECT * FROM projects WHERE id = ?", (project_id,)).fetchone()
@@ -306,16 +395,17 @@ class LabelStore:
         machine.  Cheap when there is nothing to do: the old hashes are computed only
         when a project of the same size and candidates names another hash."""
         h = pool_hash(pool)
-        if pool.derived is None or h in self._recognised:
-            return
+        if pool.derived is None or h in self._recognised or self.read_only:
+            return  # a read-only store is read as it is: its old-format projects stay so
         with self._connect() as con:
             others = {r[0] for r in con.execute(
                 "SELECT DISTINCT pool_hash FROM projects WHERE n = ? AND candidates = ? "
                 "AND pool_hash != ?", (pool.n, json.dumps(list(pool.names)), h))}
         old = sorted(others & set(pool.legacy_hashes)) if others else []
         if old:
-            with self._write() as con:
-                con.executemany("UPDATE projects SET pool_hash = ? WHERE pool_hash = ?",
+            with self._write() as con:  # the chain keeps pinning the hash it started on
+                con.executemany("UPDATE projects SET chain_pool_hash = COALESCE("
+                                "chain_pool_hash, pool_hash), pool_hash = ? WHERE pool_hash = ?",
                                 [(h, o) for o in old])
         self._recognised.add(h)
 
@@ -412,10 +502,10 @@ class LabelStore:
             assert rowid is not None  # set by the INSERT just made
             pid = int(rowid)
             at = utc_now()
-            con.executemany(
-                "INSERT INTO events VALUES (?, ?, 'label', ?, ?, ?, ?, NULL)",
-                ((pid, seq, json.dumps(rid), json.dumps(lab), FILE_ANNOTATOR, at)
-                 for seq, (rid, lab) in enumerate(known, start=1)))
+            events: list[Event] = []
+            for rid, lab in known:
+                events.append(LabelStore._append(con, pid, events, "label", rid,
+                                                 Identity(FILE_ANNOTATOR), lab, at=at))
             return pid
 
         return insert
@@ -600,8 +690,9 @@ class LabelStore:
                 f"{expect_seq}, the store has {last}); nothing was saved: check the row now "
                 "shown and answer again")
 
-    def append_label(self, project_id: int, row_id: object, label: object, annotator: str, *,
-                     pool: Pool, expect_seq: int | None = None) -> Event:
+    def append_label(self, project_id: int, row_id: object, label: object,
+                     annotator: str | Identity, *, pool: Pool,
+                     expect_seq: int | None = None) -> Event:
         """Record one label, committed at once.
 
         Parameters
@@ -612,8 +703,9 @@ class LabelStore:
             The row's id ("1" and 1 name the same row).
         label : object
             Its label, a class value of the pool.
-        annotator : str
-            Who gives it (not empty, not `FILE_ANNOTATOR`).
+        annotator : str or Identity
+            Who gives it: a name (not empty, not `FILE_ANNOTATOR`), or a signed-in
+            `Identity` whose subject is stored with the event.
         pool : Pool
             The project's pool: it says which row an id names, so a row can never be
             labelled twice.
@@ -641,7 +733,7 @@ class LabelStore:
         LabelError
             A row id not in the pool, or a label outside the class set.
         """
-        annotator = _annotator_name(annotator)
+        who = _identity(annotator)
         with self._write() as con:
             project = self._get(con, project_id)
             self._check_pool(project, pool)
@@ -654,72 +746,67 @@ class LabelStore:
                     raise DuplicateLabelError(
                         f"row_id {row_id!r} already has label {e.label!r} (event {e.seq}, "
                         f"{e.annotator}, {e.at}); undo it before labelling the row again")
-            seq = (events[-1].seq if events else 0) + 1
-            ev = Event(seq, "label", _scalar(row_id), _scalar(label), annotator, utc_now())
-            con.execute("INSERT INTO events VALUES (?, ?, ?, ?, ?, ?, ?, NULL)",
-                        (project_id, seq, "label", json.dumps(ev.row_id), json.dumps(ev.label),
-                         annotator, ev.at))
-        return ev
+            return self._append(con, project_id, events, "label", _scalar(row_id), who,
+                                _scalar(label))
 
-    def undo_last(self, project_id: int, annotator: str = "", *,
+    def undo_last(self, project_id: int, annotator: str | Identity = "", *,
                   expect_seq: int | None = None) -> Event:
-        """Cancel the newest label in force by appending an ``undo`` event.
+        """Cancel the annotator's own newest label in force by appending an ``undo`` event.
 
-        Nothing is deleted.  Only the annotator who gave that label may undo it (names
-        compared without surrounding spaces and case): nobody takes back a colleague's
-        label, nor the label a reviewer is reviewing.
+        Nothing is deleted.  Each annotator takes back their own labels only (names
+        compared without surrounding spaces and case; two signed-in identities by their
+        subject), so on a project labelled by a team an undo never waits for the
+        colleagues' later labels, which stay in force, and nobody takes back a colleague's
+        label.  The labels taken from the pool file are nobody's to undo.
 
         Parameters
         ----------
         project_id : int
             The project's id.
-        annotator : str, default ""
-            Who undoes (the one who gave the label).
+        annotator : str or Identity, default ""
+            Who undoes: their newest label in force is cancelled.
         expect_seq : int or None, default None
-            The newest event's ``seq`` of the view (as in `append_label`).
+            The newest event's ``seq`` of the view (as in `append_label`): another value
+            means the project changed since (a colleague's label counts too).
 
         Returns
         -------
         Event
-            The undo event appended.
+            The undo event appended (``undoes`` the label event it cancels).
 
         Raises
         ------
         NothingToUndoError
-            No label in force, or only labels from the pool file.
+            The annotator has no label in force (the message names nobody else).
         StoreError
-            The newest label is someone else's, or an empty annotator name.
+            An empty annotator name.
         StaleStateError
             ``expect_seq`` is not the newest event.
         UnknownProjectError
             No project with this id.
         """
-        annotator = _annotator_name(annotator)
+        who = _identity(annotator)
         with self._write() as con:
             self._get(con, project_id)
             events = self._events_of(con, project_id)
             self._check_seq(events, expect_seq)
             live = labels_in_force(events)
-            if not live:
-                raise NothingToUndoError(f"project {project_id} has no label to undo")
-            target = live[-1]
-            if target.annotator == FILE_ANNOTATOR:
+            mine = [e for e in live if e.annotator != FILE_ANNOTATOR
+                    and same_annotator(e.identity, who)]
+            if not mine:
+                if not live:
+                    raise NothingToUndoError(f"project {project_id} has no label to undo")
+                why = ("every label in force comes from the pool file" if all(
+                    e.annotator == FILE_ANNOTATOR for e in live) else
+                    "an undo takes back only your own labels")
                 raise NothingToUndoError(
-                    f"project {project_id} has no label of yours to undo: the newest label in "
-                    f"force (row_id {target.row_id!r}) comes from the pool file")
-            if not same_annotator(target.annotator, annotator):
-                raise StoreError(f"the newest label in force (row_id {target.row_id!r}) was "
-                                 f"given by {target.annotator!r}; only they can undo it")
-            seq = events[-1].seq + 1
-            ev = Event(seq, "undo", target.row_id, target.label, annotator, utc_now(),
-                       target.seq)
-            con.execute("INSERT INTO events VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                        (project_id, seq, "undo", json.dumps(ev.row_id), json.dumps(ev.label),
-                         ev.annotator, ev.at, target.seq))
-        return ev
+                    f"project {project_id} has no label of yours to undo: {why}")
+            target = mine[-1]
+            return self._append(con, project_id, events, "undo", target.row_id, who,
+                                target.label, undoes=target.seq)
 
-    def skip_row(self, project_id: int, row_id: object, annotator: str, *, pool: Pool,
-                 expect_seq: int | None = None) -> Event:
+    def skip_row(self, project_id: int, row_id: object, annotator: str | Identity, *,
+                 pool: Pool, expect_seq: int | None = None) -> Event:
         """Pass over an unread row for now by appending a ``skip`` event (no bound
         changes).
 
@@ -729,7 +816,7 @@ class LabelStore:
             The project's id.
         row_id : object
             The row's id.
-        annotator : str
+        annotator : str or Identity
             Who skips it.
         pool : Pool
             The project's pool.
@@ -750,7 +837,7 @@ class LabelStore:
         StaleStateError, PoolMismatchError, UnknownProjectError
             As in `append_label`.
         """
-        annotator = _annotator_name(annotator)
+        who = _identity(annotator)
         with self._write() as con:
             project = self._get(con, project_id)
             self._check_pool(project, pool)
@@ -762,9 +849,9 @@ class LabelStore:
                                           "only an unread row can be skipped")
             if rid in skipped_rows(events):
                 raise StoreError(f"row_id {rid!r} is already skipped")
-            return self._append(con, project_id, events, "skip", rid, annotator)
+            return self._append(con, project_id, events, "skip", rid, who)
 
-    def unskip_all(self, project_id: int, annotator: str = "", *,
+    def unskip_all(self, project_id: int, annotator: str | Identity = "", *,
                    expect_seq: int | None = None) -> Event:
         """Make every skipped row available again by appending an ``unskip`` event.
 
@@ -772,7 +859,7 @@ class LabelStore:
         ----------
         project_id : int
             The project's id.
-        annotator : str, default ""
+        annotator : str or Identity, default ""
             Who unskips.
         expect_seq : int or None, default None
             The newest event's ``seq`` of the view (as in `append_label`).
@@ -795,10 +882,12 @@ class LabelStore:
             self._check_seq(events, expect_seq)
             if not skipped_rows(events):
                 raise NothingSkippedError(f"project {project_id} has no skipped row")
+            who = annotator if isinstance(annotator, Identity) else Identity(annotator)
             return self._append(con, project_id, events, "unskip", None,
-                                str(annotator).strip())
+                                Identity(str(who.name).strip(), who.subject or None))
 
-    def extend_budget(self, project_id: int, new_budget: int | None, annotator: str, *,
+    def extend_budget(self, project_id: int, new_budget: int | None,
+                      annotator: str | Identity, *,
                       expect_seq: int | None = None) -> Event:
         """Extend the project's budget by appending a ``budget`` event.
 
@@ -813,7 +902,7 @@ class LabelStore:
             The project's id.
         new_budget : int or None
             The new budget, a whole number of labels, or None for no budget.
-        annotator : str
+        annotator : str or Identity
             Who extends it.
         expect_seq : int or None, default None
             The newest event's ``seq`` of the view (as in `append_label`).
@@ -831,7 +920,7 @@ class LabelStore:
         StaleStateError, UnknownProjectError
             As in `append_label`.
         """
-        annotator = _annotator_name(annotator)
+        who = _identity(annotator)
         value = python_scalar(new_budget)
         if value is not None and (isinstance(value, bool) or not isinstance(value, int)):
             raise StoreError(f"new_budget must be a whole number of labels or None (no "
@@ -852,11 +941,11 @@ class LabelStore:
                 raise StoreError(f"new_budget {value!r} does not extend the budget in force "
                                  f"({current:,} labels) of project {project_id}; a budget "
                                  "can only be raised or removed")
-            return self._append(con, project_id, events, "budget", None, annotator, value)
+            return self._append(con, project_id, events, "budget", None, who, value)
 
     # ------------------------------------------------------------ review
     def _labelled_row(self, con: sqlite3.Connection, project_id: int, row_id: object,
-                      annotator: str, pool: Pool, expect_seq: int | None
+                      annotator: Identity, pool: Pool, expect_seq: int | None
                       ) -> tuple[tuple[Event, ...], ClassValue, Event]:
         """Checks shared by the review calls: returns (events, row id, its label event)."""
         project = self._get(con, project_id)
@@ -874,8 +963,9 @@ class LabelStore:
                              "correct the file and start a project from it")
         return events, rid, live[rid]
 
-    def queue_review(self, project_id: int, row_ids: Iterable[object], annotator: str, *,
-                     pool: Pool, expect_seq: int | None = None) -> tuple[Event, ...]:
+    def queue_review(self, project_id: int, row_ids: Iterable[object],
+                     annotator: str | Identity, *, pool: Pool,
+                     expect_seq: int | None = None) -> tuple[Event, ...]:
         """Queue labelled rows for a second annotator.
 
         One ``review_request`` event per row (its ``label`` the label under review), all
@@ -887,7 +977,7 @@ class LabelStore:
             The project's id.
         row_ids : iterable of object
             The rows' ids (at least one).
-        annotator : str
+        annotator : str or Identity
             Who queues them.
         pool : Pool
             The project's pool.
@@ -909,24 +999,25 @@ class LabelStore:
         """
         from .reviews import review_items
 
-        annotator = _annotator_name(annotator)
+        who = _identity(annotator)
         out: list[Event] = []
         with self._write() as con:
             ids = list(row_ids)
             if not ids:
                 raise StoreError("row_ids must name at least one row to queue for review")
             for rid in ids:
-                events, rid, lab = self._labelled_row(con, project_id, rid, annotator, pool,
+                events, rid, lab = self._labelled_row(con, project_id, rid, who, pool,
                                                       expect_seq)
                 if any(i.row_id == rid and i.status == "waiting" for i in review_items(events)):
                     raise StoreError(f"row_id {rid!r} is already waiting for a review")
                 out.append(self._append(con, project_id, events, "review_request", rid,
-                                        annotator, lab.label))
+                                        who, lab.label))
                 expect_seq = None if expect_seq is None else out[-1].seq
         return tuple(out)
 
-    def append_review(self, project_id: int, row_id: object, label: object, annotator: str,
-                      *, pool: Pool, expect_seq: int | None = None) -> Event:
+    def append_review(self, project_id: int, row_id: object, label: object,
+                      annotator: str | Identity, *, pool: Pool,
+                      expect_seq: int | None = None) -> Event:
         """A second annotator's label for a row queued for review (a ``review`` event; no
         bound changes).
 
@@ -938,7 +1029,7 @@ class LabelStore:
             The row's id.
         label : object
             The reviewer's label, a class value of the pool.
-        annotator : str
+        annotator : str or Identity
             The reviewer: not one who gave or adopted the label under review
             (`certlib.labelling.reviews.ReviewItem.authors`).
         pool : Pool
@@ -963,9 +1054,10 @@ class LabelStore:
         """
         from .reviews import review_item
 
-        annotator = _annotator_name(annotator)
+        who = _identity(annotator)
+        annotator = who.name  # reviews compare names (certlib.labelling.reviews)
         with self._write() as con:
-            events, rid, lab = self._labelled_row(con, project_id, row_id, annotator, pool,
+            events, rid, lab = self._labelled_row(con, project_id, row_id, who, pool,
                                                   expect_seq)
             item = review_item(events, rid)
             if item is None:
@@ -977,10 +1069,10 @@ class LabelStore:
                 raise StoreError(f"annotator {annotator!r} gave the label of row_id {rid!r}; a "
                                  "review must come from a second annotator")
             value = _scalar(pool.classes[pool.class_code(python_scalar(label))])
-            return self._append(con, project_id, events, "review", rid, annotator, value)
+            return self._append(con, project_id, events, "review", rid, who, value)
 
-    def keep_label(self, project_id: int, row_id: object, annotator: str, *, pool: Pool,
-                   expect_seq: int | None = None) -> Event:
+    def keep_label(self, project_id: int, row_id: object, annotator: str | Identity, *,
+                   pool: Pool, expect_seq: int | None = None) -> Event:
         """Decide a review disagreement for the label in force.
 
         A ``keep`` event naming that label event (no bound changes): the row's status
@@ -994,7 +1086,7 @@ class LabelStore:
             The project's id.
         row_id : object
             The row's id.
-        annotator : str
+        annotator : str or Identity
             Who decides: not one who gave the label in force, made the correction that
             put it there, or reviewed it with that label
             (`certlib.labelling.reviews.ReviewItem.may_keep`).
@@ -1018,9 +1110,10 @@ class LabelStore:
         """
         from .reviews import review_item
 
-        annotator = _annotator_name(annotator)
+        who = _identity(annotator)
+        annotator = who.name  # reviews compare names (certlib.labelling.reviews)
         with self._write() as con:
-            events, rid, lab = self._labelled_row(con, project_id, row_id, annotator, pool,
+            events, rid, lab = self._labelled_row(con, project_id, row_id, who, pool,
                                                   expect_seq)
             item = review_item(events, rid)
             if item is None or item.status != "disagrees":
@@ -1028,10 +1121,11 @@ class LabelStore:
             if not item.may_keep(annotator):
                 raise StoreError(f"annotator {annotator!r} gave or backed the label of row_id "
                                  f"{rid!r} in force; someone else decides to keep it")
-            return self._append(con, project_id, events, "keep", rid, annotator, lab.label)
+            return self._append(con, project_id, events, "keep", rid, who, lab.label)
 
-    def correct_label(self, project_id: int, row_id: object, label: object, annotator: str,
-                      *, pool: Pool, expect_seq: int | None = None) -> Event:
+    def correct_label(self, project_id: int, row_id: object, label: object,
+                      annotator: str | Identity, *, pool: Pool,
+                      expect_seq: int | None = None) -> Event:
         """Replace the label in force of a row.
 
         A ``correct`` event that names the label event it replaces: the row keeps its
@@ -1045,7 +1139,7 @@ class LabelStore:
             The row's id.
         label : object
             The new label, a class value of the pool.
-        annotator : str
+        annotator : str or Identity
             Who corrects: not a reviewer adopting their own review of the row (someone
             else decides a disagreement).
         pool : Pool
@@ -1071,9 +1165,10 @@ class LabelStore:
         """
         from .reviews import review_item
 
-        annotator = _annotator_name(annotator)
+        who = _identity(annotator)
+        annotator = who.name  # reviews compare names (certlib.labelling.reviews)
         with self._write() as con:
-            events, rid, lab = self._labelled_row(con, project_id, row_id, annotator, pool,
+            events, rid, lab = self._labelled_row(con, project_id, row_id, who, pool,
                                                   expect_seq)
             value = _scalar(pool.classes[pool.class_code(python_scalar(label))])
             if value == lab.label:
@@ -1086,22 +1181,113 @@ class LabelStore:
                 raise StoreError(f"annotator {annotator!r} gave the review of row_id {rid!r}; "
                                  "a reviewer cannot adopt their own review, another "
                                  "annotator decides")
-            return self._append(con, project_id, events, "correct", rid, annotator, value,
+            return self._append(con, project_id, events, "correct", rid, who, value,
                                 undoes=lab.seq)
 
     @staticmethod
     def _append(con: sqlite3.Connection, project_id: int, events: Sequence[Event], kind: str,
-                row_id: ClassValue | None, annotator: str, value: ClassValue | None = None,
-                undoes: int | None = None) -> Event:
-        """Append a skip, unskip, budget or review event (``value``: the new budget, or
-        the label of a review event)."""
+                row_id: ClassValue | None, who: Identity, value: ClassValue | None = None,
+                undoes: int | None = None, at: str | None = None) -> Event:
+        """Append one event after ``events`` (the project's log as read in the caller's
+        write transaction), its hash chained to the newest event's (``value``: the
+        label, the new budget, or the label of a review event).  The event returned holds
+        the values as the store reads them back, so its hash is the one recomputed."""
         seq = (events[-1].seq if events else 0) + 1
-        ev = Event(seq, kind, row_id, value, annotator, utc_now(), undoes)
+        prev = events[-1].hash if events else LabelStore._genesis(con, project_id)
+        assert prev is not None  # every stored event has one (NOT NULL)
+        rid = None if row_id is None else json.dumps(row_id)
         stored = None if kind in ("skip", "unskip") else json.dumps(value)
-        con.execute("INSERT INTO events VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                    (project_id, seq, kind, None if row_id is None else json.dumps(row_id),
-                     stored, annotator, ev.at, undoes))
+        ev = Event(seq, kind, None if rid is None else json.loads(rid),
+                   None if stored is None else json.loads(stored), who.name,
+                   at or utc_now(), undoes, who.subject or None)
+        ev = replace(ev, prev_hash=prev, hash=event_hash(project_id, ev, prev))
+        con.execute(f"INSERT INTO events ({_EVENT_COLUMNS}) VALUES "
+                    "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    (project_id, seq, kind, rid, stored, ev.annotator, ev.at, undoes,
+                     ev.subject, prev, ev.hash))
         return ev
+
+    # ------------------------------------------------------------- chain
+    def chain_head(self, project_id: int) -> str:
+        """The newest event's hash: what a record, a note or another system keeps to check
+        later that the project's history was not rewritten (module docstring).
+
+        Parameters
+        ----------
+        project_id : int
+            The project's id.
+
+        Returns
+        -------
+        str
+            64 hex digits (a project without events: the hash of its settings,
+            `Project.chain_hash`).
+
+        Raises
+        ------
+        UnknownProjectError
+            No project with this id.
+
+        Examples
+        --------
+
+        >>> import tempfile, certlib
+        >>> pool = certlib.Pool.from_arrays([[0, 0, 1, 0], [0, 0, 0, 1]],
+        ...                                 [[4, 3, 2, 1], [3, 4, 1, 2]], names=["A", "B"])
+        >>> store = LabelStore(tempfile.mkdtemp() + "/labels.db")
+        >>> pid = store.open_project(pool, "demo")
+        >>> store.chain_head(pid) == store.project(pid).chain_hash
+        True
+        >>> e = store.append_label(pid, 0, 1, "ana", pool=pool)
+        >>> store.chain_head(pid) == e.hash
+        True
+        """
+        with self._connect() as con:
+            project = self._get(con, project_id)
+            row = con.execute("SELECT hash FROM events WHERE project_id = ? ORDER BY seq DESC "
+                              "LIMIT 1", (project_id,)).fetchone()
+        return project.chain_hash if row is None else str(row[0])
+
+    def verify_chain(self, project_id: int) -> ChainCheck:
+        """Recompute the project's hash chain from its settings and events.
+
+        Catches an event changed in the file past the append-only triggers (an UPDATE of
+        its annotator, time, label, ...), an event removed, or a setting of the project
+        changed, unless every later hash was recomputed too: against that, keep the
+        head (`chain_head`) elsewhere.
+
+        Parameters
+        ----------
+        project_id : int
+            The project's id.
+
+        Returns
+        -------
+        ChainCheck
+            ``ok``; else ``broken_at``, the first event that does not fit, and the
+            reason.
+
+        Raises
+        ------
+        UnknownProjectError
+            No project with this id.
+
+        Examples
+        --------
+
+        >>> import tempfile, certlib
+        >>> pool = certlib.Pool.from_arrays([[0, 0, 1, 0], [0, 0, 0, 1]],
+        ...                                 [[4, 3, 2, 1], [3, 4, 1, 2]], names=["A", "B"])
+        >>> store = LabelStore(tempfile.mkdtemp() + "/labels.db")
+        >>> pid = store.open_project(pool, "demo")
+        >>> _ = store.append_label(pid, 0, 1, "ana", pool=pool)
+        >>> store.verify_chain(pid).ok
+        True
+        """
+        with self._connect() as con:
+            project = self._get(con, project_id)
+            events = self._events_of(con, project_id)
+        return check_chain(project_id, project.chain_hash, events)
 
     # ------------------------------------------------------------ replay
     def progress(self, project_id: int, pool: Pool, *,

@@ -8,7 +8,9 @@ must verify against the pool and fail on any tampering.
 from __future__ import annotations
 
 import copy
+import hashlib
 import json
+import re
 import sqlite3
 import threading
 from pathlib import Path
@@ -21,6 +23,7 @@ from certlib import Pool, Session
 from certlib.certificates.certificate import certify_partial
 from certlib.errors import CertlibError, PoolFileError
 from certlib.labelling.record import make_record, read_record
+from certlib.labelling.events import Event, canonical_json, event_hash
 from certlib.labelling.store import (DuplicateLabelError, LabelStore, NothingSkippedError,
                            NothingToUndoError, PoolMismatchError, StaleStateError,
                            StoreError, UnknownProjectError, default_store_path, verify_record)
@@ -82,10 +85,11 @@ def test_schema_wal_and_foreign_keys(tmp_path, pools):
     LabelStore(tmp_path / "l.db")
     con = sqlite3.connect(tmp_path / "l.db")
     assert con.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
-    assert con.execute("SELECT version FROM schema_version").fetchall() == [(5,)]
+    assert con.execute("SELECT version FROM schema_version").fetchall() == [(6,)]
     con.execute("PRAGMA foreign_keys=ON")
     with pytest.raises(sqlite3.IntegrityError):
-        con.execute("INSERT INTO events VALUES (7, 1, 'label', '1', '0', 'x', 't', NULL)")
+        con.execute("INSERT INTO events VALUES (7, 1, 'label', '1', '0', 'x', 't', NULL, NULL, "
+                    "'h', 'h')")
     con.close()
 
 
@@ -296,8 +300,8 @@ def test_certify_export_and_verify(tmp_path, pools):
         (forged[head[0]] if head else forged)[last] = value
         (m,) = verify_record(forged, pool).mismatches
         assert m.startswith(f"{what}: record says {value!r}, recomputed "), m
-    assert verify_record(dict(rec, version=3), pool).mismatches == (
-        "version: record says 3; this certlib verifies versions 1, 2",)
+    assert verify_record(dict(rec, version=4), pool).mismatches == (
+        "version: record says 4; this certlib verifies versions 1, 2, 3",)
     # a version-1 record (earlier builds) worded its sentence otherwise and may predate
     # the margin and the reviews; its sentence must still name the selected candidate
     v1 = {k: v for k, v in copy.deepcopy(rec).items()
@@ -671,6 +675,33 @@ def test_skipped_rows_return_when_nothing_else_is_left():
     assert s.next_row(skip=order) == order[0]  # all skipped: the policy's own choice
 
 
+def _rechained(rec: dict) -> dict:
+    """The record with its hash chain recomputed after an edit (what anyone can do
+    without the store), so that a check of the labels is seen to catch the edit alone."""
+    rec = copy.deepcopy(rec)
+    pinned = rec["chain"]["project"]
+    prev = hashlib.sha256(canonical_json(pinned)).hexdigest()
+    for e in rec["events"]:
+        ev = Event(e["seq"], e["kind"], e["row_id"], e["label"], e["annotator"], e["at"],
+                   e["undoes"], e["subject"])
+        e["prev_hash"], e["hash"] = prev, event_hash(pinned["id"], ev, prev)
+        prev = e["hash"]
+    rec["chain"]["head"] = prev
+    return rec
+
+
+_OLD_COLUMNS = "project_id, seq, kind, row_id, label, annotator, at, undoes"
+
+
+def _old_events_table(new_kinds: str) -> str:
+    """The events table of a store of schema 5 or before: without ``new_kinds`` (SQL text
+    of the CHECK), the subject and the hash chain."""
+    import certlib.labelling.store as store_mod
+
+    return re.sub(r"\n    (subject|prev_hash|hash) .*", "",
+                  store_mod._EVENTS_TABLE.replace(new_kinds, ""))
+
+
 # the kinds a store of each old schema version admits (SQL text of its CHECK)
 _OLD_KINDS = {1: ", 'skip', 'unskip', 'budget'", 2: ", 'budget'"}
 
@@ -683,7 +714,8 @@ def test_old_store_is_migrated_with_its_events(tmp_path, pools, version):
     new_kinds = _OLD_KINDS[version]
     path = tmp_path / "old.db"
     con = sqlite3.connect(path, isolation_level=None)
-    con.executescript(store_mod._SCHEMA.replace(new_kinds, ""))
+    con.executescript(store_mod._SCHEMA.replace(store_mod._EVENTS_TABLE,
+                                                _old_events_table(new_kinds)))
     con.execute(f"INSERT INTO schema_version VALUES ({version})")
     con.close()
     with pytest.raises(sqlite3.IntegrityError):  # the old table refuses a budget event
@@ -700,8 +732,8 @@ def test_old_store_is_migrated_with_its_events(tmp_path, pools, version):
     con = sqlite3.connect(path, isolation_level=None)
     con.executescript("DROP TRIGGER events_no_update; DROP TRIGGER events_no_delete; "
                       "ALTER TABLE events RENAME TO e2;"
-                      + store_mod._EVENTS_TABLE.replace(new_kinds, "")
-                      + "INSERT INTO events SELECT * FROM e2; DROP TABLE e2; "
+                      + _old_events_table(new_kinds)
+                      + f"INSERT INTO events SELECT {_OLD_COLUMNS} FROM e2; DROP TABLE e2; "
                       + store_mod._TRIGGERS + f"UPDATE schema_version SET version = {version};")
     con.close()
     store = LabelStore(path)
@@ -710,7 +742,7 @@ def test_old_store_is_migrated_with_its_events(tmp_path, pools, version):
     store.extend_budget(pid, 8, "ana")
     assert store.progress(pid, pool).budget == 8
     con = sqlite3.connect(path)
-    assert con.execute("SELECT version FROM schema_version").fetchall() == [(5,)]
+    assert con.execute("SELECT version FROM schema_version").fetchall() == [(6,)]
     with pytest.raises(sqlite3.IntegrityError, match="append-only"):
         con.execute("DELETE FROM events")
     con.close()
@@ -949,7 +981,7 @@ def test_a_record_cannot_pass_labels_off_as_the_files(tmp_path, pools):
     look = copy.deepcopy(rec)
     for e in look["events"] + look["labels"]:
         e["annotator"] = "(pooI file)"
-    (m,) = verify_record(look, truth).mismatches
+    (m,) = verify_record(_rechained(look), truth).mismatches
     assert m == ("annotator name(s) '(pooI file)' read as '(pool file)', the pool file's "
                  "labels, without being it")
     partly, _ = _first_labelled(truth, 40)
@@ -1008,8 +1040,9 @@ def test_an_undo_must_name_the_label_it_cancels_and_be_by_its_annotator(tmp_path
                             ({"annotator": "bob"}, "only they can undo it")):
         forged = copy.deepcopy(rec)
         forged["events"][undo].update(change)
-        (m,) = verify_record(forged, pool).mismatches
-        assert m.startswith(f"undo event {undo + 1} ") and message in m, m
+        # re-chained, as anyone can without the store: the undo rule catches it by itself
+        ms = verify_record(_rechained(forged), pool).mismatches
+        assert any(m.startswith(f"undo event {undo + 1} ") and message in m for m in ms), ms
     old = dict(copy.deepcopy(rec), version=1)  # earlier builds: the annotator rule aside
     old["events"][undo]["annotator"] = "bob"
-    assert verify_record(old, pool).ok
+    assert verify_record(_rechained(old), pool).ok
