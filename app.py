@@ -1,11 +1,13 @@
 """certlib dashboard: the frame shared by every page.
 
-Run: streamlit run app.py --server.address 127.0.0.1   (or: bash run_app.sh)
+Run: streamlit run app.py   (or: bash run_app.sh; .streamlit/config.toml binds 127.0.0.1)
 
 The navigation is built once here (Streamlit's multipage guidance): every page
 has a title and an icon, grouped by task in the order a user follows them: pick
 a pool, plan a budget, label, read the certificate.  The active pool is shared
-by every page (ui.pool_picker.choose_pool).  Page files only draw.
+by every page (ui.pool_picker.choose_pool).  Page files only draw.  With sign-in
+configured (ui.auth), a visitor signs in first, and an annotator's navigation is the
+Label page alone.
 """
 
 from __future__ import annotations
@@ -14,8 +16,8 @@ from pathlib import Path
 
 import streamlit as st
 
+from ui.auth import gate
 from ui.state import sync_url_settings
-
 
 
 def _icon():
@@ -64,11 +66,21 @@ def _pages(entries, default=None):
             for f, t, i, u in entries if (PAGES_DIR / f).exists()]
 
 
-page = st.navigation({
-    "Model choice": _pages(MODEL_CHOICE, default="plan"),
-    "Teach": _pages(TEACH),
-    "Update audit": _pages(AUDIT),
-})
+user = gate()  # local mode (None), or a signed-in user with a role (else it stops here)
+st.session_state["_user"] = user
+if user is not None and not user.lead:
+    # an annotator's dashboard is the Label page, for the projects assigned to them, at
+    # the root and at its own address (a lead's link); any other page's address says
+    # "page not found" and shows it
+    page = st.navigation([st.Page("views/label.py", title="Label", icon=":material/edit_note:",
+                                  url_path=path, default=path == "home")
+                          for path in ("home", "Label")], position="hidden")
+else:
+    page = st.navigation({
+        "Model choice": _pages(MODEL_CHOICE, default="plan"),
+        "Teach": _pages(TEACH),
+        "Update audit": _pages(AUDIT),
+    })
 if DOCS_INDEX.exists():
     st.sidebar.markdown("[:material/menu_book: Documentation](app/static/index.html)")
 else:

@@ -211,6 +211,8 @@ function press(p, id, at) {
                   answer: id, row: v.row.key, seq: v.seq,
                   what: v.row.title + " = " + answer.label };
   if (answer.value !== undefined) entry.value = answer.value;  // checked by the server
+  // the row this press puts on screen: in a team it becomes this annotator's to answer
+  if (next && next.row) entry.ahead = next.row.key;
   p.outbox.push(entry);
   if (next && next.row) {
     drawRow(p, { row: next.row, seq: v.seq + 1, next: null }, "ahead");

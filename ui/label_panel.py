@@ -29,9 +29,10 @@ from certlib.labelling.progress import SKIP
 from certlib.labelling.store import StaleStateError
 
 __all__ = ["GUARD_MS", "MAX_IMAGE_BYTES", "apply_audit_presses", "apply_presses",
-           "apply_review_presses", "audit_panel_data", "image_in_folder", "label_panel",
-           "panel_data", "panel_state", "panel_wake", "presses_callback", "review_panel_data",
-           "row_key", "split_extra", "stale_message", "take_presses"]
+           "apply_review_presses", "apply_team_presses", "audit_panel_data",
+           "image_in_folder", "label_panel", "panel_data", "panel_state", "panel_wake",
+           "presses_callback", "review_panel_data", "row_key", "split_extra", "stale_message",
+           "take_presses"]
 
 GUARD_MS = 250
 """A press counts only for a row painted on screen at least this long (the browser's
@@ -136,9 +137,11 @@ def _image(path: Path) -> str | None:
     return f"data:{mime};base64,{base64.b64encode(data).decode()}"
 
 
-def row_view(pool, row: int, display, folder, no_skip: bool = False) -> dict:
+def row_view(pool, row: int, display, folder, no_skip: bool = False,
+             predictions: bool = True) -> dict:
     """What the panel draws for one row: its title, extra columns (numbers, texts,
-    images as data addresses) and the candidates' predictions and confidences."""
+    images as data addresses) and, unless ``predictions`` is False, the candidates'
+    predictions and confidences."""
     nums, images, texts = split_extra(pool, row, folder)
     fields = [[str(k), f"{v:,.6g}"] for k, v in nums.items()]
     fields += [[str(k), str(v)] for k, v in texts.items()]
@@ -155,7 +158,8 @@ def row_view(pool, row: int, display, folder, no_skip: bool = False) -> dict:
                       for c, p, v in zip(pool.names, pool.preds[:, row].tolist(),
                                          pool.confs[:, row].tolist())]}
     return {"key": row_key(pool, row), "title": f"row_id {row_key(pool, row)}",
-            "fields": fields, "images": shown, "table": table, "no_skip": bool(no_skip)}
+            "fields": fields, "images": shown, "table": table if predictions else None,
+            "no_skip": bool(no_skip)}
 
 
 def _answer_id(i: int) -> str:
@@ -170,11 +174,14 @@ def _value_text(c) -> str:
 
 
 def panel_data(prog, pool, who: str, display, folder, keys, skip_key, undo_key,
-               client: str | None, results: dict, echo=None) -> dict:
+               client: str | None, results: dict, echo=None, *, handed=None,
+               predictions: bool = True) -> dict:
     """The panel's data for the project as ``prog`` shows it: the row (None when the
     session is done), the next row after each answer, the buttons and their keys, the
-    undo rule and the acknowledgements for ``client``."""
-    r = prog.next_row
+    undo rule and the acknowledgements for ``client``.  ``handed``: for one annotator of
+    a team, (the row handed out, its lookahead, the text while no row is free)
+    (`certlib.labelling.team.hand_out`); ``predictions``: show the candidates' answers."""
+    r = prog.next_row if handed is None else handed[0]
     skipped = set(prog.skipped)
     answers = [{"id": _answer_id(i), "label": str(display.label(c)) or f"class {c}",
                 "key": k, "value": _value_text(c)}
@@ -182,7 +189,7 @@ def panel_data(prog, pool, who: str, display, folder, keys, skip_key, undo_key,
     answers.append({"id": SKIP, "label": "Skip", "key": skip_key})
     nxt, views = {}, {}
     here = None if r is None else pool.row_ids[r]
-    for la in prog.lookahead():
+    for la in (prog.lookahead() if handed is None else handed[1]):
         aid = SKIP if la.answer == SKIP else _answer_id(pool.classes.index(la.answer))
         if la.final or la.next_row is None:
             nxt[aid] = {"row": None, "wait": f"Saving your answer: the session is then "
@@ -193,28 +200,27 @@ def panel_data(prog, pool, who: str, display, folder, keys, skip_key, undo_key,
         after = (skipped | {here}) if aid == SKIP else (skipped - {here})
         back = pool.row_ids[la.next_row] in after
         if (la.next_row, back) not in views:  # one view per distinct next row
-            views[la.next_row, back] = row_view(pool, la.next_row, display, folder, back)
+            views[la.next_row, back] = row_view(pool, la.next_row, display, folder, back,
+                                                predictions)
         nxt[aid] = {"row": views[la.next_row, back]}
-    newest = prog.labels[-1] if prog.labels else None
-    mine = bool(who) and newest is not None and same_annotator(newest.annotator, who)
-    if newest is None:
-        undo_help = "No label to undo yet."
-    elif newest.annotator == FILE_ANNOTATOR:
-        undo_help = (f"The newest label (row_id {newest.row_id}) comes from the pool file; "
-                     "nobody can undo it.")
-    elif not mine:
-        undo_help = (f"The newest label (row_id {newest.row_id}) is {newest.annotator}'s; "
-                     "only they can undo it.")
-    else:
-        undo_help = "Cancels your newest label (an undo event; nothing is deleted)."
-    ok_undo = mine and newest.annotator != FILE_ANNOTATOR
+    # undo takes back the annotator's own newest label in force, whoever labelled since
+    # (`LabelStore.undo_last`); the pool file's labels are nobody's to undo
+    newest = next((e for e in reversed(prog.labels) if bool(who)
+                   and e.annotator != FILE_ANNOTATOR and same_annotator(e.annotator, who)),
+                  None)
+    ok_undo = newest is not None
+    undo_help = ("Cancels your newest label (an undo event; nothing is deleted)." if ok_undo
+                 else "You have no label in force to undo in this project.")
     note = (f"Undo takes back your newest label: row_id {newest.row_id} = "
             f"{display.label(newest.label)} (event {newest.seq})." if ok_undo else "")
+    wait = f"The session is {prog.session.status}: no row to label."
+    if handed is not None and r is None and not prog.session.done:
+        wait = handed[2]
     return {
         "seq": prog.last_seq,
         "row": None if r is None else row_view(pool, r, display, folder,
-                                               pool.row_ids[r] in skipped),
-        "wait": f"The session is {prog.session.status}: no row to label.",
+                                               pool.row_ids[r] in skipped, predictions),
+        "wait": wait,
         "next": nxt,
         "answers": answers,
         "undo": {"key": undo_key, "enabled": ok_undo, "help": undo_help, "note": note},
@@ -265,10 +271,12 @@ def _refusal(exc) -> dict:
     return {"ok": False, "text": text[:1].upper() + text[1:]}  # a sentence on the page
 
 
-def take_presses(presses, results: dict, state, seq_of, act, refresh, saved_before, stale):
+def take_presses(presses, results: dict, state, seq_of, act, refresh, saved_before, stale,
+                 fresh=None):
     """The server's side of the panel's protocol, for any store: take each press not yet
     in ``results`` (press id -> {"ok", "text"}), in order.  A press on the view the store
-    is at (``seq_of(state)``) goes to ``act(state, press)``, which returns the new state
+    is at (``seq_of(state)``; or, given ``fresh``, one ``fresh(state, press)`` accepts)
+    goes to ``act(state, press)``, which returns the new state
     or raises (a refusal, said); one on an older view is acknowledged as saved when
     ``saved_before(state, press)`` finds it already in the store (sent again after a
     restart), else refused with ``stale(press)``.  Returns the last state."""
@@ -277,7 +285,7 @@ def take_presses(presses, results: dict, state, seq_of, act, refresh, saved_befo
         if not isinstance(key, str) or key in results:
             continue
         seq = press.get("seq")
-        if seq != seq_of(state):
+        if (seq != seq_of(state)) if fresh is None else not fresh(state, press):
             results[key] = _SAVED if saved_before(state, press) else \
                 {"ok": False, "text": stale(press)}
             continue
@@ -309,12 +317,16 @@ def _class_of(press, classes):
 
 
 def apply_presses(store, project_id: int, pool, who: str, presses, results: dict,
-                  since=None):
+                  since=None, team=None):
     """The Label page's presses (`take_presses`): a dict with ``id``, ``kind`` ("label",
     "skip" or "undo"), ``seq`` (the newest event of the view it answers), and for a label
     or skip ``row`` (`row_key`) and ``answer`` (``c<i>``, class i of the pool, or
     "skip").  A press on another row than the store's next one is refused.  Returns the
-    project's progress afterwards."""
+    project's progress afterwards.  ``team``: a `certlib.labelling.team.TeamStore` when
+    several annotators share the project (`apply_team_presses`)."""
+    if team is not None:
+        return apply_team_presses(store, team, project_id, pool, who, presses, results,
+                                  since)
 
     def act(prog, press):
         kind, seq = press.get("kind"), press.get("seq")
@@ -340,6 +352,87 @@ def apply_presses(store, project_id: int, pool, who: str, presses, results: dict
 
     return _take_on_project(store, project_id, pool, who, presses, results, since, act,
                             saved_before)
+
+
+def _team_row(prog, pool, press):
+    """The position of the row a press answers, or None when the pool has no such row."""
+    try:
+        return pool.position(str(press.get("row")))
+    except (CertlibError, KeyError, ValueError):
+        return None
+
+
+def apply_team_presses(store, team, project_id: int, pool, who: str, presses,
+                       results: dict, since=None):
+    """`apply_presses` for one annotator of a team: a press answers the row it names,
+    the row that was on this annotator's screen, whatever the others saved since (the
+    certificate holds for labels read in any order, paper section 3), as long as that
+    row is still unread and no other annotator holds it (`TeamStore.hold`); so two
+    annotators at the same pace do not refuse each other's presses.  After a label or a
+    skip the row the screen shows next (the press's ``ahead``) becomes this annotator's;
+    after an undo, the row undone.  A press sent again after a restart is known by the
+    label it already wrote."""
+
+    def fresh(prog, press):
+        kind = press.get("kind")
+        if kind == "undo":  # the store undoes this annotator's own newest label
+            return isinstance(press.get("seq"), int)
+        r = _team_row(prog, pool, press)
+        return r is not None and not prog.session.is_read(r)
+
+    def act(prog, press):
+        kind = press.get("kind")
+        if kind == "undo":
+            ev = store.undo_last(project_id, who)
+            if ev.row_id is not None:
+                team.hold(project_id, who, ev.row_id)  # the row undone comes back to them
+            return
+        if kind not in ("label", "skip"):
+            raise CertlibError(f"unknown press {kind!r}: nothing was saved")
+        r = _team_row(prog, pool, press)
+        rid = pool.row_ids[r]
+        if rid in team.held_by_others(project_id, who):
+            raise CertlibError(f"row_id {press.get('row')} is with another annotator now "
+                               "(your hold on it ran out), so that answer saved nothing: "
+                               "answer the row shown now.")
+        if kind == "skip":
+            store.skip_row(project_id, rid, who, pool=pool)
+        else:
+            store.append_label(project_id, rid, _class_of(press, pool.classes), who,
+                               pool=pool)
+        ahead = press.get("ahead")
+        if ahead is not None:
+            a = _team_row(prog, pool, {"row": ahead})
+            if a is not None and a != r:
+                team.hold(project_id, who, pool.row_ids[a])  # the row now on their screen
+
+    def saved_before(prog, press):
+        kind = press.get("kind")
+        r = _team_row(prog, pool, press)
+        if kind not in ("label", "skip") or r is None:
+            return False
+        rid = pool.row_ids[r]
+        try:
+            label = _class_of(press, pool.classes) if kind == "label" else None
+        except CertlibError:
+            return False
+        events = prog.labels if kind == "label" else prog.events
+        return any(e.kind == kind and e.row_id == rid and same_annotator(e.annotator, who)
+                   and (kind == "skip" or python_scalar(e.label) == python_scalar(label))
+                   for e in events)
+
+    def stale(press):
+        r = _team_row(None, pool, press)
+        if r is None:
+            return f"row_id {press.get('row')} is not in this pool: nothing was saved."
+        return (f"row_id {press.get('row')} was labelled meanwhile (another annotator's "
+                "label, or your own press from another tab), so that answer saved nothing: "
+                "answer the row shown now.")
+
+    return take_presses(presses, results, store.resume(project_id, pool, since=since),
+                        lambda prog: prog.last_seq, act,
+                        lambda prog: store.resume(project_id, pool, since=prog),
+                        saved_before, stale, fresh=fresh)
 
 
 def stale_message(store, project_id, who: str, seen_seq, what: str = "row") -> str:

@@ -9,14 +9,11 @@ page), `ui.state.url_kept`.
 
 from __future__ import annotations
 
-import json
-
 import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
 from certlib.errors import CertlibError
-from certlib.labelling.record import labels_csv, make_record
 from certlib.labelling.events import budget_in_force, file_seed, labels_in_force
 from certlib.core.pool_stats import stray_class_notes
 from certlib.labelling.reviews import open_for
@@ -28,10 +25,13 @@ from ui.inputs import (LOST_PRESS, acted, annotator_input, brought_in, budget_in
                        tolerance_input, view_key)
 from ui.keys import class_shortcuts, skip_shortcut, undo_shortcut
 from ui.links import page_button
-from ui.pool_picker import choose_pool, class_settings, mismatch_message, pool_folder
+from ui.pool_picker import (choose_pool, class_settings, mismatch_message, pool_folder,
+                            pool_ref)
+from ui.team import assigned_project, handed_row, team_sidebar, team_store
 from ui.state import set_url_kept, sticky, url_kept
 from ui.text import plain, plot_text
-from ui.label_errors import begin_run, label_act, margin_panel
+from ui.label_errors import (begin_run, label_act, label_downloads, margin_panel,
+                             read_only_note)
 from ui.label_panel import (apply_presses, label_panel, panel_data, panel_state, panel_wake,
                             presses_callback)
 
@@ -41,13 +41,22 @@ st.caption("The policy chooses each row; the exact stopping test (paper Theorem 
            "the choice of model is fixed for every completion of the unread labels. Every "
            "label is saved to the label store the moment you click.")
 
-pool, pool_label = choose_pool(default="unlabelled")
-if pool is None:
-    st.stop()
+user = st.session_state.get("_user")  # signed in (ui.auth), or None: local mode
 try:
     store = LabelStore()
 except CertlibError as exc:
     st.error(plain(exc))
+    st.stop()
+read_only_note(store)  # a store that cannot be written: reading only
+team = team_store(store) if user is not None else None
+assigned_pid = None
+if user is not None and not user.lead:  # an annotator: only the projects assigned to them
+    if team is None:
+        st.stop()
+    pool, pool_label, assigned_pid = assigned_project(store, team, user)
+else:
+    pool, pool_label = choose_pool(default="unlabelled")
+if pool is None:
     st.stop()
 
 # ------------------------------------------------------------------ settings
@@ -55,8 +64,14 @@ sb = st.sidebar
 sb.header("Labelling")
 
 
-who = annotator_input("annotator", sb)
+if user is not None:  # the store records the signed-in identity, never a typed name
+    who = user.annotator
+    sb.caption(f"Labelling as **{plain(user.email)}**.")
+else:
+    who = annotator_input("annotator", sb)
 pid, restored = url_kept("project")
+if assigned_pid is not None:
+    pid, restored = assigned_pid, False
 if restored:  # open before a visit to another page: closed if the pool changed meanwhile
     try:
         kept_project = store.project(int(pid))
@@ -116,9 +131,10 @@ if pid is None:
             st.stop()
         set_url_kept("project", pid)
         set_url_kept("ref", None)
-        keep_annotator("annotator")
+        if user is None:  # a typed name is kept in the address; an identity is not
+            keep_annotator("annotator")
         st.rerun()  # else this run kept the start settings and button in the sidebar
-else:
+elif assigned_pid is None:
     if sb.button("New project", key="new_project",
                  help="Close this project (its labels stay in the store) and choose new "
                       "settings."):
@@ -126,7 +142,8 @@ else:
         set_url_kept("ref", None)
         st.session_state.pop("label_progress", None)
         st.rerun()
-sb.caption(f"Label store: {plain(store.path)} (set CERTLIB_STORE to move it)")
+if user is None or user.lead:
+    sb.caption(f"Label store: {plain(store.path)} (set CERTLIB_STORE to move it)")
 
 if pid is None:
     for note in stray_class_notes(pool, fmt=plain):  # each would be a class button
@@ -141,7 +158,8 @@ if pid is None:
         acted()
         set_url_kept("project", project_id)
         set_url_kept("ref", None)
-        keep_annotator("annotator")
+        if user is None:  # a typed name is kept in the address; an identity is not
+            keep_annotator("annotator")
 
     listing = st.container(height=420) if len(mine) > 6 else st.container()  # scrolls
     for i, p in enumerate(reversed(mine)):  # the newest first
@@ -219,7 +237,9 @@ sb.markdown(f"**Project {pr.id}** (settings fixed when it started; the budget ca
             f"budget {budget_text}"
             + ("" if prog.budget == pr.budget else
                f" (extended from {'none' if pr.budget is None else f'{pr.budget:,}'})"))
-if prog.budget is not None:  # a budget can be raised or removed, never lowered
+if user is not None and user.lead and team is not None:
+    team_sidebar(team, user, pid, prog, pool_ref())
+if prog.budget is not None and assigned_pid is None:  # raised or removed, never lowered
     low = max(prog.budget, s.t) + 1
     drop = sb.checkbox("Remove the budget", key="remove_budget")
     extend_key = f"extend_budget_to_{low}"  # a new key once the minimum moves
@@ -242,8 +262,11 @@ panel_key = f"label_panel_{pid}"
 _on_presses = presses_callback(
     panel_key, "label_panel",
     lambda presses, results: apply_presses(store, pid, pool, who, presses, results,
-                                           since=st.session_state.get("label_progress")),
+                                           since=st.session_state.get("label_progress"),
+                                           team=team),
     "label_flash", keep="label_progress")
+# an annotator of a team sees the candidates' answers only when a lead shows them
+show_predictions = assigned_pid is None or (team is not None and team.shows_predictions(pid))
 
 
 def _on_refresh() -> None:
@@ -253,7 +276,9 @@ def _on_refresh() -> None:
 final_drawn = g.final
 
 
-@st.fragment
+# in a team the panel asks again every few seconds: it keeps this annotator's rows held
+# while the page is open (a closed tab lets them run out) and offers a row freed meanwhile
+@st.fragment(run_every=10 if team is not None else None)
 def _panel() -> None:
     """The row to label and the progress: an answer reruns only this (`st.fragment`);
     the rest of the page follows once the panel is quiet (its ``refresh``) or when the
@@ -276,8 +301,10 @@ def _panel() -> None:
                     + ", ".join(f"`{k}` = {plain(display.label(c))}"
                                 for k, c in zip(keys, pool.classes) if k)
                     + (f", `{skey}` = skip" if skey else "") + f", `{ukey}` = undo)")
+    handed = handed_row(team, pid, who, now, pool) if team is not None and who else None
     label_panel(panel_key, panel_data(now, pool, who, display, pool_folder(), keys, skey, ukey,
-                                      *panel_state("label_panel")),
+                                      *panel_state("label_panel"), handed=handed,
+                                      predictions=show_predictions),
                 on_presses=_on_presses, on_refresh=_on_refresh)
     if now.skipped and now.next_row is not None:
         n_skip = len(now.skipped)
@@ -337,25 +364,14 @@ if g.final:
         st.caption(f"The downloads are hidden while {len(blind):,} row(s) wait for your "
                    "review: they hold the first labels.")
     else:
-        downloads = st.container(horizontal=True)
-        downloads.download_button("Download the evidence record (JSON)", key="download",
-                                  data=json.dumps(make_record(prog), indent=2),
-                                  file_name=f"certlib_record_project{pid}.json",
-                                  mime="application/json", on_click="ignore",
-                                  help="Anyone can recompute it from the pool file: "
-                                  f"`certlib verify-record certlib_record_project{pid}.json "
-                                  "POOL` (exit 0: verified).")
-        downloads.download_button("Download the labels (CSV)", key="download_csv",
-                                  data=labels_csv(prog),
-                                  file_name=f"certlib_labels_project{pid}.csv", mime="text/csv",
-                                  help="row_id, label, annotator, time of the labels in "
-                                  "force, in reading order; text that a spreadsheet would run "
-                                  "as a formula starts with '.", on_click="ignore")
+        label_downloads(prog, pid)
 else:
     left = prog.labels_left_at_least
     st.info(f"Running: {g.text(plain)}."
             + (f" At least {left:,} more labels are needed by any policy (prelabel bound)."
                if left else ""))
+    if store.read_only and not blind:  # labelling is off: what was saved can be taken away
+        label_downloads(prog, pid)
 
 # label errors; the review answers take the class keys when no row is up
 margin_panel(prog, store, pool, who, display.name, keys=keys if g.final else None)

@@ -120,7 +120,8 @@ def test_label_page_margin_review_and_correction(private_store, pools):
     assert view_button(at, f"correct_{first.row_id}").disabled
     # his undo says why it is off (the panel's button title, shown on a press)
     undo = panel_data(at)["undo"]
-    assert not undo["enabled"] and "is ana's; only they can undo it" in undo["help"]
+    assert not undo["enabled"] and "You have no label in force to undo" in undo["help"]
+    assert "ana" not in undo["help"]  # nobody else's name: it is not the name to type
     log = _table(at, "seq")
     waiting = {i.row_id for i in items[1:]}
     rows = log["row_id"].map(lambda v: v == v and v is not None and int(v) in waiting)
