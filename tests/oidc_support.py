@@ -12,6 +12,7 @@ login (e-mail)            ``sub``
 ``ana@example.org``       ``ana-1``
 ``bob@example.org``       ``bob-1``
 ``carol@example.org``     ``carol-1``
+``eve@example.org``       ``eve-1`` (``email_verified`` false)
 ========================  ==========
 
 Each has the claims ``email``, ``email_verified`` and ``name``, in the ID token too, so
@@ -58,6 +59,7 @@ ACCOUNTS = {
     "ana@example.org": "ana-1",
     "bob@example.org": "bob-1",
     "carol@example.org": "carol-1",
+    "eve@example.org": "eve-1",  # email_verified false
 }
 
 

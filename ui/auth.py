@@ -34,6 +34,7 @@ class User:
     issuer: str | None
     role: str | None
     name: str
+    verified: bool = True
 
     @property
     def lead(self) -> bool:
@@ -73,15 +74,25 @@ def roles() -> Roles:
         raise  # st.stop raises; this line is for the type checker
 
 
+def _accept_unverified() -> bool:
+    """``[certlib] accept_unverified_email = true``: for a provider that vouches for every
+    e-mail it sends without an ``email_verified`` claim (docs/team.md says when)."""
+    return _secrets().get("certlib", {}).get("accept_unverified_email") is True
+
+
 def signed_in_user() -> User | None:
-    """The signed-in visitor, or None (local mode, or not signed in)."""
+    """The signed-in visitor, or None (local mode, or not signed in).  Roles go by
+    e-mail, so an e-mail the provider does not say it verified (``email_verified``) gives
+    no role: on a provider where anyone can register any address, it would make anyone
+    a lead."""
     if not auth_configured() or not st.user.is_logged_in:
         return None
     email = str(st.user.get("email") or "").strip().lower()
     subject = str(st.user.get("sub") or "")
+    verified = st.user.get("email_verified") is True or _accept_unverified()
     return User(email=email, subject=subject, issuer=st.user.get("iss"),
-                role=roles().role_of(email) if email else None,
-                name=str(st.user.get("name") or email))
+                role=roles().role_of(email) if email and verified else None,
+                name=str(st.user.get("name") or email), verified=verified)
 
 
 def _sign_out(email: str, store_path) -> None:
@@ -122,7 +133,13 @@ def gate() -> User | None:
         st.stop()
     if user.role is None:
         st.title("No access yet")
-        st.markdown(f"You are signed in as **{plain(user.email)}**, which has no role on this "
-                    "server. Ask a lead to add your address to the team.")
+        if not user.verified:
+            st.markdown(f"You are signed in as **{plain(user.email)}**, but your identity "
+                        "provider does not say it verified this address (its "
+                        "`email_verified` claim), and roles are given by address. Ask the "
+                        "person who set up sign-in (see the team guide).")
+        else:
+            st.markdown(f"You are signed in as **{plain(user.email)}**, which has no role on "
+                        "this server. Ask a lead to add your address to the team.")
         st.stop()
     return user

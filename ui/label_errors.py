@@ -174,12 +174,15 @@ def _review_panel(prog, store, pool, who: str, keys) -> None:
                 on_presses=on_presses, on_refresh=lambda: None)
 
 
-def margin_panel(prog, store, pool, who: str, display_name=str, keys=None) -> None:
+def margin_panel(prog, store, pool, who: str, display_name=str, keys=None,
+                 decides: bool = True) -> None:
     """Label page: the label-error margin of the certificate with the rows that, if
     mislabelled, would undo it; a review action that queues exactly those rows; the
     second annotator's queue; disagreements for the lead with the correction.
     ``keys``: one keyboard key per class for the review answers (None: no keys, when
-    the page's label buttons hold them)."""
+    the page's label buttons hold them).  ``decides``: False for an annotator of a team,
+    who answers the reviews queued for them but neither queues rows nor corrects or
+    keeps a label (a lead's decisions)."""
     s, pid = prog.session, prog.project.id
     items = prog.reviews
 
@@ -212,7 +215,7 @@ def margin_panel(prog, store, pool, who: str, display_name=str, keys=None) -> No
             if held:
                 st.caption(f"{held:,} of these rows hold the pool file's labels: they are not "
                            "reviewed here; if one is wrong, correct the file.")
-            if todo:
+            if todo and decides:
                 st.button("Queue this row for review" if len(todo) == 1 else
                           f"Queue these {len(todo):,} rows for review",
                           key=view_key("queue_review", prog.last_seq),
@@ -256,6 +259,8 @@ def margin_panel(prog, store, pool, who: str, display_name=str, keys=None) -> No
             "status": [i.status + (" (corrected)" if i.corrected else "") for i in items],
         }), hide_index=True)
         for i in (i for i in items if i.status == "disagrees"):
+            if not decides:
+                continue
             st.warning(f"Row_id {plain(i.row_id)}: labelled {plain(as_seen(i.label))} by "
                        f"{plain(i.labelled_by)}, reviewed {plain(as_seen(i.review_label))} by "
                        f"{plain(i.reviews[-1][1])}.")

@@ -375,8 +375,10 @@ def apply_team_presses(store, team, project_id: int, pool, who: str, presses,
 
     def fresh(prog, press):
         kind = press.get("kind")
-        if kind == "undo":  # the store undoes this annotator's own newest label
-            return isinstance(press.get("seq"), int)
+        if kind == "undo":  # the store undoes this annotator's own newest label, once:
+            # an undo sent again after a restart is known by the event it wrote
+            return isinstance(press.get("seq"), int) and not _already_saved(
+                prog.events, press, "undo", None, who)
         r = _team_row(prog, pool, press)
         return r is not None and not prog.session.is_read(r)
 
@@ -389,6 +391,9 @@ def apply_team_presses(store, team, project_id: int, pool, who: str, presses,
             return
         if kind not in ("label", "skip"):
             raise CertlibError(f"unknown press {kind!r}: nothing was saved")
+        if prog.session.done:  # certified or the budget used up meanwhile
+            raise CertlibError(f"the session is {prog.session.status} now, so that answer "
+                               "saved nothing.")
         r = _team_row(prog, pool, press)
         rid = pool.row_ids[r]
         if rid in team.held_by_others(project_id, who):
@@ -408,6 +413,8 @@ def apply_team_presses(store, team, project_id: int, pool, who: str, presses,
 
     def saved_before(prog, press):
         kind = press.get("kind")
+        if kind == "undo":
+            return _already_saved(prog.events, press, "undo", None, who)
         r = _team_row(prog, pool, press)
         if kind not in ("label", "skip") or r is None:
             return False

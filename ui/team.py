@@ -91,7 +91,15 @@ def _save_team(team: TeamStore, pid: int, who_key: str, show_key: str, by: str,
 
 def team_sidebar(team: TeamStore, user, pid: int, prog, pool_ref: str | None) -> None:
     """A lead's part of the sidebar: who labels this project, whether they see the
-    candidates' predictions, and each annotator's labels so far."""
+    candidates' predictions, and each annotator's labels so far (the store's message
+    when the team tables cannot be read)."""
+    try:
+        _team_sidebar(team, user, pid, prog, pool_ref)
+    except CertlibError as exc:
+        st.sidebar.warning(f"The team cannot be shown: {plain(exc)}")
+
+
+def _team_sidebar(team: TeamStore, user, pid: int, prog, pool_ref: str | None) -> None:
     sb = st.sidebar
     sb.subheader("Team")
     people = sorted(roles().annotators)
@@ -128,7 +136,18 @@ def team_sidebar(team: TeamStore, user, pid: int, prog, pool_ref: str | None) ->
 
 def handed_row(team: TeamStore, pid: int, who: str, prog, pool):
     """(row, lookahead, wait text) for one annotator of a team
-    (`certlib.labelling.team.hand_out`), holding the row and the rows ahead for them."""
+    (`certlib.labelling.team.hand_out`), holding the row and the rows ahead for them; no
+    row, and the store's message, when the holds cannot be read or written."""
+    try:
+        return _handed_row(team, pid, who, prog, pool)
+    except CertlibError as exc:
+        return None, (), plain(exc)
+
+
+def _handed_row(team: TeamStore, pid: int, who: str, prog, pool):
+    if team.read_only:
+        return None, (), ("The label store cannot be written, so no row is handed out: the "
+                          "labels saved are shown and can be downloaded.")
     for _ in range(3):  # another annotator may take the row between the reads and the hold
         held = team.held_by_others(pid, who)
         r = hand_out(prog, held, team.current(pid, who))

@@ -315,7 +315,10 @@ def _panel() -> None:
                    + (" Only skipped rows are left, so this is one of them." if back else
                       " They come back when you revisit them or when nothing else is left."))
         st.button("Revisit skipped rows", key=view_key("unskip", now.last_seq),
-                  disabled=not who, on_click=label_act, args=(store.unskip_all, pid, who),
+                  disabled=not who or assigned_pid is not None,
+                  help="Every skipped row comes back to everyone now (a lead's choice in a "
+                       "team; skipped rows also come back when nothing else is left).",
+                  on_click=label_act, args=(store.unskip_all, pid, who),
                   kwargs={"expect_seq": now.last_seq})
     metrics = st.container(horizontal=True, gap="large")  # wraps on a narrow window
     metrics.metric("labels read", f"{now.session.t:,} of {pool.n:,}", width="content")
@@ -355,7 +358,7 @@ if g.final:
         if hs.witness:
             with st.expander(f"The {len(hs.witness):,} rows that would have sufficed (row ids)"):
                 st.text(", ".join(str(r) for r in hs.witness))
-        if s.certified:
+        if s.certified and assigned_pid is None:  # an annotator has no Certificate page
             page_button("views/certificate.py", "Open on the Certificate page (the witness "
                         "rows as CSV)", "to_certificate",
                         {"cert_source": f"project {pid}: {pr.policy}"},
@@ -374,7 +377,8 @@ else:
         label_downloads(prog, pid)
 
 # label errors; the review answers take the class keys when no row is up
-margin_panel(prog, store, pool, who, display.name, keys=keys if g.final else None)
+margin_panel(prog, store, pool, who, display.name, keys=keys if g.final else None,
+             decides=assigned_pid is None)
 
 if lost_press("extend_budget@", "queue_review@", "unskip@", "review_", "correct_",
               "keep_"):

@@ -385,7 +385,7 @@ def _chain_problems(record: dict[str, Any], events: Sequence[Event], pool: Pool
         out.append(f"hash chain: the settings it pins say tolerance {pinned['tolerance']!r}, "
                    f"the record {record['tolerance']!r}")
     if not (isinstance(pinned["pool_hash"], str) and pool.matches_hash(pinned["pool_hash"])):
-        out.append(f"hash chain: the settings it pin name pool hash {pinned['pool_hash']!r}, "
+        out.append(f"hash chain: the settings it pins name pool hash {pinned['pool_hash']!r}, "
                    f"not this pool's ({pool_hash(pool)})")
     genesis = hashlib.sha256(canonical_json(pinned)).hexdigest()
     pid = pinned["id"]

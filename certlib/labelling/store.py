@@ -103,6 +103,7 @@ from ..core.weights import exact_fraction
 # (docs/annotator.md imports it from certlib.labelling.store).
 __all__ = [
     "SCHEMA_VERSION",
+    "BudgetUsedError",
     "ChainCheck",
     "DuplicateLabelError",
     "Event",
@@ -146,6 +147,10 @@ class DuplicateLabelError(StoreError):
 
 class PoolMismatchError(StoreError):
     """The pool given is not the pool the project was started on."""
+
+
+class BudgetUsedError(StoreError):
+    """The project's labels in force already fill its budget."""
 
 
 class StaleStateError(StoreError):
@@ -722,6 +727,8 @@ class LabelStore:
         ------
         DuplicateLabelError
             The row already has a label in force.
+        BudgetUsedError
+            The labels in force already fill the budget in force.
         StaleStateError
             ``expect_seq`` is not the newest event.
         PoolMismatchError
@@ -741,11 +748,19 @@ class LabelStore:
             label = pool.classes[pool.class_code(python_scalar(label))]
             events = self._events_of(con, project_id)
             self._check_seq(events, expect_seq)
-            for e in labels_in_force(events):
+            in_force = labels_in_force(events)
+            for e in in_force:
                 if e.row_id == row_id:
                     raise DuplicateLabelError(
                         f"row_id {row_id!r} already has label {e.label!r} (event {e.seq}, "
                         f"{e.annotator}, {e.at}); undo it before labelling the row again")
+            # checked in the write transaction: annotators of a team, each on a row of
+            # their own, cannot together read more labels than the budget allows
+            budget = budget_in_force(project.budget, events)
+            if budget is not None and len(in_force) >= budget:
+                raise BudgetUsedError(
+                    f"the budget of {budget:,} labels is used up, so row_id {row_id!r} was "
+                    "not labelled; a lead can extend the budget")
             return self._append(con, project_id, events, "label", _scalar(row_id), who,
                                 _scalar(label))
 

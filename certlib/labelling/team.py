@@ -27,8 +27,10 @@ from __future__ import annotations
 
 import json
 import os
+import sqlite3
 import time
 from collections.abc import Callable, Collection, Iterable, Mapping
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import Any
 
@@ -73,6 +75,9 @@ CREATE TABLE IF NOT EXISTS holds (
     PRIMARY KEY (project_id, row_id)
 );
 """
+
+
+_WHAT = "team tables of the label store"
 
 
 class TeamStoreError(CertlibError):
@@ -199,11 +204,21 @@ class TeamStore:
         The label store's file (`certlib.labelling.store.LabelStore.path`).
     clock : callable, default time.time
         Seconds since the epoch: when holds run out (tests pass their own).
+    read_only : bool, default False
+        Only read (as a file that cannot be written is anyway).
 
     Raises
     ------
     TeamStoreError
         The file cannot hold the team tables (not an SQLite file, an unknown version).
+    StoreAccessError
+        The file cannot be read, or a read-only file has no team tables yet.
+
+    Attributes
+    ----------
+    read_only : bool
+        The store cannot be written: assignments and holds are read, never changed (a
+        write raises `certlib.errors.StoreReadOnlyError`).
 
     Examples
     --------
@@ -224,11 +239,19 @@ class TeamStore:
     """
 
     def __init__(self, path: str | os.PathLike[str], *,
-                 clock: Callable[[], float] = time.time) -> None:
+                 clock: Callable[[], float] = time.time, read_only: bool = False) -> None:
         self.path = path
         self._clock = clock
-        _sqlite.open_schema(path, _SCHEMA, "team_schema_version", _VERSION, TeamStoreError,
-                            "team tables of the label store")
+        self._mode = _sqlite.open_schema(path, _SCHEMA, "team_schema_version", _VERSION,
+                                         TeamStoreError, _WHAT, read_only=read_only)
+        #: the store cannot be written: assignments and holds are read, never changed
+        self.read_only = self._mode != "rw"
+
+    def _read(self) -> AbstractContextManager[sqlite3.Connection]:
+        return _sqlite.connect(self.path, self._mode, what=_WHAT)
+
+    def _write(self) -> AbstractContextManager[sqlite3.Connection]:
+        return _sqlite.write(self.path, self._mode, what=_WHAT)
 
     # ----------------------------------------------------------- assignments
     def assign(self, project_id: int, emails: Iterable[str], *, by: str,
@@ -260,7 +283,7 @@ class TeamStore:
         (3,)
         """
         wanted = sorted({_email(e) for e in emails})
-        with _sqlite.write(self.path) as con:
+        with self._write() as con:
             con.execute("DELETE FROM assignments WHERE project_id = ?", (project_id,))
             con.executemany("INSERT INTO assignments VALUES (?, ?, ?, ?)",
                             [(project_id, e, str(by), utc_now()) for e in wanted])
@@ -291,7 +314,7 @@ class TeamStore:
         >>> team.pool_ref(1), team.pool_ref(2)
         ('sample:demo', None)
         """
-        with _sqlite.connect(self.path) as con:
+        with self._read() as con:
             row = con.execute("SELECT pool_ref FROM team_projects WHERE project_id = ?",
                               (project_id,)).fetchone()
         return None if row is None else row[0]
@@ -321,7 +344,7 @@ class TeamStore:
         >>> team.show_predictions(1, True); team.shows_predictions(1)
         True
         """
-        with _sqlite.connect(self.path) as con:
+        with self._read() as con:
             row = con.execute("SELECT show_predictions FROM team_projects WHERE "
                               "project_id = ?", (project_id,)).fetchone()
         return bool(row and row[0])
@@ -344,7 +367,7 @@ class TeamStore:
         >>> team.show_predictions(1, False); team.shows_predictions(1)
         False
         """
-        with _sqlite.write(self.path) as con:
+        with self._write() as con:
             con.execute("INSERT OR IGNORE INTO team_projects (project_id) VALUES (?)",
                         (project_id,))
             con.execute("UPDATE team_projects SET show_predictions = ? WHERE project_id = ?",
@@ -369,7 +392,7 @@ class TeamStore:
         >>> TeamStore(pathlib.Path(tempfile.mkdtemp()) / "t.db").assigned(1)
         ()
         """
-        with _sqlite.connect(self.path) as con:
+        with self._read() as con:
             rows = con.execute("SELECT email FROM assignments WHERE project_id = ? "
                                "ORDER BY email", (project_id,)).fetchall()
         return tuple(e for (e,) in rows)
@@ -393,7 +416,7 @@ class TeamStore:
         >>> TeamStore(pathlib.Path(tempfile.mkdtemp()) / "t.db").projects_of("a@b.org")
         ()
         """
-        with _sqlite.connect(self.path) as con:
+        with self._read() as con:
             rows = con.execute("SELECT project_id FROM assignments WHERE email = ? "
                                "ORDER BY project_id", (str(email).strip().lower(),)).fetchall()
         return tuple(p for (p,) in rows)
@@ -440,7 +463,7 @@ class TeamStore:
         who = str(holder).strip().lower()
         now = self._clock()
         cur = _rid(current)
-        with _sqlite.write(self.path) as con:
+        with self._write() as con:
             con.execute("DELETE FROM holds WHERE until <= ?", (now,))
             taken = {r for (r,) in con.execute(
                 "SELECT row_id FROM holds WHERE project_id = ? AND holder != ?",
@@ -479,7 +502,7 @@ class TeamStore:
         >>> TeamStore(pathlib.Path(tempfile.mkdtemp()) / "t.db").current(1, "ana") is None
         True
         """
-        with _sqlite.connect(self.path) as con:
+        with self._read() as con:
             row = con.execute("SELECT row_id FROM holds WHERE project_id = ? AND holder = ? "
                               "AND current = 1 AND until > ?",
                               (project_id, str(holder).strip().lower(),
@@ -509,7 +532,7 @@ class TeamStore:
         >>> team.held_by_others(1, "ana"), team.held_by_others(1, "bob")
         (frozenset(), frozenset({'r1'}))
         """
-        with _sqlite.connect(self.path) as con:
+        with self._read() as con:
             rows = con.execute("SELECT row_id FROM holds WHERE project_id = ? AND holder != ? "
                                "AND until > ?", (project_id, str(holder).strip().lower(),
                                                  self._clock())).fetchall()
@@ -536,7 +559,7 @@ class TeamStore:
         >>> team.holders(1)
         {'ana': 3}
         """
-        with _sqlite.connect(self.path) as con:
+        with self._read() as con:
             rows = con.execute("SELECT holder, COUNT(*) FROM holds WHERE project_id = ? AND "
                                "until > ? GROUP BY holder ORDER BY holder",
                                (project_id, self._clock())).fetchall()
@@ -561,7 +584,7 @@ class TeamStore:
         {}
         """
         who = str(holder).strip().lower()
-        with _sqlite.write(self.path) as con:
+        with self._write() as con:
             if project_id is None:
                 con.execute("DELETE FROM holds WHERE holder = ?", (who,))
             else:
@@ -631,6 +654,8 @@ def hand_out(prog: Progress, held: Iterable[object], current: object = None) -> 
     >>> hand_out(prog, held=[pool.row_ids[first]]) != first
     True
     """
+    if prog.session.done:  # certified, budget used up or every row read: nothing to hand
+        return None
     held_pos = _positions(prog, held)
     if current is not None:
         cur = _positions(prog, [current])

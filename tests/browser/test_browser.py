@@ -229,10 +229,14 @@ def test_no_request_leaves_the_machine(server, browser):
 
 def test_streamlit_run_without_flags_listens_on_this_machine_only():
     """The shipped .streamlit/config.toml is what `streamlit run app.py` reads: its server
-    address is the loopback one (without it Streamlit listens on every interface)."""
+    address is the loopback one (without it Streamlit listens on every interface), a
+    visitor sees no traceback, and the tables offer no CSV export of their own (it would
+    write formula cells as they are)."""
     import subprocess
     import sys
 
     shown = subprocess.run([sys.executable, "-m", "streamlit", "config", "show"], cwd=ROOT,
                            capture_output=True, text=True, timeout=120).stdout
     assert '\naddress = "127.0.0.1"\n' in shown
+    assert '\nshowErrorDetails = "none"\n' in shown
+    assert "\ndisableDataExport = true\n" in shown

@@ -20,7 +20,7 @@ pytestmark = pytest.mark.slow
 
 ROLES = """
 [certlib.roles]
-leads = ["lead@example.org"]
+leads = ["lead@example.org", "eve@example.org"]
 annotators = ["ana@example.org", "bob@example.org"]
 """
 
@@ -75,6 +75,11 @@ def test_sign_in_roles_and_a_team_labelling_one_project(team_app, browser):
     assert page.get_by_text("Plan and certify").count() == 0
     sign_out(page)
     wait_text(page, "Sign in with your organisation")
+    ctx.close()
+    # listed as a lead, but the provider does not vouch for the address: no role
+    ctx, page = _signed_in(browser, srv, "eve@example.org")
+    wait_text(page, "does not say it verified this address")
+    assert page.get_by_text("Plan and certify").count() == 0
     ctx.close()
 
     # an annotator before any assignment: no project; a lead page's address shows Label

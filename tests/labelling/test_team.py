@@ -165,3 +165,37 @@ def test_hand_out_properties(data):
         assert got in unread and got not in held
         if current is not None and current in unread and current not in held:
             assert got == current
+
+
+def test_the_budget_is_kept_by_the_store_and_the_hand_out(demo):
+    """Annotators of a team, each on a row of their own, cannot read past the budget: the
+    store refuses the label beyond it in its write transaction, and no row is handed out
+    once the session is done."""
+    from certlib.labelling.store import BudgetUsedError
+
+    pool, store, team, _ = demo
+    pid = store.open_project(pool, "demo", budget=2)
+    prog = store.resume(pid, pool)
+    a = hand_out(prog, [])
+    b = hand_out(prog, [pool.row_ids[a]])
+    c = hand_out(prog, [pool.row_ids[a], pool.row_ids[b]])
+    for r in (a, b):
+        store.append_label(pid, pool.row_ids[r], pool.classes[0], "ana", pool=pool)
+    with pytest.raises(BudgetUsedError, match="budget of 2 labels is used up"):
+        store.append_label(pid, pool.row_ids[c], pool.classes[0], "bob", pool=pool)
+    prog = store.resume(pid, pool)
+    assert prog.session.done and prog.session.t == 2
+    assert hand_out(prog, [], current=pool.row_ids[c]) is None
+
+
+def test_a_read_only_store_reads_the_team_and_holds_nothing(demo):
+    from certlib.errors import StoreReadOnlyError
+
+    pool, store, team, _ = demo
+    team.assign(1, ["ana@example.org"], by="lea@example.org", pool_ref="sample:demo")
+    ro = TeamStore(store.path, read_only=True)
+    assert ro.read_only and not team.read_only
+    assert ro.assigned(1) == ("ana@example.org",) and ro.pool_ref(1) == "sample:demo"
+    assert ro.held_by_others(1, "ana") == frozenset()
+    with pytest.raises(StoreReadOnlyError):
+        ro.hold(1, "ana", 3)

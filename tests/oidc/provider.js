@@ -22,6 +22,8 @@ const ACCOUNTS = {
   'ana@example.org': { sub: 'ana-1', name: 'Ana Annotator' },
   'bob@example.org': { sub: 'bob-1', name: 'Bob Annotator' },
   'carol@example.org': { sub: 'carol-1', name: 'Carol Annotator' },
+  // an address the provider does not say it verified (self-registered, say)
+  'eve@example.org': { sub: 'eve-1', name: 'Eve Unverified', verified: false },
 };
 
 const { values } = parseArgs({
@@ -55,11 +57,11 @@ function lookup(id) {
   const key = String(id).trim().toLowerCase();
   const found = Object.entries(ACCOUNTS).find(([email, a]) => email === key || a.sub === key);
   if (!found) return undefined;
-  const [email, { sub, name }] = found;
+  const [email, { sub, name, verified = true }] = found;
   return {
     accountId: sub,
     async claims() {
-      return { sub, email, email_verified: true, name };
+      return { sub, email, email_verified: verified, name };
     },
   };
 }

@@ -113,3 +113,29 @@ def test_every_page_says_local_mode_without_sign_in(store_path):
     at.run()
     assert not at.exception, at.exception
     assert any("Local mode" in c.value for c in at.sidebar.caption)
+
+
+def test_an_annotator_neither_queues_reviews_nor_decides_them(store_path):
+    """On a certified project the lead sees "Queue ... for review"; an annotator does not
+    (queueing, correcting and keeping are a lead's decisions), nor the Certificate link."""
+    from certlib import load_pool
+
+    pool, truth = load_pool("sample_data/demo_unlabelled.csv"), load_pool(
+        "sample_data/demo_binary.csv")
+    store = LabelStore(store_path)
+    pid = store.open_project(pool, "Breast cancer, unlabelled (annotator)")
+    prog = store.resume(pid, pool)
+    while (r := prog.next_row) is not None:
+        store.append_label(pid, pool.row_ids[r], truth.classes[truth.labels[r]],
+                           "ana@example.org", pool=pool)
+        prog = store.resume(pid, pool, since=prog)
+    assert prog.session.certified
+    TeamStore(store_path).assign(pid, ["ana@example.org"], by="lead@example.org",
+                                 pool_ref="sample:unlabelled")
+    lead = _page(LEAD, {"project": str(pid)})
+    assert any(b.label.startswith("Queue th") for b in lead.button)
+    assert any(b.key == "to_certificate" for b in lead.button)
+    at = _page(ANA)
+    assert any("Certified after" in s.value for s in at.success)
+    assert not any(b.label.startswith("Queue th") for b in at.button)
+    assert not any(b.key == "to_certificate" for b in at.button)

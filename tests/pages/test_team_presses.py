@@ -123,3 +123,41 @@ def test_undo_takes_back_ones_own_label_after_anothers(tmp_path):
     assert [e.annotator for e in labels] == ["bob@example.org"]
     ana.draw(store, team, pid, pool)
     assert ana.shown == first["row"]  # the row undone is back on her screen
+
+
+def test_an_undo_sent_again_after_a_restart_undoes_once(tmp_path):
+    """The browser resends unacknowledged presses after a server restart (a fresh
+    session, no acknowledgements): the undo it already wrote is known by its event."""
+    pool, truth = load_pool(DEMO), load_pool(TRUTH)
+    store = LabelStore(tmp_path / "labels.db")
+    team = TeamStore(store.path)
+    pid = store.open_project(pool, "demo")
+    ana = Browser("ana@example.org")
+    ana.draw(store, team, pid, pool)
+    ana.press(truth, store, team, pid, pool)
+    ana.draw(store, team, pid, pool)
+    ana.press(truth, store, team, pid, pool)
+    ana.draw(store, team, pid, pool)
+    undo = {"id": "ana:undo", "kind": "undo", "seq": ana.data["seq"]}
+    apply_team_presses(store, team, pid, pool, "ana@example.org", [undo], ana.results)
+    again: dict = {}  # the restarted server's acknowledgements: none
+    apply_team_presses(store, team, pid, pool, "ana@example.org", [undo], again)
+    assert ana.results["ana:undo"]["ok"] and again["ana:undo"]["ok"]
+    assert len(store.resume(pid, pool).labels) == 1
+
+
+def test_a_press_after_the_budget_is_used_is_refused(tmp_path):
+    pool, truth = load_pool(DEMO), load_pool(TRUTH)
+    store = LabelStore(tmp_path / "labels.db")
+    team = TeamStore(store.path)
+    pid = store.open_project(pool, "demo", budget=1)
+    ana, bob = Browser("ana@example.org"), Browser("bob@example.org")
+    ana.draw(store, team, pid, pool)
+    bob.draw(store, team, pid, pool)
+    ana.press(truth, store, team, pid, pool)
+    bob.press(truth, store, team, pid, pool)  # his row was handed before ana's label
+    assert (ana.saved, bob.saved) == (1, 0)
+    assert "budget exhausted" in next(iter(bob.results.values()))["text"]
+    assert len(store.resume(pid, pool).labels) == 1
+    bob.draw(store, team, pid, pool)
+    assert bob.shown is None
