@@ -36,21 +36,24 @@ def free_port() -> int:
 
 
 class Server:
-    """`streamlit run app.py` on a fixed free port with its own label store."""
+    """`streamlit run app.py` (or ``script``, run in its folder) on a fixed free port with
+    its own label store."""
 
-    def __init__(self, store: Path):
+    def __init__(self, store: Path, script: Path | None = None):
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.env = dict(os.environ, CERTLIB_STORE=str(store))
+        self.script = ROOT / "app.py" if script is None else Path(script)
         self.proc = None
 
     def start(self):
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"),
+            [sys.executable, "-m", "streamlit", "run", str(self.script),
              "--server.address", "127.0.0.1", "--server.port", str(self.port),
              "--server.headless", "true", "--browser.gatherUsageStats", "false",
              "--server.fileWatcherType", "none"],
-            cwd=ROOT, env=self.env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            cwd=self.script.parent, env=self.env, stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL)
         for _ in range(120):
             try:
                 urllib.request.urlopen(self.url + "/_stcore/health", timeout=1)

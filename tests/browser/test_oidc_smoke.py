@@ -9,10 +9,7 @@ Needs Debian's chromium at /usr/bin/chromium, Node 20+ and the provider's npm pa
 
 from __future__ import annotations
 
-import subprocess
-import sys
 import time
-import urllib.request
 
 import pytest
 
@@ -39,40 +36,13 @@ else:
 """
 
 
-class ScriptServer(Server):
-    """`browser_support.Server`, running ``script`` instead of the dashboard."""
-
-    def __init__(self, script, store):
-        super().__init__(store)
-        self.script = script
-
-    def start(self):
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "streamlit", "run", str(self.script),
-             "--server.address", "127.0.0.1", "--server.port", str(self.port),
-             "--server.headless", "true", "--browser.gatherUsageStats", "false",
-             "--server.fileWatcherType", "none"],
-            cwd=self.script.parent, env=self.env,
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        for _ in range(120):
-            try:
-                urllib.request.urlopen(self.url + "/_stcore/health", timeout=1)
-                return self
-            except OSError:
-                if self.proc.poll() is not None:
-                    break
-                time.sleep(0.5)
-        self.stop()
-        raise RuntimeError("streamlit did not start within 60 s")
-
-
 @pytest.fixture(scope="module")
 def signed_app(tmp_path_factory):
     """The script's server and the provider it signs in with."""
     tmp = tmp_path_factory.mktemp("oidc")
     script = tmp / "signin_app.py"
     script.write_text(SCRIPT)
-    srv = ScriptServer(script, tmp / "labels.db")
+    srv = Server(tmp / "labels.db", script)
     with oidc_provider([srv.port]) as op:
         srv.env.update(secrets_env(write_secrets(tmp / "secrets.toml", op, srv.port)))
         srv.start()
