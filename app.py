@@ -61,6 +61,13 @@ TEACH = [
 AUDIT = [("audit.py", "Audit a model update", ":material/rule:", "audit")]
 
 
+def _leads_only():
+    st.title("For leads only")
+    st.markdown("This page is for the team's leads. Your page is **Label**, with the "
+                "projects assigned to you.")
+    st.page_link(label[1], label="Open the Label page", icon=":material/edit_note:")
+
+
 def _pages(entries, default=None):
     return [st.Page(f"views/{f}", title=t, icon=i, url_path=u, default=(u == default))
             for f, t, i, u in entries if (PAGES_DIR / f).exists()]
@@ -70,11 +77,12 @@ user = gate()  # local mode (None), or a signed-in user with a role (else it sto
 st.session_state["_user"] = user
 if user is not None and not user.lead:
     # an annotator's dashboard is the Label page, for the projects assigned to them, at
-    # the root and at its own address (a lead's link); any other page's address says
-    # "page not found" and shows it
-    page = st.navigation([st.Page("views/label.py", title="Label", icon=":material/edit_note:",
-                                  url_path=path, default=path == "home")
-                          for path in ("home", "Label")], position="hidden")
+    # the root and at its own address (a lead's link); a lead page's address says so
+    label = [st.Page("views/label.py", title="Label", icon=":material/edit_note:",
+                     url_path=path, default=path == "home") for path in ("home", "Label")]
+    page = st.navigation(label + [st.Page(_leads_only, title=t, url_path=u)
+                                  for _, t, _, u in MODEL_CHOICE + TEACH + AUDIT
+                                  if u != "Label"], position="hidden")
 else:
     page = st.navigation({
         "Model choice": _pages(MODEL_CHOICE, default="plan"),

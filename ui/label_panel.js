@@ -32,6 +32,10 @@ function typing() {
   const a = deepActive();
   if (!a) return false;
   const t = a.tagName;
+  // a closed select box keeps the focus after a choice (the project, the chart's
+  // reference) but takes no typing: the keys are the panel's
+  if (t === "INPUT" && a.getAttribute("role") === "combobox"
+      && a.getAttribute("aria-expanded") !== "true") return false;
   return t === "INPUT" || t === "TEXTAREA" || t === "SELECT" || a.isContentEditable;
 }
 
@@ -261,7 +265,7 @@ function reconcile(p) {
     if (r === undefined) { kept.push(x); continue; }
     if (r.ok) {
       p.saved += 1;
-      if (x.kind !== "undo") p.lastSaved = x.what;
+      p.lastSaved = x.kind === "undo" ? "" : x.what;  // an undo took the last one back
       p.unsettled = true;
     } else if (refusedText === null) {
       refusedText = r.text;

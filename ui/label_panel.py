@@ -175,12 +175,14 @@ def _value_text(c) -> str:
 
 def panel_data(prog, pool, who: str, display, folder, keys, skip_key, undo_key,
                client: str | None, results: dict, echo=None, *, handed=None,
-               predictions: bool = True) -> dict:
+               predictions: bool = True, reopens: bool = True) -> dict:
     """The panel's data for the project as ``prog`` shows it: the row (None when the
     session is done), the next row after each answer, the buttons and their keys, the
     undo rule and the acknowledgements for ``client``.  ``handed``: for one annotator of
     a team, (the row handed out, its lookahead, the text while no row is free)
-    (`certlib.labelling.team.hand_out`); ``predictions``: show the candidates' answers."""
+    (`certlib.labelling.team.hand_out`); ``predictions``: show the candidates' answers;
+    ``reopens``: an undo may take back a label of a finished session (not an annotator's
+    of a team: a certificate the lead has read is reopened by the lead)."""
     r = prog.next_row if handed is None else handed[0]
     skipped = set(prog.skipped)
     answers = [{"id": _answer_id(i), "label": str(display.label(c)) or f"class {c}",
@@ -208,8 +210,10 @@ def panel_data(prog, pool, who: str, display, folder, keys, skip_key, undo_key,
     newest = next((e for e in reversed(prog.labels) if bool(who)
                    and e.annotator != FILE_ANNOTATOR and same_annotator(e.annotator, who)),
                   None)
-    ok_undo = newest is not None
+    ok_undo = newest is not None and (reopens or not prog.session.done)
     undo_help = ("Cancels your newest label (an undo event; nothing is deleted)." if ok_undo
+                 else f"The session is {prog.session.status}: a lead reviews or corrects its "
+                      "labels now." if newest is not None
                  else "You have no label in force to undo in this project.")
     note = (f"Undo takes back your newest label: row_id {newest.row_id} = "
             f"{display.label(newest.label)} (event {newest.seq})." if ok_undo else "")
@@ -317,16 +321,17 @@ def _class_of(press, classes):
 
 
 def apply_presses(store, project_id: int, pool, who: str, presses, results: dict,
-                  since=None, team=None):
+                  since=None, team=None, reopens: bool = True):
     """The Label page's presses (`take_presses`): a dict with ``id``, ``kind`` ("label",
     "skip" or "undo"), ``seq`` (the newest event of the view it answers), and for a label
     or skip ``row`` (`row_key`) and ``answer`` (``c<i>``, class i of the pool, or
     "skip").  A press on another row than the store's next one is refused.  Returns the
     project's progress afterwards.  ``team``: a `certlib.labelling.team.TeamStore` when
-    several annotators share the project (`apply_team_presses`)."""
+    several annotators share the project (`apply_team_presses`, with ``reopens`` as in
+    `panel_data`)."""
     if team is not None:
         return apply_team_presses(store, team, project_id, pool, who, presses, results,
-                                  since)
+                                  since, reopens)
 
     def act(prog, press):
         kind, seq = press.get("kind"), press.get("seq")
@@ -363,7 +368,7 @@ def _team_row(prog, pool, press):
 
 
 def apply_team_presses(store, team, project_id: int, pool, who: str, presses,
-                       results: dict, since=None):
+                       results: dict, since=None, reopens: bool = True):
     """`apply_presses` for one annotator of a team: a press answers the row it names,
     the row that was on this annotator's screen, whatever the others saved since (the
     certificate holds for labels read in any order, paper section 3), as long as that
@@ -385,6 +390,9 @@ def apply_team_presses(store, team, project_id: int, pool, who: str, presses,
     def act(prog, press):
         kind = press.get("kind")
         if kind == "undo":
+            if prog.session.done and not reopens:
+                raise CertlibError(f"the session is {prog.session.status}, so the undo "
+                                   "saved nothing: a lead reviews or corrects its labels now.")
             ev = store.undo_last(project_id, who)
             if ev.row_id is not None:
                 team.hold(project_id, who, ev.row_id)  # the row undone comes back to them

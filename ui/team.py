@@ -35,6 +35,31 @@ def _pick(key: str) -> None:
     set_url_kept("project", st.session_state[key])
 
 
+def _load(team: TeamStore, pid: int):
+    from ui.pool_picker import SavedPools
+
+    ref = team.pool_ref(pid)
+    if ref is None:
+        return None
+    return load_ref(ref, SavedPools().class_settings(ref).declared)[0]
+
+
+def _resume_choice(store, team: TeamStore, user, ids: list) -> int:
+    """The project an annotator opens without asking: the one whose row they hold (they
+    were labelling it), else the first still running, else the first."""
+    for p in ids:
+        if team.current(p, user.email) is not None:
+            return p
+    for p in ids:
+        try:
+            pool = _load(team, p)
+            if pool is not None and not store.resume(p, pool).session.done:
+                return p
+        except CertlibError:
+            continue
+    return ids[0]
+
+
 def assigned_project(store, team: TeamStore, user):
     """Sidebar: the projects assigned to an annotator; returns (pool, pool label,
     project id) of the one chosen, or stops with one message."""
@@ -60,7 +85,7 @@ def assigned_project(store, team: TeamStore, user):
     if asked_id is not None and asked_id not in ids:
         st.warning(f"Project {plain(asked)} is not assigned to you; here are yours.")
         asked_id = None
-    pid = asked_id if asked_id is not None else ids[0]
+    pid = asked_id if asked_id is not None else _resume_choice(store, team, user, ids)
     key = "assigned_project"
     st.session_state[key] = pid
     st.sidebar.selectbox("Your projects", ids, key=key, format_func=names.get,
@@ -119,9 +144,10 @@ def _team_sidebar(team: TeamStore, user, pid: int, prog, pool_ref: str | None) -
     # what is in force, read back from the store at every run (a message set by the
     # callback would be lost with a run another rerun interrupts)
     now = team.assigned(pid)
-    sb.caption(f"Labelled by {', '.join(plain(e) for e in now)}; the candidates' answers are "
-               f"{'shown to' if team.shows_predictions(pid) else 'hidden from'} them."
-               if now else "No annotator is assigned to this project yet.")
+    sb.caption(f"Saved: assigned to {', '.join(plain(e) for e in now)}; the candidates' "
+               f"answers are {'shown to' if team.shows_predictions(pid) else 'hidden from'} "
+               "them." if now else "Saved: no annotator is assigned to this project yet "
+               "(choose them above and press Save the team).")
     counts: dict[str, int] = {}
     for e in prog.labels:
         counts[str(e.annotator)] = counts.get(str(e.annotator), 0) + 1

@@ -55,6 +55,14 @@ if user is not None and not user.lead:  # an annotator: only the projects assign
         st.stop()
     pool, pool_label, assigned_pid = assigned_project(store, team, user)
 else:
+    if team is not None and "pool_ref" not in st.session_state and "pool" not in st.query_params:
+        # a link to a project (?project=N) opens on the pool it was assigned with
+        try:
+            linked = team.pool_ref(int(url_kept("project")[0] or 0))
+        except (CertlibError, ValueError):
+            linked = None
+        if linked is not None:
+            st.session_state["pool_ref"] = linked
     pool, pool_label = choose_pool(default="unlabelled")
 if pool is None:
     st.stop()
@@ -263,7 +271,7 @@ _on_presses = presses_callback(
     panel_key, "label_panel",
     lambda presses, results: apply_presses(store, pid, pool, who, presses, results,
                                            since=st.session_state.get("label_progress"),
-                                           team=team),
+                                           team=team, reopens=assigned_pid is None),
     "label_flash", keep="label_progress")
 # an annotator of a team sees the candidates' answers only when a lead shows them
 show_predictions = assigned_pid is None or (team is not None and team.shows_predictions(pid))
@@ -304,7 +312,8 @@ def _panel() -> None:
     handed = handed_row(team, pid, who, now, pool) if team is not None and who else None
     label_panel(panel_key, panel_data(now, pool, who, display, pool_folder(), keys, skey, ukey,
                                       *panel_state("label_panel"), handed=handed,
-                                      predictions=show_predictions),
+                                      predictions=show_predictions,
+                                      reopens=assigned_pid is None),
                 on_presses=_on_presses, on_refresh=_on_refresh)
     if now.skipped and now.next_row is not None:
         n_skip = len(now.skipped)
@@ -366,8 +375,11 @@ if g.final:
     if blind:  # blind review: both files hold the labels under review
         st.caption(f"The downloads are hidden while {len(blind):,} row(s) wait for your "
                    "review: they hold the first labels.")
-    else:
+    elif assigned_pid is None:  # the record and the labels are the lead's to hand on
         label_downloads(prog, pid)
+elif assigned_pid is not None:  # which model leads is not an annotator's to see: anchoring
+    st.info(f"Running: {s.t:,} labels read so far. The page says when the choice of model "
+            "is certified.")
 else:
     left = prog.labels_left_at_least
     st.info(f"Running: {g.text(plain)}."
@@ -385,6 +397,9 @@ if lost_press("extend_budget@", "queue_review@", "unskip@", "review_", "correct_
     # by prefix: the press came from the view its browser showed, which is older than
     # this run's when someone else labelled while the server restarted
     st.warning(LOST_PRESS)
+
+if assigned_pid is not None:  # the bounds, the rivals and everyone's labels: the lead's
+    st.stop()
 
 # ------------------------------------------------------------------ bounds
 best = s.best_guess

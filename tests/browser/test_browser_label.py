@@ -302,7 +302,7 @@ def test_n_presses_give_n_answers_each_for_the_row_shown(server, browser):
             page.get_by_role("option").nth(i % 3).click()
             idle(page)
             _next_row_id(page)
-            page.evaluate("document.activeElement && document.activeElement.blur()")
+            # the closed select box keeps the focus: the keys still go to the panel
         keys.append(rng.choice("01"))
         page.keyboard.press(keys[-1])
         said = panel_message(page)  # the press's own word: the panel answers at once

@@ -84,6 +84,8 @@ def test_sign_in_roles_and_a_team_labelling_one_project(team_app, browser):
 
     # an annotator before any assignment: no project; a lead page's address shows Label
     ctx_a, ana = _signed_in(browser, srv, "ana@example.org", "/plan")
+    wait_text(ana, "For leads only")
+    ana.get_by_role("link", name="Open the Label page").click()
     wait_text(ana, "No project is assigned to you yet")
     for lead_page in ("Plan and certify", "Certificate", "Audit a model update", "Pool"):
         assert ana.get_by_text(lead_page, exact=True).count() == 0, lead_page
@@ -104,7 +106,7 @@ def test_sign_in_roles_and_a_team_labelling_one_project(team_app, browser):
     for saves in range(1, 4):  # noqa: B007 - the count is printed  # a press that arrives while the page runs can be dropped
         lead.get_by_role("button", name="Save the team").click()
         try:
-            wait_text(lead, "Labelled by ana@example.org, bob@example.org", timeout=20_000)
+            wait_text(lead, "assigned to ana@example.org, bob@example.org", timeout=20_000)
             break
         except sync_api.TimeoutError:
             continue

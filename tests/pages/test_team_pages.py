@@ -73,6 +73,10 @@ def test_lead_assigns_and_the_annotator_labels_blind(store_path):
     assert all(n["row"] is None or n["row"]["table"] is None for n in data["next"].values())
     assert not [b for b in at.button if b.key in ("start", "new_project")]
     assert not [n for n in at.number_input if "budget" in (n.key or "")]
+    # which model leads, the bounds and everyone's labels are the lead's to read
+    assert not at.get("plotly_chart") and not at.dataframe
+    assert any(i.value.startswith("Running: 0 labels read") for i in at.info)
+    assert not any("best guess" in i.value for i in at.info)
     panel_press(at, "c1")
     assert not at.exception, at.exception
     ev = LabelStore(store_path).events(project.id)
@@ -139,3 +143,7 @@ def test_an_annotator_neither_queues_reviews_nor_decides_them(store_path):
     assert any("Certified after" in s.value for s in at.success)
     assert not any(b.label.startswith("Queue th") for b in at.button)
     assert not any(b.key == "to_certificate" for b in at.button)
+    assert not at.get("download_button")
+    # a stray undo would reopen a certificate the lead has read: off for the annotator
+    undo = panel_data(at)["undo"]
+    assert not undo["enabled"] and "session is certified" in undo["help"]
