@@ -146,32 +146,8 @@ def _margin_entry(s: Session) -> dict[str, object]:
     return s.label_error_margin().to_dict()
 
 
-def spreadsheet_safe(value: object) -> object:
-    """A CSV cell a spreadsheet will not run as a formula (OWASP "CSV injection"): the
-    rule of every CSV certlib writes, `certlib.spreadsheet.safe_cell`.
-
-    Text starting with ``= + - @``, a tab, a carriage return or ``'`` gets a leading
-    ``'``, unless it is a plain decimal number (``-1``, which a spreadsheet reads as
-    the number); numbers stay numbers.  `certlib.spreadsheet.original_cell` undoes it.
-
-    Parameters
-    ----------
-    value : object
-        A cell.
-
-    Returns
-    -------
-    object
-        The cell, prefixed when it is text a spreadsheet would run.
-
-    Examples
-    --------
-    >>> print(spreadsheet_safe('=HYPERLINK("http://x")'))
-    '=HYPERLINK("http://x")
-    >>> spreadsheet_safe(-1), spreadsheet_safe("-1"), spreadsheet_safe("-dog")
-    (-1, '-1', "'-dog")
-    """
-    return safe_cell(value)
+#: `certlib.spreadsheet.safe_cell` (the rule of every CSV certlib writes), by this module's name
+spreadsheet_safe = safe_cell
 
 
 def labels_csv(progress: Progress) -> str:

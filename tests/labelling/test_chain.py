@@ -21,6 +21,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from record_support import rechained
 import certlib
 from certlib import Session
 from certlib.labelling.events import (EVENT_KINDS, FILE_ANNOTATOR, Event, Identity,
@@ -115,21 +116,6 @@ def _every_kind(store, pool, truth):
     store.undo_last(pid, ANA)  # her newest label in force (b), not bob's later one
     assert store.events(pid)[-1].undoes == b.seq
     return pid, part
-
-
-def _rechained(rec: dict) -> dict:
-    """The record with its hash chain recomputed after an edit: what anyone can do
-    without the store."""
-    rec = copy.deepcopy(rec)
-    pinned = rec["chain"]["project"]
-    prev = hashlib.sha256(canonical_json(pinned)).hexdigest()
-    for e in rec["events"]:
-        ev = Event(e["seq"], e["kind"], e["row_id"], e["label"], e["annotator"], e["at"],
-                   e["undoes"], e["subject"])
-        e["prev_hash"], e["hash"] = prev, event_hash(pinned["id"], ev, prev)
-        prev = e["hash"]
-    rec["chain"]["head"] = prev
-    return rec
 
 
 # ------------------------------------------------------------------ the chain
@@ -236,7 +222,7 @@ def test_a_record_with_one_field_rewritten_fails_naming_the_event(tmp_path, pool
     if field != "at":
         assert f"event 3's {field} was changed" in chain[0]
     # every later hash recomputed: the record fits its own chain, the store refutes it
-    full = _rechained(rec)
+    full = rechained(rec)
     assert not [m for m in verify_record(full, pool).mismatches if m.startswith("hash")]
     against = verify_record(full, pool, store).mismatches
     assert any(m.startswith("store: event 3 differs from the store's: ") and
@@ -255,8 +241,8 @@ def test_rewriting_every_annotator_and_time_fails(tmp_path, pools):
         e["annotator"], e["at"] = "mallory", "2020-01-01T00:00:00.000Z"
     v = verify_record(rec, pool)
     assert not v.ok and v.mismatches[0].startswith("hash chain: event 1 (label)"), v
-    assert verify_record(_rechained(rec), pool).ok  # a chain anyone recomputes ...
-    v = verify_record(_rechained(rec), pool, store)  # ... is not the store's
+    assert verify_record(rechained(rec), pool).ok  # a chain anyone recomputes ...
+    v = verify_record(rechained(rec), pool, store)  # ... is not the store's
     assert not v.ok and v.mismatches[0].startswith("store: event 1 differs"), v
 
 
@@ -526,7 +512,7 @@ def test_verify_record_on_the_command_line(tmp_path, pools):
     forged = copy.deepcopy(rec)
     forged["events"][1]["annotator"] = forged["labels"][1]["annotator"] = "mallory"
     bad = tmp_path / "bad.json"
-    bad.write_text(json.dumps(_rechained(forged)))
+    bad.write_text(json.dumps(rechained(forged)))
     assert _cli(bad, csv)[0] == 0  # its own chain fits
     code, out, err = _cli(bad, csv, "--store", db)
     assert code == 1 and "store: event 2 differs from the store's: annotator: record says " \

@@ -8,7 +8,6 @@ must verify against the pool and fail on any tampering.
 from __future__ import annotations
 
 import copy
-import hashlib
 import json
 import re
 import sqlite3
@@ -18,12 +17,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from record_support import rechained
 import certlib
 from certlib import Pool, Session
 from certlib.certificates.certificate import certify_partial
 from certlib.errors import CertlibError, PoolFileError
 from certlib.labelling.record import make_record, read_record
-from certlib.labelling.events import Event, canonical_json, event_hash
 from certlib.labelling.store import (DuplicateLabelError, LabelStore, NothingSkippedError,
                            NothingToUndoError, PoolMismatchError, StaleStateError,
                            StoreError, UnknownProjectError, default_store_path, verify_record)
@@ -675,21 +674,6 @@ def test_skipped_rows_return_when_nothing_else_is_left():
     assert s.next_row(skip=order) == order[0]  # all skipped: the policy's own choice
 
 
-def _rechained(rec: dict) -> dict:
-    """The record with its hash chain recomputed after an edit (what anyone can do
-    without the store), so that a check of the labels is seen to catch the edit alone."""
-    rec = copy.deepcopy(rec)
-    pinned = rec["chain"]["project"]
-    prev = hashlib.sha256(canonical_json(pinned)).hexdigest()
-    for e in rec["events"]:
-        ev = Event(e["seq"], e["kind"], e["row_id"], e["label"], e["annotator"], e["at"],
-                   e["undoes"], e["subject"])
-        e["prev_hash"], e["hash"] = prev, event_hash(pinned["id"], ev, prev)
-        prev = e["hash"]
-    rec["chain"]["head"] = prev
-    return rec
-
-
 _OLD_COLUMNS = "project_id, seq, kind, row_id, label, annotator, at, undoes"
 
 
@@ -981,7 +965,7 @@ def test_a_record_cannot_pass_labels_off_as_the_files(tmp_path, pools):
     look = copy.deepcopy(rec)
     for e in look["events"] + look["labels"]:
         e["annotator"] = "(pooI file)"
-    (m,) = verify_record(_rechained(look), truth).mismatches
+    (m,) = verify_record(rechained(look), truth).mismatches
     assert m == ("annotator name(s) '(pooI file)' read as '(pool file)', the pool file's "
                  "labels, without being it")
     partly, _ = _first_labelled(truth, 40)
@@ -1041,8 +1025,8 @@ def test_an_undo_must_name_the_label_it_cancels_and_be_by_its_annotator(tmp_path
         forged = copy.deepcopy(rec)
         forged["events"][undo].update(change)
         # re-chained, as anyone can without the store: the undo rule catches it by itself
-        ms = verify_record(_rechained(forged), pool).mismatches
+        ms = verify_record(rechained(forged), pool).mismatches
         assert any(m.startswith(f"undo event {undo + 1} ") and message in m for m in ms), ms
     old = dict(copy.deepcopy(rec), version=1)  # earlier builds: the annotator rule aside
     old["events"][undo]["annotator"] = "bob"
-    assert verify_record(_rechained(old), pool).ok
+    assert verify_record(rechained(old), pool).ok
