@@ -264,7 +264,7 @@ def run(n: int, args) -> dict:
                 page = b.new_page(viewport={"width": 1400, "height": 1000})
                 t0 = time.perf_counter()
                 page.goto(f"{url}/Label?pool=upload:{saved.digest}&annotator=bench")
-                start = page.get_by_role("button", name="Start / resume labelling")
+                start = page.get_by_role("button", name="Start a new project")
                 start.wait_for(timeout=600_000)
                 start.click()
                 wait_row(page, timeout=600_000)

@@ -93,7 +93,7 @@ def main() -> int:
             box.wait_for(timeout=120_000)
             box.fill("ana")
             box.press("Enter")
-            page.get_by_role("button", name="Start / resume labelling").click()
+            page.get_by_role("button", name="Start a new project").click()
             for t in range(1, 13):
                 head = page.get_by_text("Next row: row_id").first
                 head.wait_for(timeout=120_000)

@@ -126,17 +126,44 @@ if pid is None:
     if from_file and 0 < budget <= known:
         sb.warning(f"A budget of {int(budget):,} does not exceed the {known:,} labels in the "
                    "file, which count as read: raise it, set 0 (none), or untick the box.")
-    start = sb.button("Start / resume labelling", key="start", type="primary")
+    # "Start a new project" always starts one; the project these settings would resume
+    # has its own button, which names it.  The start button's key changes once a project
+    # is started, so a quick second press (sent before the page moved on) names a button
+    # that is gone and starts nothing.
+    token = st.session_state.setdefault("label_start_token", 0)
+    start = sb.button("Start a new project", key=f"start@{token}", type="primary",
+                      help="A new project with these settings, whatever projects this pool "
+                           "already has (they keep their labels).")
+    try:
+        match = store.find_project(pool, policy=policy, tolerance=tol,
+                                   budget=int(budget) or None, seed=int(seed),
+                                   from_file=from_file)
+    except CertlibError:
+        match = None
+    resume = False
+    if match is not None:
+        got = project_state(store, match, pool)
+        resume = sb.button(
+            f"Resume project {match}" + ("" if got is None else
+                                         f" ({got[0]:,} label{'' if got[0] == 1 else 's'} read, "
+                                         f"{got[1]})"),
+            key="resume_project",
+            help=f"Project {match} on this pool has exactly these settings: open it where it "
+                 "stopped.")
     if start and changed:
         st.warning(held_back())
-    elif start:
-        try:
-            pid = store.open_project(pool, pool_label, policy=policy, tolerance=tol,
-                                     budget=int(budget) or None, seed=int(seed),
-                                     from_file=from_file)
-        except CertlibError as exc:
-            st.error(plain(exc))
-            st.stop()
+    elif start or resume:
+        if resume:
+            pid = match
+        else:
+            try:
+                pid = store.create_project(pool, pool_label, policy=policy, tolerance=tol,
+                                           budget=int(budget) or None, seed=int(seed),
+                                           from_file=from_file)
+            except CertlibError as exc:
+                st.error(plain(exc))
+                st.stop()
+            st.session_state["label_start_token"] = token + 1
         set_url_kept("project", pid)
         set_url_kept("ref", None)
         if user is None:  # a typed name is kept in the address; an identity is not
@@ -157,10 +184,12 @@ if pid is None:
     for note in stray_class_notes(pool, fmt=plain):  # each would be a class button
         st.warning(note)
     mine = store.projects(pool)
-    st.info("Choose the settings in the sidebar and press **Start / resume labelling**. "
-            + (f"This pool already has {len(mine)} project(s) in the store; the same settings "
-               + ("(the box for the file's labels included) " if 0 < pool.n_labelled else "")
-               + "resume the matching one, or open one below." if mine else ""))
+    st.info("Choose the settings in the sidebar and press **Start a new project**. "
+            + (f"This pool already has {len(mine)} project(s) in the store: open one below, "
+               "or press **Resume project N** in the sidebar when one has exactly the "
+               "settings chosen there" + (" (the box for the file's labels included)"
+                                          if 0 < pool.n_labelled else "") + "."
+               if mine else ""))
 
     def _open_project(project_id: int) -> None:
         acted()

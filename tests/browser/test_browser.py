@@ -129,7 +129,7 @@ def test_upload_survives_reload_new_tab_and_restart_as_plain_text(browser, tmp_p
         name.wait_for(timeout=60_000)
         name.fill("[me](https://example.com/a)")
         name.press("Enter")
-        page.get_by_role("button", name="Start / resume labelling").click()
+        page.get_by_role("button", name="Start a new project").click()
         page.get_by_text("0 of 30").first.wait_for(timeout=60_000)
         page.get_by_text("row_id ").first.wait_for(timeout=60_000)  # the labelling panel
         page.get_by_text("my_models.csv").first.wait_for(timeout=60_000)

@@ -63,7 +63,7 @@ def _start_project(browser, server, who, width):
     name.wait_for(timeout=60_000)
     name.fill(who)
     name.press("Enter")
-    page.get_by_role("button", name="Start / resume labelling").click()
+    page.get_by_role("button", name="Start a new project").click()
     wait_text(page, "0 of 171")
     return page
 

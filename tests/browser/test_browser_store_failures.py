@@ -86,7 +86,7 @@ def test_a_full_store_while_labelling_is_one_message_and_loses_nothing(
         name.wait_for(timeout=60_000)
         name.fill("ana")
         name.press("Enter")
-        page.get_by_role("button", name="Start / resume labelling").click()
+        page.get_by_role("button", name="Start a new project").click()
         wait_text(page, "0 of 171")
         pressed, row = [], None
         for t in range(1, 4):  # saved as usual

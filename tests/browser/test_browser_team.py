@@ -92,7 +92,7 @@ def test_sign_in_roles_and_a_team_labelling_one_project(team_app, browser):
 
     # the lead starts a project and assigns ana and bob
     ctx_l, lead = _signed_in(browser, srv, "lead@example.org", "/Label")
-    lead.get_by_role("button", name="Start / resume labelling").click()
+    lead.get_by_role("button", name="Start a new project").click()
     wait_text(lead, "0 of 171")
     idle(lead)
     team = lead.get_by_role("combobox", name="Annotators of this project")

@@ -140,7 +140,7 @@ def test_upload_label_to_certified_download_and_certificate(browser, tmp_path):
         name.fill("ana")
         name.press("Enter")
         _idle(page)
-        page.get_by_role("button", name="Start / resume labelling").click()
+        page.get_by_role("button", name="Start a new project").click()
         _wait_count(page, n, 0)
         _wait_text(page, "Project 1 on blind_demo.csv")
 

@@ -413,14 +413,14 @@ def test_label_page_on_a_read_only_store_reads_and_refuses_labels(tmp_path, monk
     the project, its bounds and its downloads are shown, and a key press is refused in
     the panel with the store's message (nothing saved)."""
     st_testing = pytest.importorskip("streamlit.testing.v1")
-    from page_support import panel_press, panel_result
+    from page_support import panel_press, panel_result, view_button
 
     path = tmp_path / "labels.db"
     monkeypatch.setenv("CERTLIB_STORE", str(path))
     at = st_testing.AppTest.from_file(str(ROOT / "views" / "label.py"), default_timeout=60)
     at.run()
     at.text_input(key="annotator").set_value("ana")
-    at.button(key="start").click().run()
+    view_button(at, "start").click().run()
     for _ in range(3):
         panel_press(at, "c1")
     assert not at.exception, at.exception

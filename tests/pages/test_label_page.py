@@ -42,7 +42,7 @@ def _start(annotator="ana", **settings) -> AppTest:
     at.text_input(key="annotator").set_value(annotator)
     for key, value in settings.items():
         at.number_input(key=key).set_value(value)
-    at.button(key="start").click().run()
+    view_button(at, "start").click().run()
     assert not at.exception, at.exception
     return at
 
@@ -60,7 +60,7 @@ def test_page_waits_for_start(store_path):
     at = AppTest.from_file(PAGE, default_timeout=60)
     at.run()
     assert not at.exception, at.exception
-    assert any("Start / resume labelling" in i.value for i in at.info)
+    assert any("Start a new project" in i.value for i in at.info)
     assert not store_path.exists() or LabelStore(store_path).projects() == ()
 
 
@@ -230,7 +230,7 @@ def test_a_budget_outside_the_pool_is_shown_not_started_and_a_low_extension_refu
         assert at.number_input(key="label_budget").value == used
         assert any("Nothing was started: a number was outside what its box allows"
                    in w.value for w in at.warning)
-        at.button(key="start").click().run()  # seen, then Start again: the number shown
+        view_button(at, "start").click().run()  # seen, then Start again: the number shown
         (project,) = LabelStore(store_path).projects()
         assert project.budget == (used or None)
         LabelStore(store_path).path.unlink()
@@ -460,7 +460,7 @@ def test_a_partly_labelled_file_starts_from_its_labels(store_path, tmp_path, mon
     at.run()
     assert at.checkbox(key="label_from_file").value  # on by default
     at.text_input(key="annotator").set_value("ana")
-    at.button(key="start").click().run()
+    view_button(at, "start").click().run()
     assert not at.exception, at.exception
     assert "60 of 171" in [m.value for m in at.metric]
     assert any("60 of the labels read come from the pool file" in c.value for c in at.caption)
@@ -490,11 +490,11 @@ def test_a_budget_within_the_files_labels_is_refused_before_start(store_path, tm
     at.text_input(key="annotator").set_value("ana")
     at.number_input(key="label_budget").set_value(50).run()
     assert any("does not exceed the 60 labels in the file" in w.value for w in at.warning)
-    at.button(key="start").click().run()
+    view_button(at, "start").click().run()
     assert any("does not exceed the 60 labels" in e.value for e in at.error)
     assert LabelStore(store_path).projects() == ()
     at.checkbox(key="label_from_file").uncheck().run()  # from scratch: 50 is a budget
-    at.button(key="start").click().run()
+    view_button(at, "start").click().run()
     assert not at.error, [e.value for e in at.error]
     assert "0 of 171" in [m.value for m in at.metric]
 
@@ -610,3 +610,40 @@ def test_a_stray_class_is_named_before_a_project_starts(store_path, tmp_path, mo
     assert warning.startswith(f"Class 0.5 appears on only 1 of 171 rows (0.58%): the label of "
                               f"row_id {cells[head.index('row_id')]}, predicted by no "
                               "candidate."), warning
+
+
+def test_new_project_always_starts_one_and_resume_names_the_project(store_path, pools):
+    """After *New project*, *Start a new project* with the same settings starts another
+    project (it reopened the finished one before); the project those settings match has
+    its own button, which names it, says where it stands and opens it."""
+    at = _start()
+    panel_press(at, "c1")
+    (first,) = LabelStore(store_path).projects()
+    at.button(key="new_project").click().run()
+    resume = at.button(key="resume_project")
+    assert resume.label == f"Resume project {first.id} (1 label read, running)"
+    view_button(at, "start").click().run()
+    assert not at.exception, at.exception
+    store = LabelStore(store_path)
+    second = store.projects()[-1]
+    assert [p.id for p in store.projects()] == [first.id, second.id]
+    assert at.query_params["project"] == str(second.id)
+    assert "0 of 171" in [m.value for m in at.metric]
+    at.button(key="new_project").click().run()
+    # the newest project with these settings is the one offered
+    assert at.button(key="resume_project").label.startswith(f"Resume project {second.id} ")
+    at.number_input(key="label_seed").set_value(7).run()  # other settings: nothing to resume
+    assert not [b for b in at.button if b.key == "resume_project"]
+    at.number_input(key="label_seed").set_value(0).run()
+    at.button(key="resume_project").click().run()
+    assert at.query_params["project"] == str(second.id)
+    assert len(store.projects()) == 2
+
+
+def test_a_double_press_on_start_starts_one_project(store_path):
+    at = AppTest.from_file(PAGE, default_timeout=60)
+    at.run()
+    at.text_input(key="annotator").set_value("ana").run()
+    press_twice(at, view_button(at, "start"))
+    assert not at.exception, at.exception
+    assert len(LabelStore(store_path).projects()) == 1

@@ -144,7 +144,7 @@ def test_declared_names_reach_the_label_page(tmp_path, monkeypatch):
     label.session_state["pool_ref"] = "sample:demo"
     label.run()
     label.text_input(key="annotator").set_value("ana")
-    label.button(key="start").click().run()
+    view_button(label, "start").click().run()
     assert not label.exception, label.exception
     data = panel_data(label)  # the labelling panel's buttons, keys and candidates' table
     assert [a["label"] for a in data["answers"][:2]] == ["malignant", "benign"]
