@@ -20,6 +20,7 @@ from certlib.cli_plan import plan_payload
 from certlib.errors import CertlibError
 from ui.cache import POOL_HASH, pool_key
 from ui.inputs import budget_input, default_budget, number_box, policy_input, seed_input
+from ui.known_labels import known_labels
 from ui.pool_picker import choose_pool, pool_summary
 from ui.state import TOLERANCE, sticky
 from ui.text import plain, plot_text
@@ -176,6 +177,7 @@ def _histogram(f) -> go.Figure:
 pool, label = choose_pool()
 if pool is None:
     st.stop()
+pool, known_from = known_labels(pool)
 pool_summary(pool)
 
 tol_text = st.text_input("AUGRC tolerances (comma-separated)",
@@ -281,7 +283,8 @@ if not need_forecast:
     st.info("Every label is known, so the map above is the policy's exact replay; no "
             "forecast is needed.")
 else:
-    st.caption(f"{pool.n_labelled:,} labels are already known and count as read. The unread "
+    st.caption(f"{pool.n_labelled:,} labels are known ({known_from}) and count as read. "
+               "The unread "
                f"labels are drawn {draws} times from a label model and the policy is replayed "
                "with the exact stopping test on each draw: **a forecast, not a guarantee**. "
                "How far off it was on held-out panel pools (Benchmarks, in the documentation): "

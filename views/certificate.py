@@ -16,7 +16,7 @@ import streamlit as st
 from certlib.certificates.certificate import certify_partial
 from certlib.planning.comparison import per_rival, policy_comparison
 from certlib.errors import CertlibError
-from certlib.labelling.progress import labels_read_text, sufficed_text
+from certlib.labelling.progress import labels_read_text, sufficed_text, versus_minimum_text
 from certlib.labelling.store import LabelStore
 from certlib.spreadsheet import csv_text
 from ui.cache import POOL_HASH, cached_certify, cached_prelabel
@@ -104,9 +104,8 @@ if project is not None:
         st.success(f"{read}; {sufficed_text(part)}; the prelabel bound was "
                    f"{project.prelabel_bound:,}. The certified candidate: "
                    f"{plain(part.selected)}.")
-        st.caption(f"Whatever the unread labels are, no certificate of this pool has fewer than "
-                   f"{part.lower:,} rows." + (" The search for a smaller subset hit its time "
-                                              "limit." if part.time_limited else ""))
+        st.caption(versus_minimum_text(part) + (" The search for a smaller subset hit its "
+                                                "time limit." if part.time_limited else ""))
         _witness_download(part.witness, f"project_{project.id}_witness.csv", "part_witness")
     else:
         st.info(f"{read} and {'it does' if part.labels_read == 1 else 'they do'} not "

@@ -16,6 +16,7 @@ import streamlit as st
 from certlib.errors import CertlibError
 from certlib.labelling.events import budget_in_force, file_seed, labels_in_force
 from certlib.core.pool_stats import stray_class_notes
+from certlib.labelling.progress import versus_minimum_text
 from certlib.labelling.reviews import open_for
 from certlib.labelling.store import (LabelStore, PoolMismatchError,
                            UnknownProjectError, file_labels)
@@ -393,6 +394,7 @@ if g.final:
     if pr.rule == "shared" and s.t:
         hs = _hindsight(prog, str(store.path), pid, prog.last_seq)
         st.markdown(f"**Hindsight.** {hs.text()}.")
+        st.caption(versus_minimum_text(hs.partial))
         if hs.witness:
             with st.expander(f"The {len(hs.witness):,} rows that would have sufficed (row ids)"):
                 st.text(", ".join(str(r) for r in hs.witness))

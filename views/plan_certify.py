@@ -8,8 +8,9 @@ import streamlit as st
 
 import certlib
 from certlib.errors import CertlibError
-from ui.cache import cached_certify, cached_replay, pool_key, project_state
+from ui.cache import cached_certify, cached_replay, pool_key
 from ui.inputs import budget_input, default_budget, policy_input, seed_input, tolerance_input
+from ui.known_labels import known_labels
 from ui.links import page_link
 from ui.pool_picker import choose_pool, pool_summary
 from ui.state import RULE, RULES, sticky
@@ -23,6 +24,7 @@ st.caption("Exact certificates for choosing between frozen candidates by AUGRC "
 pool, label = choose_pool()
 if pool is None:
     st.stop()
+pool, known_from = known_labels(pool)
 pool_summary(pool)
 
 st.header("1. Before labelling: which budgets can never suffice")
@@ -52,41 +54,21 @@ with st.expander("Labels each candidate needs at least before it can be certifie
 page_link("views/budget.py", icon=":material/grid_on:",
           label="Budget map and forecast: every tolerance and budget")
 
-def _projects_note(pool) -> None:
-    """The labelling projects on this pool and their status, with the way to their
-    hindsight (the pool's own "0 labels known" would otherwise stand beside a certified
-    project)."""
-    from certlib.labelling.store import LabelStore
-
-    try:
-        store = LabelStore()
-        mine = store.projects(pool)
-    except CertlibError:
-        return
-    shown = [(p, st_) for p in reversed(mine[-5:])
-             if (st_ := project_state(store, p.id, pool)) is not None]
-    if not shown:
-        return
-    st.markdown(f"**Labelling projects on this pool** ({len(mine):,}; page Label): "
-                + "; ".join(f"project {p.id} ({plain(p.policy)}, tau = {float(p.tolerance):g}): "
-                            f"{t:,} label{'' if t == 1 else 's'} read, {state}"
-                            for p, (t, state) in shown)
-                + ("; ..." if len(mine) > 5 else "") + ". Their hindsight (how many of those "
-                "labels would have sufficed) is on the Certificate page.")
-    page_link("views/certificate.py", icon=":material/workspace_premium:",
-              label="Certificate: the hindsight of a labelling project")
-
-
 if not pool.fully_labelled:
     sess = certlib.Session.from_pool_labels(pool, tolerance=tol)
     st.info(f"{pool.n - pool.n_labelled:,} of {pool.n:,} rows have no label yet, so a replay "
             "and the minimum certificate (which need every label) are not shown.")
-    st.markdown(f"**From the {pool.n_labelled:,} labels already known:** "
+    left = max(0, pre.prelabel_bound - pool.n_labelled)
+    st.markdown(f"**From the {pool.n_labelled:,} labels known ({known_from}):** "
                 + (f"{plain(sess.selected)} is certified ({sess.status})."
                    if sess.done and sess.certified else
                    f"nothing is certified yet; best guess {plain(sess.best_guess)}, worst-case "
-                   f"AUGRC gap {float(sess.excess):.4g}."))
-    _projects_note(pool)
+                   f"AUGRC gap {float(sess.excess):.4g}."
+                   + (f" At least {left:,} more labels are needed by any policy (prelabel "
+                      "bound)." if left else "")))
+    if known_from != "the pool file's labels":
+        page_link("views/certificate.py", icon=":material/workspace_premium:",
+                  label="Certificate: how many of the project's labels would have sufficed")
     page_link("views/label.py", icon=":material/edit_note:",
               label="Label this pool: a new project starts from the tolerance chosen here")
     st.stop()

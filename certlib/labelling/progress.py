@@ -30,7 +30,7 @@ if TYPE_CHECKING:
     from .reviews import ReviewItem
 
 __all__ = ["SKIP", "Guarantee", "Hindsight", "Lookahead", "Progress", "guarantee",
-           "labels_read_text"]
+           "labels_read_text", "versus_minimum_text"]
 
 #: the answer "pass over this row for now" among a `Lookahead`'s answers
 SKIP = "skip"
@@ -166,6 +166,52 @@ def sufficed_text(part: PartialCertificate) -> str:
         return f"{part.upper:,} of them would have sufficed in hindsight (exact)"
     return (f"{part.upper:,} of them would have sufficed in hindsight and no fewer than "
             f"{part.lower:,} could have (enclosure [{part.lower:,}, {part.upper:,}])")
+
+
+def versus_minimum_text(part: PartialCertificate) -> str:
+    """Why a run's hindsight and the minimum certificate of the fully labelled pool
+    differ, in words, with the run's numbers.
+
+    The hindsight searches the subsets of the rows the run read, under its labels; the
+    minimum certificate (`certlib.certify`) may use any row of the pool, under the
+    file's labels.  So the minimum can be below the hindsight's upper end (a smaller set
+    may use rows the run never read), and it is never below its lower end when the two
+    agree on the labels read (that end holds whatever the unread labels are).
+
+    Parameters
+    ----------
+    part : PartialCertificate
+        A hindsight result (`certify_partial`).
+
+    Returns
+    -------
+    str
+        One sentence.
+
+    Examples
+    --------
+    >>> import certlib
+    >>> from certlib.certificates.certificate import certify_partial
+    >>> pool = certlib.Pool.from_arrays([[0, 0, 1, 0], [0, 0, 0, 1]],
+    ...                                 [[4, 3, 2, 1], [3, 4, 1, 2]],
+    ...                                 labels=[1, 0, 1, 1], classes=[0, 1])
+    >>> print(versus_minimum_text(certify_partial(pool, [0, 1, 2, 3])))  # doctest: +ELLIPSIS
+    The minimum certificate of the fully labelled pool (Plan and certify, Certificate) ...
+    """
+    if part.upper is None:
+        return (f"The minimum certificate of the fully labelled pool (Plan and certify, "
+                f"Certificate) may use any row: it is never below {part.lower:,} when its "
+                "labels agree with the ones read here (that bound holds whatever the unread "
+                "labels are).")
+    head = (f"The minimum certificate of the fully labelled pool (Plan and certify, "
+            f"Certificate) may use any row, not only the {part.labels_read:,} read here")
+    agree = "when its labels agree with the ones read here"
+    if part.lower == part.upper:
+        return (f"{head}; it is {part.upper:,} too {agree}: no certificate has fewer whatever "
+                "the unread labels are, and these rows suffice.")
+    return (f"{head}: it lies in [{part.lower:,}, {part.upper:,}] {agree}, below "
+            f"{part.upper:,} when a smaller set uses rows this run never read (no certificate "
+            f"has fewer than {part.lower:,} whatever the unread labels are).")
 
 
 @dataclass(frozen=True)

@@ -742,3 +742,26 @@ def test_enclosure_stays_exact_with_a_badly_scaled_dual_hint(monkeypatch):
     G, D = np.array([[1, 0, 1, 1], [0, 1, 1, 0]]), np.array([1, 1])
     e = cov.cover_enclosure(G, D)
     assert e.lower <= 1 <= e.upper and (not e.exact or e.lower == 1)
+
+
+@settings(derandomize=True, max_examples=60, deadline=None,
+          suppress_health_check=[HealthCheck.too_slow])
+@given(pools(), st.sampled_from([0.0, 0.01]), st.integers(0, 2**32 - 1))
+def test_the_full_minimum_lies_in_a_runs_hindsight_enclosure(pool, tau, seed):
+    """What the pages say of a run's hindsight beside the pool's minimum certificate
+    (`versus_minimum_text`): with the same labels, the minimum lies in the hindsight's
+    enclosure [lower, upper] of any set of rows read, and when they meet it equals them."""
+    from certlib.labelling.progress import versus_minimum_text
+
+    rng = np.random.default_rng(seed)
+    read = sorted(rng.choice(pool.n, size=int(rng.integers(1, pool.n + 1)), replace=False))
+    part = certify_partial(pool, read, tolerance=tau)
+    full = certify(pool, tolerance=tau)
+    assert full.exact
+    assert part.lower <= full.lower
+    if part.upper is not None:
+        assert full.upper <= part.upper
+        text = versus_minimum_text(part)
+        assert (f"it is {part.upper:,} too" in text) == (part.lower == part.upper)
+        if part.lower == part.upper:
+            assert full.upper == part.upper

@@ -59,7 +59,8 @@ def test_unlabelled_pool_shows_the_status_of_the_known_labels():
     at.selectbox(key="pool_choice").set_value("Breast cancer, unlabelled (annotator)").run()
     assert not at.exception, at.exception
     text = " ".join(m.value for m in at.markdown)
-    assert "From the 0 labels already known" in text and "nothing is certified yet" in text
+    assert "From the 0 labels known (the pool file's labels)" in text
+    assert "nothing is certified yet" in text
 
 
 def test_teaching_page_renders_three_rules():
@@ -131,9 +132,10 @@ def test_budget_boxes_start_above_the_labels_already_known(tmp_path, monkeypatch
                        for m in [*at.success, *at.caption, *at.markdown])
 
 
-def test_plan_page_names_the_projects_on_an_unlabelled_pool(tmp_path, monkeypatch):
-    """The Plan page on a pool with a certified labelling project says so, with the way
-    to its hindsight (it said only "From the 0 labels already known");
+def test_plan_page_counts_the_labels_of_a_project_on_an_unlabelled_pool(tmp_path, monkeypatch):
+    """The planning pages count a labelling project's labels as known, the newest project
+    by default (Plan and certify said "From the 0 labels already known" beside a certified
+    project); the file's labels are one choice away, and the choice is in the address;
     the Label page's list of projects gives each one's status."""
     from certlib.labelling.store import LabelStore
 
@@ -150,10 +152,34 @@ def test_plan_page_names_the_projects_on_an_unlabelled_pool(tmp_path, monkeypatc
     at = _run("app.py")
     at.selectbox(key="pool_choice").set_value("Breast cancer, unlabelled (annotator)").run()
     assert not at.exception, at.exception
-    text = " ".join(m.value for m in at.markdown)
-    assert "Labelling projects on this pool" in text
+    box = at.selectbox(key="known")
     policy = store.projects(pool)[0].policy
-    assert f"project {pid} ({policy}, tau = 0): {t:,} labels read, certified" in text
+    assert box.value == str(pid)
+    assert box.format_func(box.value) == (f"project {pid}: {policy}, tau = 0, {t:,} labels "
+                                          "read, certified")
+    text = " ".join(m.value for m in at.markdown)
+    assert (f"**From the {t:,} labels known (project {pid}'s labels):** "
+            f"{p.session.selected} is certified") in text
+    assert at.query_params["known"] == str(pid)
+    assert f"{t:,}" in [m.value for m in at.metric]  # labels known
+    box.set_value("file").run()
+    text = " ".join(m.value for m in at.markdown)
+    assert "**From the 0 labels known (the pool file's labels):** nothing is certified" in text
+    assert at.query_params["known"] == "file"
+    # the budget map follows: its map counts the project's labels, certified at tau = 0
+    budget = AppTest.from_file(str(ROOT / "views" / "budget.py"), default_timeout=120)
+    budget.query_params["pool"] = "sample:unlabelled"
+    budget.run()
+    assert not budget.exception, budget.exception
+    assert budget.selectbox(key="known").value == str(pid)
+    assert any(f"the {t:,} labels already known certify it" in m.value
+               for m in budget.success), [m.value for m in budget.success]
+    budget.query_params["known"] = "file"  # a link with the file's labels
+    budget = AppTest.from_file(str(ROOT / "views" / "budget.py"), default_timeout=120)
+    budget.query_params.update(pool="sample:unlabelled", known="file")
+    budget.run()
+    assert budget.selectbox(key="known").value == "file"
+    assert not budget.success
     label = AppTest.from_file(str(ROOT / "views" / "label.py"), default_timeout=120)
     label.query_params["pool"] = "sample:unlabelled"
     label.run()

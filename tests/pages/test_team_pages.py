@@ -71,7 +71,8 @@ def test_lead_assigns_and_the_annotator_labels_blind(store_path):
     data = panel_data(at)
     assert data["row"] is not None and data["row"]["table"] is None  # answers hidden
     assert all(n["row"] is None or n["row"]["table"] is None for n in data["next"].values())
-    assert not [b for b in at.button if str(b.key).startswith(("start@", "new_project", "resume_project"))]
+    assert not [b for b in at.button
+                if str(b.key).startswith(("start@", "new_project", "resume_project"))]
     assert not [n for n in at.number_input if "budget" in (n.key or "")]
     # which model leads, the bounds and everyone's labels are the lead's to read
     assert not at.get("plotly_chart") and not at.dataframe
