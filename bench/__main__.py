@@ -34,8 +34,13 @@ BENCHES: dict[str, tuple[str, str, str]] = {
                  "forecast.md"),
     "forecast_holdout": ("bench_forecast_holdout", "calibration of the label forecast on "
                          "panel pools", "forecast_holdout_SPLITS.md"),
+    "forecast_calibration": ("bench_forecast_calibration", "the forecast's calibrated 80% "
+                             "interval: margins fitted on seen panel pools, coverage on "
+                             "fresh ones", "forecast_calibration.md"),
     "forecast_ceiling": ("bench_forecast_ceiling", "the forecast against hindsight label "
                          "models (a ceiling)", "forecast_ceiling_SPLITS.md"),
+    "live_forecast": ("bench_live_forecast", "the Label page's live forecast: a key press's "
+                      "cost beside it, and its age", "live_forecast.md"),
     "label_errors": ("bench_label_errors", "label-error margins, fragility and the e-error "
                      "stopping rule on the 36 panels", "label_errors.md"),
     "label_panel": ("bench_label_panel", "the Label page's panel in Chromium: latency, "

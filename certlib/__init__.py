@@ -40,6 +40,7 @@ if TYPE_CHECKING:  # the names a type checker sees; at run time they load on fir
     from .labelling.replay import replay as replay
     from .labelling.session import Session as Session
     from .planning.accuracy_plan import accuracy_labels as accuracy_labels
+    from .planning.budget_answer import what_budget_buys as what_budget_buys
     from .planning.budget_plan import budget_map as budget_map
     from .planning.label_forecast import forecast as forecast
     from .policies import policy_names as policy_names
@@ -69,6 +70,7 @@ _EXPORTS: dict[str, str] = {
     "budget_map": "planning.budget_plan",
     "accuracy_labels": "planning.accuracy_plan",
     "forecast": "planning.label_forecast",
+    "what_budget_buys": "planning.budget_answer",
 }
 _SUBMODULES: set[str] = {"audit"}
 

@@ -1,12 +1,14 @@
-"""``certlib plan POOL``: the budget-tolerance map, Figure 8's answer, a forecast and
-the labels the accuracy choice needs beside AUGRC's (paper 000 section 6).  Registered by
-`certlib.cli.build_parser` through `register`."""
+"""``certlib plan POOL``: the budget-tolerance map, Figure 8's answer, a forecast, what a
+budget buys (``--budget``) and the labels the accuracy choice needs beside AUGRC's (paper
+000 section 6), from the file's labels or a labelling project's (``--store --project``).
+Registered by `certlib.cli.build_parser` through `register`."""
 
 from __future__ import annotations
 
 import argparse
 import textwrap
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
 from .cli_output import emit, percent
@@ -15,13 +17,18 @@ from .errors import ParameterError
 if TYPE_CHECKING:
     from .certificates.certificate import Certificate
     from .core.pool import Pool
+    from .labelling.events import Project
     from .planning.accuracy_plan import AccuracyPlan
     from .planning.budget_plan import BudgetMap, Number
     from .planning.label_forecast import Forecast
 
 _T = TypeVar("_T")
 
-__all__ = ["accuracy_section", "plan_payload", "register"]
+__all__ = ["BUDGET_DRAWS", "accuracy_section", "plan_payload", "project_pool", "register"]
+
+#: Draws of ``--budget``'s forecast when ``--forecast`` sets none (`what_budget_buys`'s
+#: default, so the page and the command line give the same sentence).
+BUDGET_DRAWS = 200
 
 MARK: dict[str, str] = {"ruled_out": "x", "certified": "C", "unresolved": "."}
 
@@ -56,9 +63,10 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser], *,
                        "by the labels already known, "
                        ". = unresolved), "
                        "the smallest tolerance each budget certifies (paper Figure 8), "
-                       "with --forecast a forecast of the labels the policy will read, and "
+                       "with --forecast a forecast of the labels the policy will read, with "
+                       "--budget what a budget buys in one sentence, and "
                        "the labels the accuracy choice needs beside AUGRC's (paper section "
-                       "6.2).")
+                       "6.2); with --project from a labelling project's labels.")
     pool_args(p, objective_help="objective of the map, the replays and the forecast "
               "(default: augrc)")
     p.add_argument("--tolerances", default=None,
@@ -68,11 +76,23 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser], *,
     p.add_argument("--budgets", default=None,
                    help="comma-separated budgets in labels (default floor(b n), b = 0, .1, "
                    "..., 1)")
-    p.add_argument("--policy", default="adaptive-pair-sum", choices=list(policy_names()))
+    p.add_argument("--policy", default=None, choices=list(policy_names()),
+                   help="the policy replayed and forecast (default: the project's with "
+                   "--project, else adaptive-pair-sum)")
     p.add_argument("--forecast", type=int, default=0, metavar="DRAWS",
                    help="forecast the labels read with DRAWS draws of the unread labels "
                    "(0 = no forecast)")
     p.add_argument("--seed", type=int, default=0, help="seed of the forecast (default 0)")
+    p.add_argument("--budget", type=int, default=None, metavar="B",
+                   help="what a budget of B labels buys, in one sentence: the tolerance it "
+                   "certifies for sure and, with unread rows, with 80%% probability "
+                   f"(forecast with --forecast draws, else {BUDGET_DRAWS})")
+    p.add_argument("--project", default=None, metavar="N",
+                   help="plan from the labels of labelling project N in the label store "
+                   "instead of the file's labels")
+    p.add_argument("--store", default=None, metavar="DB",
+                   help="the label store of --project (default $CERTLIB_STORE or "
+                   "./certlib_labels.db)")
     p.set_defaults(func=_cmd_plan)
 
 
@@ -131,26 +151,109 @@ def plan_payload(pool: Pool, *, tolerances: Sequence[Number] | None = None,
     return m, fcs
 
 
+def project_pool(pool: Pool, project_id: object, store: str | Path | None = None
+                 ) -> tuple[Pool, Project]:
+    """The pool holding a labelling project's labels in force instead of its own, as
+    ``certlib plan --project N [--store DB]`` plans from it.
+
+    Parameters
+    ----------
+    pool : Pool
+        The pool the project was started on (its file's labels are replaced).
+    project_id : int or str
+        The project's id (its decimal text too).
+    store : str or Path, optional
+        The label store (default `certlib.labelling.store.default_store_path`:
+        ``$CERTLIB_STORE`` or ``./certlib_labels.db``); it must exist and is opened
+        read-only.
+
+    Returns
+    -------
+    pool : Pool
+        `LabelStore.pool_with_labels`: the project's labels, every other row unread.
+    project : Project
+        The project's settings.
+
+    Raises
+    ------
+    StoreError
+        No label store at that path, no such project (`UnknownProjectError`), a
+        project about the other objective, or a project on another pool
+        (`PoolMismatchError`).
+    """
+    from .labelling.store import LabelStore, StoreError, default_store_path
+
+    path = Path(store) if store is not None else default_store_path()
+    if not path.is_file():
+        where = "" if store is not None else (
+            " (the default: $CERTLIB_STORE or ./certlib_labels.db; name one with --store DB)")
+        raise StoreError(f"label store {str(path)!r} does not exist{where}")
+    db = LabelStore(path, read_only=True)
+    pid = _project_id(path, project_id)
+    project = db.project(pid)
+    if project.objective != pool.objective:
+        raise StoreError(f"project {pid} ({project.pool_name!r}) is about "
+                         f"{project.objective}; plan it with --objective {project.objective}")
+    return db.pool_with_labels(pid, pool), project
+
+
+def _project_id(path: Path, project_id: object) -> int:
+    from .labelling.store import UnknownProjectError
+
+    text = str(project_id).strip()
+    if isinstance(project_id, bool) or not text.isdecimal():
+        raise UnknownProjectError(
+            f"project_id {project_id!r} is not in the label store {str(path)!r}: a project "
+            "id is a positive whole number (1, 2, ...)")
+    return int(text)
+
+
 def _cmd_plan(args: argparse.Namespace) -> int:
     from .planning.accuracy_plan import accuracy_labels
+    from .planning.budget_answer import what_budget_buys
 
     # read by the command line before the command (certlib.cli.PoolRead)
     read = args.read
     pool: Pool = read.pool
+    project = None
+    if args.project is not None:
+        pool, project = project_pool(pool, args.project, args.store)
+    elif args.store is not None:
+        raise ParameterError("--store names the label store of a project: say which "
+                             "project's labels to plan from with --project N")
+    policy = args.policy or (project.policy if project is not None else "adaptive-pair-sum")
     tols = None if args.tolerances is None else _numbers(args.tolerances, "--tolerances", float)
     buds = None if args.budgets is None else _numbers(args.budgets, "--budgets", int)
     if args.forecast < 0:
         raise ParameterError(f"--forecast must be a number of draws >= 0; got {args.forecast}")
-    m, fcs = plan_payload(pool, tolerances=tols, budgets=buds, policy=args.policy,
+    if args.budget is not None and args.budget < 0:
+        raise ParameterError(f"--budget must be a number of labels >= 0; got {args.budget}")
+    m, fcs = plan_payload(pool, tolerances=tols, budgets=buds, policy=policy,
                           forecast_draws=args.forecast, seed=args.seed)
-    acc = accuracy_labels(pool, policy=args.policy, seed=args.seed)
+    ans = None if args.budget is None else what_budget_buys(
+        pool, args.budget, policy=policy, draws=args.forecast or BUDGET_DRAWS, seed=args.seed)
+    acc = accuracy_labels(pool, policy=policy, seed=args.seed)
     payload = {"pool": read.name, "objective": pool.objective, "map": m.to_dict(),
                "forecast": None if fcs is None else [f.to_dict() for f in fcs]}
+    if project is not None:
+        payload["project"] = {"id": project.id, "name": project.pool_name,
+                              "policy": project.policy, "labels": int(pool.n_labelled)}
     if fcs is not None:
         payload["p_certified"] = [[f.p_certified(b) for b in m.budgets] for f in fcs]
+    if ans is not None:
+        payload["budget_answer"] = ans.to_dict()
     payload["accuracy"] = acc.to_dict()
+    text = _table(read.name, pool, m, fcs)
+    if project is not None:
+        first, rest = text.split("\n", 1)
+        text = (f"{first}\nlabels    project {project.id} ({project.pool_name}): its "
+                f"{pool.n_labelled:,} labels in force replace the file's\n{rest}")
+    if ans is not None:
+        text += "\n\nwhat the budget buys:\n" + "\n".join(
+            textwrap.wrap(ans.text(), 90, initial_indent="  ", subsequent_indent="  ",
+                          break_on_hyphens=False, break_long_words=False))
     emit(args, {**payload, **read.payload},
-         read.table(_table(read.name, pool, m, fcs) + "\n\n" + accuracy_section(acc)))
+         read.table(text + "\n\n" + accuracy_section(acc)))
     return 0
 
 
@@ -193,12 +296,12 @@ def _table(name: str, pool: Pool, m: BudgetMap, fcs: list[Forecast] | None) -> s
         lines += ["", "forecast: not needed, every label is known (the replay column is exact)"]
     if fcs:
         lines += ["", f"forecast ({fcs[0].draws} draws; a forecast, not a guarantee): "
-                  "labels read in total, 10% / 50% / 90%",
+                  "labels read in total, median and calibrated 80% interval",
                   f"  {fcs[0].label_model_note}"]
         for f in fcs:
-            q = f.quantiles
-            lines.append(f"  tolerance {float(f.tolerance):>8g}: {q[0.1]:>6} {q[0.5]:>6} "
-                         f"{q[0.9]:>6}")
+            low, high = f.interval
+            lines.append(f"  tolerance {float(f.tolerance):>8g}: {f.quantiles[0.5]:>6} "
+                         f"[{low}, {high}]")
         wp = max(w, 7)  # "100.0%" and a space
         lines += ["", "forecast P(certify within budget):",
                   f"{'tolerance':>10} " + "".join(f"{b:>{wp}}" for b in m.budgets)]

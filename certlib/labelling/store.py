@@ -1398,6 +1398,44 @@ class LabelStore:
         """
         return self.progress(project_id, pool).session
 
+    def pool_with_labels(self, project_id: int, pool: Pool) -> Pool:
+        """The pool holding a project's labels in force instead of its own.
+
+        What planning from a project's labels needs (``certlib plan --store --project``):
+        the rows the project has read carry their labels, every other row is unread,
+        whatever labels the pool file had.
+
+        Parameters
+        ----------
+        project_id : int
+            The project's id.
+        pool : Pool
+            The pool it was started on.
+
+        Returns
+        -------
+        Pool
+            ``pool.with_labels`` of the labels the project's session holds.
+
+        Raises
+        ------
+        PoolMismatchError, UnknownProjectError
+            As in `progress`.
+
+        Examples
+        --------
+        >>> import os, tempfile, certlib
+        >>> pool = certlib.Pool.from_arrays([[0, 0, 1, 0], [0, 0, 0, 1]],
+        ...                                 [[4, 3, 2, 1], [3, 4, 1, 2]],
+        ...                                 labels=[1, 0, 0, 0], names=["A", "B"])
+        >>> store = LabelStore(os.path.join(tempfile.mkdtemp(), "labels.db"))
+        >>> pid = store.open_project(pool, "demo", policy="static-range")
+        >>> _ = store.append_label(pid, pool.row_ids[2], 0, "ana", pool=pool)
+        >>> store.pool_with_labels(pid, pool).labels.tolist()
+        [-1, -1, 0, -1]
+        """
+        return pool.with_labels(self.session(project_id, pool).label_codes)
+
     # ------------------------------------------------------------ record
     def export_record(self, project_id: int, pool: Pool) -> dict[str, object]:
         """The evidence record of a project (SPEC section 12,

@@ -22,6 +22,10 @@ adaptive policy costs one order per distinct set.  Other policies
 (``expected-coverage``, ``model-selector``) step one `Session` per draw: exact, but
 about as slow as one replay per draw.  The tests compare both paths with `Session`
 stepping on the same sampled labels.
+
+`excess_at_budget` runs the same replays stopped at a budget (a draw also stops once it
+has read that many labels, as a `Session` with that budget) and gives each draw's
+worst-case excess and answer there: what `certlib.planning.budget_answer` forecasts.
 """
 
 from __future__ import annotations
@@ -45,7 +49,7 @@ if TYPE_CHECKING:
 
 Progress = Callable[[float], object]
 
-__all__ = ["Forecast", "QUANTILES", "forecast", "replay_draws"]
+__all__ = ["Forecast", "QUANTILES", "excess_at_budget", "forecast", "replay_draws"]
 
 QUANTILES: tuple[float, ...] = (0.1, 0.5, 0.9)
 _BLOCK_ELEMENTS: int = 1 << 22  # int64 entries of one (draws, rows, K, K) block (32 MiB)
@@ -100,6 +104,29 @@ class Forecast:
         return {q: int(a[min(a.size - 1, int(np.ceil(q * a.size)) - 1)]) if q > 0 else int(a[0])
                 for q in QUANTILES}
 
+    @property
+    def interval(self) -> tuple[int, int]:
+        """The calibrated 80% interval of the labels read in total, ``(low, high)``.
+
+        The raw 10-90% quantiles widened or narrowed by a margin fitted on panel pools
+        (conformalized quantile regression,
+        `certlib.planning.forecast_calibration.calibrated_interval`); integers with
+        ``known <= low <= quantiles[0.5] <= high <= n``.  Calibrated for adaptive
+        pair-sum at tau = 0 on panel pools; elsewhere a corrected guess.
+
+        Examples
+        --------
+        >>> import certlib
+        >>> pool = certlib.load_pool("sample_data/demo_unlabelled.csv")
+        >>> f = certlib.forecast(pool, draws=20)
+        >>> low, high = f.interval
+        >>> 0 <= low <= f.quantiles[0.5] <= high <= pool.n
+        True
+        """
+        from .forecast_calibration import calibrated_interval
+
+        return calibrated_interval(self.labels_read, self.known, self.n)
+
     def p_certified(self, budget: int) -> float:
         """Forecast probability that the policy certifies within ``budget`` labels.
 
@@ -123,6 +150,7 @@ class Forecast:
             "seed": self.seed, "n": self.n, "known": self.known,
             "certified_now": self.certified_now,
             "quantiles": {str(q): v for q, v in self.quantiles.items()},
+            "interval": list(self.interval),
             "labels_read": list(self.labels_read), "winners": dict(self.winners),
             "label_model": self.label_model, "label_model_note": self.label_model_note,
         }
@@ -255,12 +283,101 @@ def replay_draws(pool: Pool, policy: str | Policy, *, Y: ArrayLike,
     >>> counts.tolist(), winners.tolist()
     ([3, 3], [0, 0])
     """
-    from ..core.bounds import thresholds
-    from ..core.pair_terms import initial_lower
-    from ..policies import PolicyContext, get_policy
-    from ..core.pool import UNREAD
+    from ..policies import get_policy
 
     pol = get_policy(policy)
+    run = _setup(pool, pol, Y, tolerance, seed)
+    if run is None:
+        return _step_draws(pool, pol, exact_fraction(tolerance), _codes(pool, Y), seed,
+                           progress)[:2]
+    return _replay_draws(pool, pol, *run, progress)[:2]
+
+
+def excess_at_budget(pool: Pool, policy: str | Policy, *, Y: ArrayLike, budget: int,
+                     tolerance: float | Fraction = 0, seed: int = 0,
+                     progress: Progress | None = None
+                     ) -> tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.bool_]]:
+    """Worst-case excess and answer per draw after ``budget`` labels (known ones included).
+
+    The run of `replay_draws` stopped at ``budget`` labels in total: the policy starts
+    from the pool's known labels, reads the unread labels ``Y[d]`` of draw d and stops
+    when the test certifies or ``budget`` labels are read (the known labels count, so a
+    budget below them reads nothing).  Exact: equals stepping a `Session` started with
+    ``budget`` on each draw (module docstring; the same block replay, capped, for
+    policies whose order is known in advance).
+
+    Parameters
+    ----------
+    pool : Pool
+        The pool, with the labels read so far.
+    policy : str or Policy
+        The policy to replay.
+    Y : array_like of int, shape (draws, n)
+        Class codes of every row per draw; the known rows of Y are ignored.
+    budget : int
+        Most labels in total, >= 0.
+    tolerance : float or Fraction, default 0
+        The objective tolerance tau >= 0 of the stopping test (shared rule); 0: the run
+        aiming at the exact choice.
+    seed : int, default 0
+        Seed of a random policy.
+    progress : callable, optional
+        Called with the fraction of draws done in [0, 1].
+
+    Returns
+    -------
+    excess : ndarray of int64, shape (draws,)
+        The worst-case excess of the answer when the run stops (`Decision.excess`) times
+        ``pool.scale``: draw d's answer is within ``excess[d] / pool.scale`` of the best
+        objective under every completion of the labels it has not read.
+    selected : ndarray of int64, shape (draws,)
+        The candidate index of that answer (`Decision.selected_index`).
+    certified : ndarray of bool, shape (draws,)
+        Whether the test certified it within the budget.
+
+    Raises
+    ------
+    ParameterError
+        On a bad policy, tolerance or budget, or a bad ``Y`` (`replay_draws`).
+
+    Examples
+    --------
+    >>> import numpy as np, certlib
+    >>> from certlib.planning.label_forecast import excess_at_budget
+    >>> pool = certlib.Pool.from_arrays([[0, 0, 1, 0], [0, 0, 0, 1]],
+    ...                                 [[4, 3, 2, 1], [3, 4, 1, 2]], names=["A", "B"],
+    ...                                 classes=[0, 1])
+    >>> Y = np.zeros((2, 4), dtype=int)
+    >>> exc, sel, cert = excess_at_budget(pool, "static-range", Y=Y, budget=1)
+    >>> exc.tolist(), pool.scale, sel.tolist(), cert.tolist()   # B within 2/32 of the best
+    ([2, 2], 32, [1, 1], [False, False])
+    >>> excess_at_budget(pool, "static-range", Y=Y, budget=3)[0].tolist()
+    [0, 0]
+    """
+    from ..core.bounds import excess_units, thresholds
+    from ..policies import get_policy
+
+    if isinstance(budget, bool) or not isinstance(budget, (int, np.integer)) or budget < 0:
+        raise ParameterError(f"budget must be a whole number of labels >= 0; got {budget!r}")
+    pol = get_policy(policy)
+    run = _setup(pool, pol, Y, tolerance, seed)
+    if run is None:
+        th = thresholds(pool.K, pool.scale, rule="shared", tolerance=tolerance)
+        _, winners, L = _step_draws(pool, pol, th.tolerance, _codes(pool, Y), seed, progress,
+                                    cap=int(budget))
+    else:
+        th = run[1]
+        _, winners, L = _replay_draws(pool, pol, *run, progress, cap=int(budget))
+    exc = excess_units(np.moveaxis(L, 0, 2), th)  # (K, draws)
+    D = L.shape[0]
+    cert, _ = _certified_any(L, th.need)
+    return exc[winners, np.arange(D)] // th.unit, winners, np.asarray(cert, dtype=bool)
+
+
+def _codes(pool: Pool, Y: ArrayLike) -> NDArray[np.int64]:
+    """``Y`` checked, its known rows replaced by the pool's known labels."""
+    from ..core.pool import UNREAD
+
     Y = np.asarray(Y, dtype=np.int64)
     if Y.ndim != 2 or Y.shape[1] != pool.n:
         raise ParameterError(f"Y must be a (draws, n = {pool.n}) array of label codes; got "
@@ -269,6 +386,21 @@ def replay_draws(pool: Pool, policy: str | Policy, *, Y: ArrayLike,
     Y = np.where(known[None, :], pool.labels[None, :], Y)
     if ((Y < 0) | (Y >= pool.n_classes)).any():
         raise ParameterError("Y must hold a class code for every unread row")
+    return Y
+
+
+def _setup(pool: Pool, pol: Policy, Y: ArrayLike, tolerance: float | Fraction, seed: int
+           ) -> tuple[PolicyContext, Thresholds, NDArray[np.int64], NDArray[np.bool_],
+                      NDArray[np.int64], NDArray[np.int64] | None] | None:
+    """The block replay's inputs (context, thresholds, bounds of the known labels, known
+    mask, checked ``Y``, static order), or None for a policy without a known order."""
+    from ..core.bounds import thresholds
+    from ..core.pair_terms import initial_lower
+    from ..core.pool import UNREAD
+    from ..policies import PolicyContext
+
+    Y = _codes(pool, Y)
+    known = pool.labels != UNREAD
     th = thresholds(pool.K, pool.scale, rule="shared", tolerance=tolerance)
     L0 = initial_lower(pool, "shared")
     rows = np.flatnonzero(known)
@@ -280,8 +412,8 @@ def replay_draws(pool: Pool, policy: str | Policy, *, Y: ArrayLike,
     has_adaptive = static is None and pol.adaptive_order(
         ctx, tuple(range(pool.K))) is not None
     if static is None and not has_adaptive:
-        return _step_draws(pool, pol, th.tolerance, Y, seed, progress)
-    return _replay_draws(pool, pol, ctx, th, L0, known, Y, static, progress)
+        return None
+    return ctx, th, L0, known, Y, static
 
 
 def _certified_any(L: NDArray[np.int64], need: NDArray[np.int64]
@@ -305,8 +437,11 @@ def _selected(L: NDArray[np.int64], th: Thresholds) -> int:
 
 def _replay_draws(pool: Pool, pol: Policy, ctx: PolicyContext, th: Thresholds,
                   L0: NDArray[np.int64], known: NDArray[np.bool_], Y: NDArray[np.int64],
-                  static: NDArray[np.int64] | None, progress: Progress | None
-                  ) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+                  static: NDArray[np.int64] | None, progress: Progress | None, *,
+                  cap: int | None = None
+                  ) -> tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int64]]:
+    """Labels read, selected candidate and final bounds per draw; with ``cap`` a draw
+    also stops once it has read ``cap`` labels in total (a budget, as `Session`)."""
     from ..core.pair_terms import gain_terms
 
     D, n, K, C = Y.shape[0], pool.n, pool.K, pool.n_classes
@@ -317,9 +452,9 @@ def _replay_draws(pool: Pool, pol: Policy, ctx: PolicyContext, th: Thresholds,
     winners = np.full(D, -1, dtype=np.int64)
     done = np.zeros(D, dtype=bool)
     cert0, _ = _certified_any(L0, need)
-    if cert0:
+    if cert0 or (cap is not None and counts[0] >= cap):  # nothing left to read
         winners[:] = _selected(L0, th)
-        return counts, winners
+        return counts, winners, L
     out0 = _eliminated(L0, elim)
     active_of = [tuple(int(k) for k in np.flatnonzero(~out0))] * D
     orders: dict[tuple[int, ...], NDArray[np.int64]] = {}
@@ -363,6 +498,9 @@ def _replay_draws(pool: Pool, pol: Policy, ctx: PolicyContext, th: Thresholds,
             if static is None:
                 newly = (_eliminated(cum, elim) & act_mask).any(axis=-1)
                 event |= newly
+            if cap is not None:  # the read that spends the budget ends the run
+                left = cap - counts[running]
+                event |= fresh & (np.cumsum(fresh, axis=1) >= left[:, None])
             hit = event.any(axis=1)
             first = np.where(hit, np.argmax(event, axis=1), rows.size - 1)
             S = running.size
@@ -378,7 +516,7 @@ def _replay_draws(pool: Pool, pol: Policy, ctx: PolicyContext, th: Thresholds,
             stop_c = hit & cert[np.arange(S), first]
             for s in np.flatnonzero(hit):
                 d = int(running[s])
-                if stop_c[s]:
+                if stop_c[s] or (cap is not None and counts[d] >= cap):
                     done[d] = True
                     winners[d] = _selected(Lnew[s], th)
                     finished += 1
@@ -398,19 +536,22 @@ def _replay_draws(pool: Pool, pol: Policy, ctx: PolicyContext, th: Thresholds,
             finished += 1
     if progress is not None:
         progress(1.0)
-    return counts, winners
+    return counts, winners, L
 
 
 def _step_draws(pool: Pool, pol: Policy, tolerance: Fraction, Y: NDArray[np.int64],
-                seed: int, progress: Progress | None
-                ) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
-    """One `Session` per draw (policies whose order depends on the labels)."""
+                seed: int, progress: Progress | None, *, cap: int | None = None
+                ) -> tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int64]]:
+    """One `Session` per draw (policies whose order depends on the labels), with budget
+    ``cap``: labels read, selected candidate and final bounds per draw."""
     from ..labelling.session import Session
 
     D = Y.shape[0]
     counts = np.zeros(D, dtype=np.int64)
     winners = np.zeros(D, dtype=np.int64)
-    base = Session.from_pool_labels(pool, policy=pol, tolerance=tolerance, seed=seed)
+    L = np.zeros((D, pool.K, pool.K), dtype=np.int64)
+    base = Session.from_pool_labels(pool, policy=pol, tolerance=tolerance, seed=seed,
+                                    budget=cap)
     for d in range(D):
         s = base
         while not s.done:
@@ -419,6 +560,7 @@ def _step_draws(pool: Pool, pol: Policy, tolerance: Fraction, Y: NDArray[np.int6
             s = s.observe(r, pool.classes[int(Y[d, r])])
         counts[d] = s.t
         winners[d] = s.decision.selected_index
+        L[d] = s.L
         if progress is not None:
             progress((d + 1) / D)
-    return counts, winners
+    return counts, winners, L

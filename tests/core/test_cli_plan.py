@@ -148,3 +148,110 @@ def test_a_shared_prediction_pool_says_accuracy_cannot_choose():
                       "--budgets", "0")
     text = " ".join(out.split())
     assert rc == 0 and "accuracy ties them all, so msp (first in priority) wins it" in text
+
+
+def _one_line(text):
+    return " ".join(text.split())
+
+
+def test_budget_prints_the_library_sentence():
+    """--budget: the sentence of `what_budget_buys` (same pool, policy, draws, seed), in the
+    table and as JSON "budget_answer"; the draws are --forecast's, else 200."""
+    from certlib.planning.budget_answer import what_budget_buys
+
+    full = ROOT / "sample_data/panels/wine_s1_logreg_k4.csv"
+    rc, out, _ = _run(str(full), "--budget", "30", "--tolerances", "0,0.01")
+    want = what_budget_buys(certlib.load_pool(full), 30)
+    assert rc == 0 and want.basis == "replay"
+    assert "what the budget buys: " + want.text() in _one_line(out)
+    path = ROOT / "sample_data/demo_unlabelled.csv"
+    rc, out, _ = _run(str(path), "--budget", "60", "--tolerances", "0", "--seed", "2",
+                      "--policy", "static-pair-sum", "--json")
+    d = json.loads(out)["budget_answer"]
+    a = what_budget_buys(certlib.load_pool(path), 60, policy="static-pair-sum", seed=2)
+    assert d["text"] == a.text() and d["draws"] == 200 and d["basis"] == "forecast"
+    assert d == json.loads(json.dumps(a.to_dict()))
+    rc, out, _ = _run(str(path), "--budget", "60", "--tolerances", "0", "--forecast", "15",
+                      "--json")
+    d = json.loads(out)
+    assert d["budget_answer"]["draws"] == 15 and d["forecast"][0]["draws"] == 15
+    assert d["budget_answer"]["text"] == what_budget_buys(certlib.load_pool(path), 60,
+                                                          draws=15).text()
+    assert "budget_answer" not in json.loads(_run(str(path), "--json")[1])
+    rc, _, err = _run(str(path), "--budget", "-1")
+    assert rc == 2 and err.startswith("certlib: error: --budget")
+
+
+def _project(tmp_path, labels=40):
+    """A SQLite label store with one project on demo_unlabelled.csv: the policy's first
+    ``labels`` rows answered with demo_binary.csv's labels."""
+    from certlib.labelling.store import LabelStore
+
+    pool = certlib.load_pool(ROOT / "sample_data/demo_unlabelled.csv")
+    truth = certlib.load_pool(ROOT / "sample_data/demo_binary.csv")
+    store = LabelStore(tmp_path / "labels.db")
+    pid = store.open_project(pool, "demo_unlabelled.csv", policy="static-range")
+    for _ in range(labels):
+        r = store.session(pid, pool).next_row()
+        store.append_label(pid, pool.row_ids[r], truth.classes[truth.labels[r]], "ana",
+                           pool=pool)
+    return store, pid, pool
+
+
+def test_plan_from_a_projects_labels(tmp_path):
+    """--store DB --project N: the project's labels in force replace the file's (none
+    here), the policy defaults to the project's, and the numbers are the library's on
+    `LabelStore.pool_with_labels`."""
+    from certlib.planning.budget_answer import what_budget_buys
+
+    store, pid, pool = _project(tmp_path)
+    withp = store.pool_with_labels(pid, pool)
+    assert withp.n_labelled == 40
+    assert (withp.labels >= 0).tolist() == (store.session(pid, pool).label_codes >= 0).tolist()
+    db = str(tmp_path / "labels.db")
+    path = str(ROOT / "sample_data/demo_unlabelled.csv")
+    rc, out, _ = _run(path, "--store", db, "--project", str(pid), "--budget", "60",
+                      "--tolerances", "0,0.01", "--budgets", "40,60", "--json")
+    assert rc == 0
+    d = json.loads(out)
+    m = certlib.budget_map(withp, (0, 0.01), budgets=(40, 60), policy="static-range")
+    assert d["map"] == json.loads(json.dumps(m.to_dict())) and d["map"]["known"] == 40
+    assert d["project"] == {"id": pid, "name": "demo_unlabelled.csv", "policy": "static-range",
+                            "labels": 40}
+    assert d["budget_answer"]["text"] == what_budget_buys(withp, 60, policy="static-range").text()
+    rc, out, _ = _run(path, "--store", db, "--project", str(pid), "--budget", "30")
+    assert rc == 0 and "40 labels known" in out
+    assert f"labels    project {pid} (demo_unlabelled.csv): its 40 labels in force" in out
+    assert "A budget of 30 labels is below the 40 labels already known, which count as " \
+        "read and buy tolerance" in _one_line(out)
+    # an explicit --policy wins over the project's
+    rc, out, _ = _run(path, "--store", db, "--project", str(pid), "--policy",
+                      "adaptive-pair-sum", "--json")
+    assert json.loads(out)["map"]["policy"] == "adaptive-pair-sum"
+
+
+def test_project_errors_are_one_line(tmp_path, monkeypatch):
+    store, pid, pool = _project(tmp_path, labels=3)
+    db = str(tmp_path / "labels.db")
+    path = str(ROOT / "sample_data/demo_unlabelled.csv")
+    monkeypatch.chdir(tmp_path / "..")
+    monkeypatch.setenv("CERTLIB_STORE", str(tmp_path / "missing.db"))
+    cases = [
+        (["--store", db, "--project", str(pid + 1)], "is not in the label store"),
+        (["--store", db, "--project", "first"], "a project id is a positive whole number"),
+        (["--store", str(tmp_path / "nope.db"), "--project", "1"], "does not exist"),
+        (["--project", "1"], "missing.db' does not exist (the default: $CERTLIB_STORE"),
+        (["--store", db], "--store names the label store of a project"),
+        (["--store", db, "--project", "1", "--objective", "accuracy"],
+         "plan it with --objective augrc"),
+    ]
+    for args, msg in cases:
+        rc, _, err = _run(path, *args)
+        assert rc == 2 and err.startswith("certlib: error:") and err.count("\n") == 1, err
+        assert msg in err, (args, err)
+    rc, _, err = _run(str(ROOT / "sample_data/figure2.csv"), "--store", db, "--project", "1")
+    assert rc == 2 and "does not match project 1" in err and err.count("\n") == 1
+    # the default store: $CERTLIB_STORE
+    monkeypatch.setenv("CERTLIB_STORE", db)
+    rc, out, _ = _run(path, "--project", str(pid), "--json")
+    assert rc == 0 and json.loads(out)["map"]["known"] == 3

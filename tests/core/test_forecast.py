@@ -10,7 +10,7 @@ from scipy.stats import binomtest
 
 import certlib
 from certlib.errors import CertlibError
-from certlib.planning.label_forecast import replay_draws
+from certlib.planning.label_forecast import excess_at_budget, replay_draws
 from certlib.policies.label_model import fit_label_sampler
 from certlib.labelling.session import Session
 
@@ -46,6 +46,37 @@ def test_vectorised_replays_equal_session_stepping(policy, known, tol):
     for d in range(Y.shape[0]):
         t, w = _stepped(pool, policy, tol, Y[d], seed=3)
         assert (counts[d], winners[d]) == (t, w)
+
+
+@pytest.mark.parametrize("policy", ["static-range", "adaptive-pair-sum", "adaptive-range",
+                                    "vma", "random", "model-selector", "expected-coverage"])
+@pytest.mark.parametrize("known", [0, 9])
+@pytest.mark.parametrize("tol", [0, 0.01])
+def test_excess_at_budget_equals_session_stepping(policy, known, tol):
+    """The capped block replay (and its stepping fallback) stops each draw where a Session
+    with that budget stops: same worst-case excess, answer and certificate."""
+    full = certlib.load_pool(ROOT / "sample_data/panels/wine_s2_tree_k8.csv")
+    pool = _partial(full, known, np.random.default_rng(known))
+    Y = fit_label_sampler(pool).sample(np.random.default_rng(5), 6)
+    for budget in (0, known, known + 1, 15, 30, pool.n):
+        exc, sel, cert = excess_at_budget(pool, policy, Y=Y, budget=budget, tolerance=tol,
+                                          seed=3)
+        for d in range(Y.shape[0]):
+            s = Session.from_pool_labels(pool, policy=policy, tolerance=tol, seed=3,
+                                         budget=budget)
+            while not s.done:
+                r = s.next_row()
+                s = s.observe(r, pool.classes[int(Y[d, r])])
+            assert (exc[d], sel[d], cert[d]) == (s.excess * pool.scale,
+                                                 s.decision.selected_index, s.certified)
+
+
+def test_excess_at_budget_bad_budget():
+    pool = certlib.load_pool(ROOT / "sample_data/demo_unlabelled.csv")
+    Y = np.zeros((1, pool.n), dtype=int)
+    for bad in (-1, 2.0, True):
+        with pytest.raises(CertlibError, match="budget"):
+            excess_at_budget(pool, "static-range", Y=Y, budget=bad)
 
 
 @pytest.mark.parametrize("seed", range(3))
