@@ -26,6 +26,7 @@ from ui.inputs import (LOST_PRESS, acted, annotator_input, brought_in, budget_in
                        tolerance_input, view_key)
 from ui.keys import class_shortcuts, skip_shortcut, undo_shortcut
 from ui.links import page_button
+from ui.live_forecast import live_forecast
 from ui.pool_picker import (choose_pool, class_settings, mismatch_message, pool_folder,
                             pool_ref)
 from ui.team import assigned_project, handed_row, team_sidebar, team_store
@@ -368,6 +369,19 @@ def _panel() -> None:
 
 _panel()
 panel_wake(sb)
+
+
+@st.fragment(run_every=2)
+def _forecast() -> None:
+    """How many more labels (a forecast made off the key press's path: ui.live_forecast);
+    a fragment of its own, so the panel is not redrawn when a forecast arrives."""
+    now = st.session_state.get("label_progress")
+    if now is not None and now.project.id == pid:
+        live_forecast(store, now, pool)
+
+
+if assigned_pid is None and not g.final:  # a lead's number (an annotator sees the panel)
+    _forecast()
 
 seeded, now, differ = _file_change(prog, pool, str(store.path), pid)
 if seeded:  # file labels are never undone nor corrected: all of them are in force

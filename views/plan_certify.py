@@ -8,7 +8,8 @@ import streamlit as st
 
 import certlib
 from certlib.errors import CertlibError
-from ui.cache import cached_certify, cached_replay, pool_key
+from certlib.cli_plan import BUDGET_DRAWS
+from ui.cache import POOL_HASH, cached_certify, cached_replay, pool_key
 from ui.inputs import budget_input, default_budget, policy_input, seed_input, tolerance_input
 from ui.known_labels import known_labels
 from ui.links import page_link
@@ -26,6 +27,12 @@ if pool is None:
     st.stop()
 pool, known_from = known_labels(pool)
 pool_summary(pool)
+
+@st.cache_data(show_spinner="Working out what the budget buys ...", max_entries=64,
+               hash_funcs=POOL_HASH)
+def _budget_answer(pool, budget: int, policy: str, seed: int):
+    return certlib.what_budget_buys(pool, budget, policy=policy, draws=BUDGET_DRAWS, seed=seed)
+
 
 st.header("1. Before labelling: which budgets can never suffice")
 tol = tolerance_input(st, "tol", "AUGRC tolerance tau (0 = exact choice)")
@@ -46,6 +53,21 @@ else:
                + (f" It is below the {pool.n_labelled:,} labels already known, which count "
                   "as read." if 0 < pool.n_labelled < pool.n and budget < pool.n_labelled
                   else ""))
+q1, q2 = st.columns([5, 4])  # the policy names are long; at 800 px a narrower seed box
+# wraps its label and loses its + and -
+policy = policy_input(q1, "policy")
+seed = seed_input(q2, "seed")
+try:
+    answer = _budget_answer(pool, budget, policy, int(seed))
+except CertlibError as exc:
+    st.error(plain(exc))
+    st.stop()
+st.markdown(f"**What your budget buys.** {answer.text(plain)}")
+st.caption("The policy's run stopped at the budget: a stopping test at the tolerance named, "
+           "or any larger one, certifies within the budget (the tolerance box above does not "
+           "change it)" + ("" if pool.fully_labelled else
+                           f"; a forecast from {BUDGET_DRAWS} draws of the unread labels, as on "
+                           "the Budget map page and in `certlib plan --budget`") + ".")
 with st.expander("Labels each candidate needs at least before it can be certified"):
     st.dataframe(pd.DataFrame({
         "candidate": [str(c) for c in pre.candidates],
@@ -74,11 +96,9 @@ if not pool.fully_labelled:
     st.stop()
 
 st.header("2. With labels known: what a policy would have read")
-c1, c2, c3 = st.columns([5, 3, 4])  # the policy names are long; at 800 px a narrower
-# seed box wraps its label and loses its + and -
-policy = policy_input(c1, "policy")
-rule = c2.selectbox("Stopping rule", RULES, **sticky("rule", "shared", RULE, RULES, index=True))
-seed = seed_input(c3, "seed")
+rule = st.columns([1, 2])[0].selectbox("Stopping rule", RULES,
+                                       **sticky("rule", "shared", RULE, RULES, index=True))
+c1, c2, c3 = st.columns([5, 3, 4])
 try:
     rep = cached_replay(pool, policy, rule, tol, int(seed))
 except CertlibError as exc:
@@ -95,16 +115,6 @@ if tol > 0 and rep.selected != rep.full_pool_winner:
     st.caption(f"With tau = {tol:g} every candidate within tau of the best qualifies: the policy "
                f"certified {plain(rep.selected)}, whose AUGRC is within tau of the full-pool "
                f"winner {plain(rep.full_pool_winner)}'s.")
-rep_b = cached_replay(pool, policy, rule, tol, int(seed), budget)
-if rep_b.certified:
-    st.success(f"**What your budget of {budget:,} labels buys:** {policy} certifies "
-               f"{plain(rep_b.selected)} {within} after {rep_b.labels_read:,} labels.")
-else:
-    st.warning(f"**What your budget of {budget:,} labels buys:** {policy} does not certify the "
-               f"choice within it; its best answer {plain(rep_b.selected)} is guaranteed within "
-               f"{float(rep_b.excess):.4g} AUGRC of the best (it needs {rep.labels_read:,} "
-               "labels to certify).")
-
 st.header("3. In hindsight: the smallest sufficient label set")
 cert = cached_certify(pool, tol)
 size = f"{cert.lower:,}" if cert.exact else f"{cert.lower:,} to {cert.upper:,}"

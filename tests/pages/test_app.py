@@ -80,17 +80,21 @@ def test_other_samples_load(label):
 
 
 def test_what_the_budget_buys():
+    """One sentence, the library's (`certlib.what_budget_buys`, also `certlib plan
+    --budget`): the tolerance the budget certifies, exactly on a labelled pool."""
+    from ui.text import plain
+
     pool = certlib.load_pool(ROOT / "sample_data" / "demo_binary.csv")
     full = certlib.replay(pool, policy="adaptive-pair-sum")
     short = certlib.replay(pool, policy="adaptive-pair-sum", budget=60)
     assert full.certified and not short.certified
     at = _run("app.py")
-    _budget_box(at).set_value(150).run()
-    assert any(f"certifies {full.selected}" in m.value and f"after {full.labels_read:,} labels"
-               in m.value for m in at.success)
-    _budget_box(at).set_value(60).run()
-    assert any("does not certify" in m.value and f"{float(short.excess):.4g}" in m.value
-               for m in at.warning)
+    for budget in (150, 60):
+        _budget_box(at).set_value(budget).run()
+        want = certlib.what_budget_buys(pool, budget).text(plain)
+        assert f"**What your budget buys.** {want}" in [m.value for m in at.markdown]
+    assert f"tolerance {float(short.excess):.4g} on AUGRC" in want
+    assert f"certifying the exact choice takes {full.labels_read:,} labels" in want
 
 
 @pytest.mark.parametrize("text", ["[pwn](https://example.com/x)", "![i](https://e.com/i.png)",
@@ -172,14 +176,14 @@ def test_plan_page_counts_the_labels_of_a_project_on_an_unlabelled_pool(tmp_path
     budget.run()
     assert not budget.exception, budget.exception
     assert budget.selectbox(key="known").value == str(pid)
-    assert any(f"the {t:,} labels already known certify it" in m.value
-               for m in budget.success), [m.value for m in budget.success]
+    assert any(f"the {t:,} labels already known certify" in m.value
+               for m in budget.markdown), [m.value for m in budget.markdown]
     budget.query_params["known"] = "file"  # a link with the file's labels
     budget = AppTest.from_file(str(ROOT / "views" / "budget.py"), default_timeout=120)
     budget.query_params.update(pool="sample:unlabelled", known="file")
     budget.run()
     assert budget.selectbox(key="known").value == "file"
-    assert not budget.success
+    assert not any("labels already known certify" in m.value for m in budget.markdown)
     label = AppTest.from_file(str(ROOT / "views" / "label.py"), default_timeout=120)
     label.query_params["pool"] = "sample:unlabelled"
     label.run()

@@ -647,3 +647,38 @@ def test_a_double_press_on_start_starts_one_project(store_path):
     press_twice(at, view_button(at, "start"))
     assert not at.exception, at.exception
     assert len(LabelStore(store_path).projects()) == 1
+
+
+def _forecast_caption(at, tries=600):
+    """The live forecast's caption once a finished forecast is shown (it is made in a
+    background thread at the lowest priority: on a busy machine it waits its turn)."""
+    import time
+
+    for _ in range(tries):
+        found = [c.value for c in at.caption if c.value.startswith("Forecast: about")]
+        if found and "being computed" not in found[0]:
+            return found[0]
+        time.sleep(0.2)
+        at.run()
+    raise AssertionError([c.value for c in at.caption])
+
+
+def test_the_label_page_forecasts_the_labels_left_as_the_planning_pages_do(store_path, pools):
+    """After each label the page shows how many more the policy is forecast to read,
+    from the labels read so far: the forecast `certlib.forecast` makes of the pool with
+    the project's labels (the planning pages' and `certlib plan --project`'s)."""
+    pool, truth = pools
+    at = _start()
+    for _ in range(5):
+        rid = _next_row_id(at)
+        panel_press(at, f"c{_truth_of(truth, rid)}")
+    text = _forecast_caption(at)
+    store = LabelStore(store_path)
+    (project,) = store.projects()
+    prog = store.progress(project.id, pool)
+    f = certlib.forecast(pool.with_labels(prog.session.label_codes), policy=project.policy,
+                         tolerance=project.tolerance, draws=200, seed=project.seed)
+    lo, hi = f.interval
+    med = f.quantiles[0.5]
+    assert text.startswith(f"Forecast: about {med - 5:,} more labels (80% between "
+                           f"{lo - 5:,} and {hi - 5:,} more; {med:,} in total)"), text

@@ -48,25 +48,31 @@ def test_labelled_demo_equals_the_cli():
     df = _df(at, "prelabel bound (labels)")
     assert list(df["prelabel bound (labels)"]) == cli["prelabel"]
     assert list(df["replay (labels)"]) == cli["labels_read"]
-    # Figure 8 for the default budget n // 2 and for a typed budget
+    # what the budget buys (the CLI's --budget sentence) and Figure 8's grid answer, for
+    # the default budget n // 2 and for a typed budget
     n = cli["n"]
-    text = at.success[0].value if at.success else at.warning[0].value
-    want = cli["smallest_tolerance"].get(str(n // 2))
-    assert f"budget of {n // 2:,} labels" in text
-    if want is None:
-        assert at.warning and "no tolerance on the grid" in text
-    else:
-        assert at.success and f"tau = {want:g}" in text
+
+    def said(budget):
+        sentence = _cli(str(ROOT / "sample_data/demo_binary.csv"), "--budget",
+                        str(budget))["budget_answer"]["text"]
+        assert f"**{sentence}**" in [m.value for m in at.markdown]
+        want = cli["smallest_tolerance"].get(str(budget))
+        grid = " ".join(c.value for c in at.caption)
+        assert (f"the smallest tolerance certified within {budget:,} labels is {want:g}"
+                if want is not None else
+                f"no tolerance is certified within {budget:,} labels") in grid
+
+    said(n // 2)
     (box,) = [b for b in at.number_input if str(b.key).startswith("plan_budget_")]
     box.set_value(n).run()
-    assert f"tau = {cli['smallest_tolerance'][str(n)]:g}" in at.success[0].value
+    said(n)
     # a number outside 0..n says what is used instead of keeping a stale answer
     box.set_value(10 * n).run()
     assert any(f"so a budget of {10 * n:,} buys no more than {n:,}" in i.value for i in at.info)
-    assert f"tau = {cli['smallest_tolerance'][str(n)]:g}" in at.success[0].value
+    said(n)
     box.set_value(-3).run()
     assert any("-3 is below 0, so 0 is used" in w.value for w in at.warning)
-    assert any("budget of 0 labels" in w.value for w in at.warning)
+    assert any("A budget of 0 labels" in m.value for m in at.markdown)
     assert any("Every label is known" in i.value for i in at.info)
 
 
@@ -77,11 +83,10 @@ def test_unlabelled_demo_forecast_equals_the_cli():
         == cli["map"]["prelabel"]
     at.button(key="plan_run").click().run()
     assert not at.exception, at.exception
-    q = _df(at, "10%")
+    q = _df(at, "median")
     for i, f in enumerate(cli["forecast"]):
-        assert q["10%"][i] == f["quantiles"]["0.1"]
-        assert q["50%"][i] == f["quantiles"]["0.5"]
-        assert q["90%"][i] == f["quantiles"]["0.9"]
+        assert q["median"][i] == f["quantiles"]["0.5"]
+        assert [q["80% low"][i], q["80% high"][i]] == f["interval"]
     # P(certify) within the default budget n // 2 equals the CLI's column for that budget
     n = cli["map"]["n"]
     col = [c for c in q.columns if c.startswith("P(certify")][0]
@@ -127,7 +132,7 @@ def test_stop_keeps_no_forecast_and_the_page_stands():
     at = _page("unlabelled")
     at.button(key="plan_stop").click().run()
     assert not at.exception, at.exception
-    assert not [d for d in at.dataframe if "10%" in d.value.columns]
+    assert not [d for d in at.dataframe if "median" in d.value.columns]
     assert at.button(key="plan_run").disabled is False
     # nothing ran: the press is answered, not ignored without a word
     assert any("No forecast was running" in i.value for i in at.info)
@@ -174,6 +179,65 @@ def test_known_labels_that_certify_are_said_on_the_page(tmp_path, monkeypatch):
     (box,) = [b for b in at.number_input if str(b.key).startswith("plan_budget_")]
     box.set_value(170).run()
     assert not at.exception, at.exception
-    assert any("budget of 170 labels the smallest tolerance certified is tau = 0" in s.value
-               and "170 labels already known certify it" in s.value for s in at.success), \
-        [s.value for s in at.success] + [i.value for i in at.info]
+    assert any("A budget of 170 labels buys tolerance 0, the exact choice, for sure: the 170 "
+               "labels already known certify" in m.value for m in at.markdown), \
+        [m.value for m in at.markdown]
+    assert any("the smallest tolerance certified within 170 labels is 0" in c.value
+               for c in at.caption)
+
+
+def test_pages_and_the_cli_agree_on_a_partly_labelled_project(tmp_path, monkeypatch):
+    """A project that has read 30 labels: `certlib plan --store --project`, the Budget map,
+    Plan and certify and the Label page give the same forecast of the labels it will read
+    and the same sentence for what a budget buys."""
+    import time
+
+    import certlib
+    from certlib.labelling.store import LabelStore
+
+    db = tmp_path / "labels.db"
+    monkeypatch.setenv("CERTLIB_STORE", str(db))
+    pool = certlib.load_pool(ROOT / "sample_data" / "demo_unlabelled.csv")
+    truth = certlib.load_pool(ROOT / "sample_data" / "demo_binary.csv")
+    store = LabelStore(db)
+    pid = store.open_project(pool, "Breast cancer, unlabelled (annotator)")
+    for _ in range(30):
+        r = store.progress(pid, pool).next_row
+        store.append_label(pid, pool.row_ids[r], truth.classes[int(truth.labels[r])], "ana",
+                           pool=pool)
+    budget = 80
+    cli = _cli(str(ROOT / "sample_data/demo_unlabelled.csv"), "--store", str(db), "--project",
+               str(pid), "--tolerances", "0", "--forecast", "200", "--budget", str(budget))
+    f = cli["forecast"][0]
+    low, high = f["interval"]
+    med = f["quantiles"]["0.5"]
+    sentence = cli["budget_answer"]["text"]
+    assert cli["map"]["known"] == 30 and low >= 30
+
+    at = _page("unlabelled")  # the newest project's labels by default
+    assert at.selectbox(key="known").value == str(pid)
+    at.text_input(key="plan_tols").set_value("0").run()
+    (box,) = [b for b in at.number_input if str(b.key).startswith("plan_budget_")]
+    box.set_value(budget).run()
+    assert f"**{sentence}**" in [m.value for m in at.markdown]
+    at.button(key="plan_run").click().run()
+    q = _df(at, "median")
+    assert (q["median"][0], q["80% low"][0], q["80% high"][0]) == (med, low, high)
+
+    home = AppTest.from_file(str(ROOT / "app.py"), default_timeout=180)
+    home.query_params["pool"] = "sample:unlabelled"
+    home.run()
+    (hbox,) = [b for b in home.number_input if str(b.key).startswith("budget_")]
+    hbox.set_value(budget).run()
+    assert f"**What your budget buys.** {sentence}" in [m.value for m in home.markdown]
+
+    label = AppTest.from_file(str(ROOT / "views" / "label.py"), default_timeout=180)
+    label.query_params.update(pool="sample:unlabelled", project=str(pid))
+    for _ in range(600):  # the forecast is made in a background thread, at low priority
+        label.run()
+        shown = [c.value for c in label.caption if c.value.startswith("Forecast: about")]
+        if shown and "being computed" not in shown[0]:
+            break
+        time.sleep(0.2)
+    assert shown[0].startswith(f"Forecast: about {med - 30:,} more labels (80% between "
+                               f"{low - 30:,} and {high - 30:,} more; {med:,} in total)")
