@@ -1,6 +1,6 @@
 """The worker process of the Label page's live forecast (`ui.live_forecast`).
 
-``python -m ui.forecast_worker``, started by the server with pipes: it reads pickled
+``python -m ui.forecast_worker SERVER_PID``, started by the server with pipes: it reads pickled
 jobs ``(pool key, pool or None, label codes, forecast settings)`` from its standard
 input, one at a time, and writes each `certlib.forecast` (or the exception it raised)
 pickled to its standard output.  A pool is sent once and then named by its key (the
@@ -20,8 +20,9 @@ from collections import OrderedDict
 POOLS = 4  # pools the worker keeps
 
 
-def _low_priority() -> None:
-    """Yield the CPU to the server, and end with it (Linux)."""
+def _low_priority(parent: int | None = None) -> None:
+    """Yield the CPU to the server, and end with it (Linux); ``parent``: the server's
+    process id (it may be 1, in a container)."""
     try:
         os.nice(19)
     except OSError:  # pragma: no cover - not allowed here: it runs as it is
@@ -31,7 +32,7 @@ def _low_priority() -> None:
         import signal
 
         ctypes.CDLL("libc.so.6").prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
-        if os.getppid() == 1:  # the server was gone before the line above
+        if parent is not None and os.getppid() != parent:  # gone before the line above
             sys.exit(0)
     except (OSError, AttributeError):  # pragma: no cover - another system
         pass
@@ -39,7 +40,7 @@ def _low_priority() -> None:
 
 def main() -> int:
     """Serve forecast jobs until the server closes the pipe."""
-    _low_priority()
+    _low_priority(int(sys.argv[1]) if len(sys.argv) > 1 else None)
     inp, out = sys.stdin.buffer, sys.stdout.buffer
     sys.stdout = sys.stderr  # a stray print goes to the log, never into the answers
     import certlib
@@ -47,6 +48,8 @@ def main() -> int:
     pools: OrderedDict[str, object] = OrderedDict()
     while True:
         try:
+            # pickle only between the server and the worker it started, over the
+            # anonymous pipe of this process's standard input: nobody else writes to it
             key, pool, codes, settings = pickle.load(inp)
         except (EOFError, OSError):
             return 0

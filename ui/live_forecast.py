@@ -15,7 +15,9 @@ project and labels read (the log only grows, so a state's forecast never changes
 
 from __future__ import annotations
 
+import os
 import pickle
+import select
 import subprocess
 import sys
 import threading
@@ -33,9 +35,15 @@ _KEEP = 256  # finished forecasts kept (a few hundred numbers each)
 ROOT = Path(__file__).resolve().parents[1]  # where `python -m ui.forecast_worker` runs
 
 
+class WorkerStopped(RuntimeError):
+    """The worker died, timed out or garbled a message: asked again, the state is retried."""
+
+
 class _Worker:
     """The worker process (`ui.forecast_worker`), started on the first job and again
     after it died; a job is ``(pool key, pool, label codes, forecast settings)``."""
+
+    timeout: float = 300.0  # seconds one forecast may take
 
     def __init__(self) -> None:
         self._proc: subprocess.Popen | None = None
@@ -45,21 +53,25 @@ class _Worker:
         pool_key, pool, codes, settings = job
         if self._proc is None or self._proc.poll() is not None:
             self._proc = subprocess.Popen(
-                [sys.executable, "-m", "ui.forecast_worker"], cwd=ROOT,
+                [sys.executable, "-m", "ui.forecast_worker", str(os.getpid())], cwd=ROOT,
                 stdin=subprocess.PIPE, stdout=subprocess.PIPE)
             self._sent.clear()
         fresh = pool_key not in self._sent
-        assert self._proc.stdin is not None and self._proc.stdout is not None
+        proc = self._proc
+        assert proc.stdin is not None and proc.stdout is not None
         try:
-            pickle.dump((pool_key, pool if fresh else None, codes, settings),
-                        self._proc.stdin)
-            self._proc.stdin.flush()
-            out = pickle.load(self._proc.stdout)
-        except (EOFError, OSError, pickle.UnpicklingError) as exc:
-            self._proc.kill()
-            self._proc.wait()
+            pickle.dump((pool_key, pool if fresh else None, codes, settings), proc.stdin)
+            proc.stdin.flush()
+            # a forecast slower than this is dropped, not waited for (a policy that steps
+            # one session per draw, on a large pool): the other projects' forecasts wait
+            if not select.select([proc.stdout], [], [], self.timeout)[0]:
+                raise TimeoutError(f"a forecast took longer than {self.timeout:.0f} s")
+            out = pickle.load(proc.stdout)  # the worker's own pipe: nobody else writes
+        except Exception as exc:  # noqa: BLE001 - any failure: the pipe may be mid-message
+            proc.kill()
+            proc.wait()
             self._proc = None
-            return RuntimeError(f"the forecast's worker process stopped ({exc!r})")
+            return WorkerStopped(f"the forecast's worker process stopped ({exc})")
         self._sent[pool_key] = None
         self._sent.move_to_end(pool_key)
         while len(self._sent) > POOLS:
@@ -84,7 +96,8 @@ class _Forecasts:
         or being made; it replaces the project's forecast still waiting, if any: only the
         newest state is worth computing."""
         with self._cond:
-            if key in self._done or key == self._busy:
+            if key == self._busy or (key in self._done
+                                     and not isinstance(self._done[key], WorkerStopped)):
                 return
             self._wanted[project] = (key, job)
             self._cond.notify()
@@ -164,4 +177,6 @@ def live_forecast(store, prog, pool) -> None:
                    + ("" if t0 == s.t else
                       f" (made after {t0:,} labels; the next one is being computed)")
                    + " A forecast, not a guarantee: the label model's guess, replayed "
-                   f"{f.draws} times.")
+                   f"{f.draws} times"
+                   + ("." if pr.policy == "adaptive-pair-sum" and pr.tolerance == 0 else
+                      "; its interval is calibrated for adaptive-pair-sum at tau = 0 only."))

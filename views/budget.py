@@ -259,14 +259,18 @@ except CertlibError as exc:
     st.stop()
 st.markdown(f"**{answer.text(plain)}**")
 best = m.smallest_tolerance(budget)
+known = pool.n_labelled
 grid = (f"On the map's grid the smallest tolerance certified within {budget:,} labels is "
         f"{float(best):g}" if best is not None else
+        f"The map's columns start from the {known:,} labels already known (they count as "
+        f"read), so a budget of {budget:,} has no cell of its own"
+        if 0 < budget < known < pool.n else
         f"On the map's grid no tolerance is certified within {budget:,} labels"
         if m.labelled or pool.fully_labelled else
         f"On the map's grid no tolerance is certain within {budget:,} labels (the unread "
         "labels decide)")
-st.caption(f"{grid}; the sentence names the tolerance itself, off the grid: the policy's run "
-           "stopped at the budget (tau = 0, whose rows the run at any tolerance reads first), "
+st.caption(f"{grid}. The sentence names the tolerance itself, off the grid: that of the "
+           "policy's run aiming at the exact choice, stopped at the budget (shared rule), "
            "as Plan and certify and `certlib plan --budget` say it"
            + ("" if pool.fully_labelled else
               f", with this page's {draws} draws and seed") + ".")

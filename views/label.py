@@ -97,6 +97,15 @@ if restored:  # open before a visit to another page: closed if the pool changed 
                     "open it again, choose that pool (with that class set) and open it from "
                     "the list.")
         pid = None
+def _resume(project_id: int) -> None:
+    """Open a project (the Resume button's callback, and after Start)."""
+    acted()
+    set_url_kept("project", project_id)
+    set_url_kept("ref", None)
+    if user is None:  # a typed name is kept in the address; an identity is not
+        keep_annotator("annotator")
+
+
 if pid is None:
     # a new project starts from the settings chosen on the other pages (`sticky`)
     policy = policy_input(sb, "label_policy")
@@ -142,34 +151,31 @@ if pid is None:
                                    from_file=from_file)
     except CertlibError:
         match = None
-    resume = False
     if match is not None:
         got = project_state(store, match, pool)
-        resume = sb.button(
-            f"Resume project {match}" + ("" if got is None else
-                                         f" ({got[0]:,} label{'' if got[0] == 1 else 's'} read, "
-                                         f"{got[1]})"),
-            key="resume_project",
-            help=f"Project {match} on this pool has exactly these settings: open it where it "
-                 "stopped.")
+        # keyed by the project and opened by its callback (Streamlit keeps it after the
+        # button is gone), so a press opens the project the button named, even when
+        # another project with these settings was started before the press arrived
+        sb.button(f"Resume project {match}" + ("" if got is None else
+                                               f" ({got[0]:,} label{'' if got[0] == 1 else 's'}"
+                                               f" read, {got[1]})"),
+                  key=f"resume_project@{match}", on_click=_resume, args=(match,),
+                  help=f"Project {match} on this pool has exactly these settings: open it "
+                       "where it stopped.")
+    if lost_press("resume_project@"):
+        st.warning(LOST_PRESS)
     if start and changed:
         st.warning(held_back())
-    elif start or resume:
-        if resume:
-            pid = match
-        else:
-            try:
-                pid = store.create_project(pool, pool_label, policy=policy, tolerance=tol,
-                                           budget=int(budget) or None, seed=int(seed),
-                                           from_file=from_file)
-            except CertlibError as exc:
-                st.error(plain(exc))
-                st.stop()
-            st.session_state["label_start_token"] = token + 1
-        set_url_kept("project", pid)
-        set_url_kept("ref", None)
-        if user is None:  # a typed name is kept in the address; an identity is not
-            keep_annotator("annotator")
+    elif start:
+        try:
+            pid = store.create_project(pool, pool_label, policy=policy, tolerance=tol,
+                                       budget=int(budget) or None, seed=int(seed),
+                                       from_file=from_file)
+        except CertlibError as exc:
+            st.error(plain(exc))
+            st.stop()
+        st.session_state["label_start_token"] = token + 1
+        _resume(pid)
         st.rerun()  # else this run kept the start settings and button in the sidebar
 elif assigned_pid is None:
     if sb.button("New project", key="new_project",
@@ -193,13 +199,6 @@ if pid is None:
                                           if 0 < pool.n_labelled else "") + "."
                if mine else ""))
 
-    def _open_project(project_id: int) -> None:
-        acted()
-        set_url_kept("project", project_id)
-        set_url_kept("ref", None)
-        if user is None:  # a typed name is kept in the address; an identity is not
-            keep_annotator("annotator")
-
     listing = st.container(height=420) if len(mine) > 6 else st.container()  # scrolls
     for i, p in enumerate(reversed(mine)):  # the newest first
         ev = store.events(p.id)
@@ -213,7 +212,7 @@ if pid is None:
                      f"{'none' if b is None else f'{b:,}'}; {k:,} label{'' if k == 1 else 's'}"
                      + (f" ({seeded:,} from the pool file)" if seeded else "")
                      + (f"; **{state}**" if state else ""))
-        row.button("Open", key=f"open_project_{p.id}", on_click=_open_project, args=(p.id,))
+        row.button("Open", key=f"open_project_{p.id}", on_click=_resume, args=(p.id,))
     if lost_press("open_project_"):
         st.warning(LOST_PRESS)
     st.stop()

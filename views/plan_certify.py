@@ -63,11 +63,11 @@ except CertlibError as exc:
     st.error(plain(exc))
     st.stop()
 st.markdown(f"**What your budget buys.** {answer.text(plain)}")
-st.caption("The policy's run stopped at the budget: a stopping test at the tolerance named, "
-           "or any larger one, certifies within the budget (the tolerance box above does not "
-           "change it)" + ("" if pool.fully_labelled else
-                           f"; a forecast from {BUDGET_DRAWS} draws of the unread labels, as on "
-                           "the Budget map page and in `certlib plan --budget`") + ".")
+st.caption("The policy's run aiming at the exact choice, stopped at the budget (shared rule; "
+           "the tolerance box above does not change it)"
+           + ("" if pool.fully_labelled else
+              f"; a forecast from {BUDGET_DRAWS} draws of the unread labels, as "
+              "`certlib plan --budget` makes it with its defaults") + ".")
 with st.expander("Labels each candidate needs at least before it can be certified"):
     st.dataframe(pd.DataFrame({
         "candidate": [str(c) for c in pre.candidates],

@@ -138,8 +138,7 @@ def test_budget_boxes_start_above_the_labels_already_known(tmp_path, monkeypatch
 
 def test_plan_page_counts_the_labels_of_a_project_on_an_unlabelled_pool(tmp_path, monkeypatch):
     """The planning pages count a labelling project's labels as known, the newest project
-    by default (Plan and certify said "From the 0 labels already known" beside a certified
-    project); the file's labels are one choice away, and the choice is in the address;
+    by default; the file's labels are one choice away, and the choice is in the address;
     the Label page's list of projects gives each one's status."""
     from certlib.labelling.store import LabelStore
 

@@ -614,13 +614,13 @@ def test_a_stray_class_is_named_before_a_project_starts(store_path, tmp_path, mo
 
 def test_new_project_always_starts_one_and_resume_names_the_project(store_path, pools):
     """After *New project*, *Start a new project* with the same settings starts another
-    project (it reopened the finished one before); the project those settings match has
-    its own button, which names it, says where it stands and opens it."""
+    project; the project those settings match has its own button, which names it, says
+    where it stands and opens it (that one, whatever was started meanwhile)."""
     at = _start()
     panel_press(at, "c1")
     (first,) = LabelStore(store_path).projects()
     at.button(key="new_project").click().run()
-    resume = at.button(key="resume_project")
+    resume = view_button(at, "resume_project")
     assert resume.label == f"Resume project {first.id} (1 label read, running)"
     view_button(at, "start").click().run()
     assert not at.exception, at.exception
@@ -631,13 +631,17 @@ def test_new_project_always_starts_one_and_resume_names_the_project(store_path, 
     assert "0 of 171" in [m.value for m in at.metric]
     at.button(key="new_project").click().run()
     # the newest project with these settings is the one offered
-    assert at.button(key="resume_project").label.startswith(f"Resume project {second.id} ")
+    assert view_button(at, "resume_project").label.startswith(f"Resume project {second.id} ")
     at.number_input(key="label_seed").set_value(7).run()  # other settings: nothing to resume
-    assert not [b for b in at.button if b.key == "resume_project"]
+    assert not [b for b in at.button if str(b.key).startswith("resume_project")]
     at.number_input(key="label_seed").set_value(0).run()
-    at.button(key="resume_project").click().run()
+    resume = view_button(at, "resume_project")
+    # someone starts another project with these settings before the press arrives: the
+    # press opens the project its button named
+    third = store.create_project(pools[0], "other", budget=None)
+    resume.click().run()
     assert at.query_params["project"] == str(second.id)
-    assert len(store.projects()) == 2
+    assert [p.id for p in store.projects()] == [first.id, second.id, third]
 
 
 def test_a_double_press_on_start_starts_one_project(store_path):
@@ -651,7 +655,7 @@ def test_a_double_press_on_start_starts_one_project(store_path):
 
 def _forecast_caption(at, tries=600):
     """The live forecast's caption once a finished forecast is shown (it is made in a
-    background thread at the lowest priority: on a busy machine it waits its turn)."""
+    worker process at the lowest priority: on a busy machine it waits its turn)."""
     import time
 
     for _ in range(tries):

@@ -11,7 +11,7 @@ import pytest
 
 pytest.importorskip("streamlit")
 
-from ui.live_forecast import _Forecasts, forecast_text  # noqa: E402
+from ui.live_forecast import WorkerStopped, _Forecasts, forecast_text  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -88,6 +88,38 @@ def test_the_worker_process_gives_the_forecast_the_library_gives():
     assert type(bad).__name__ == "ParameterError" and "draws" in str(bad)
     worker._proc.stdin.close()  # the server gone: the worker ends
     assert worker._proc.wait(timeout=30) == 0
+
+
+def test_a_stopped_worker_is_asked_again_and_a_slow_forecast_dropped():
+    """A forecast the worker could not finish (it died, or took too long) is tried again
+    when the page asks again; a certlib error is an answer and is kept."""
+    import certlib
+    import numpy as np
+
+    from ui.live_forecast import _Worker
+
+    answers = iter([WorkerStopped("gone"), "forecast"])
+    work = _Forecasts(lambda job: next(answers))
+    project = ("s", 1)
+    work.ask(project + (3, 7), None, project)
+    assert isinstance(_wait(work, project, 3)[1], WorkerStopped)
+    work.ask(project + (3, 7), None, project)
+    end = time.monotonic() + 30
+    while work.newest(project)[1] != "forecast" and time.monotonic() < end:
+        time.sleep(0.01)
+    assert work.newest(project) == (3, "forecast")
+
+    pool = certlib.load_pool(ROOT / "sample_data" / "demo_unlabelled.csv")
+    worker = _Worker()
+    worker.timeout = 1.0  # model-selector steps a session per draw: about 20 s here
+    slow = {"policy": "model-selector", "tolerance": 0, "draws": 200, "seed": 0}
+    got = worker(("demo", pool, np.full(pool.n, -1), slow))
+    assert isinstance(got, WorkerStopped) and "longer than 1 s" in str(got)
+    assert worker._proc is None  # killed, not left computing
+    quick = {"policy": "adaptive-pair-sum", "tolerance": 0, "draws": 20, "seed": 0}
+    worker.timeout = 120.0
+    assert worker(("demo", pool, np.full(pool.n, -1), quick)) == certlib.forecast(pool,
+                                                                                 **quick)
 
 
 def test_the_sentence_counts_from_the_labels_read():

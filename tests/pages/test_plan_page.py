@@ -233,7 +233,7 @@ def test_pages_and_the_cli_agree_on_a_partly_labelled_project(tmp_path, monkeypa
 
     label = AppTest.from_file(str(ROOT / "views" / "label.py"), default_timeout=180)
     label.query_params.update(pool="sample:unlabelled", project=str(pid))
-    for _ in range(600):  # the forecast is made in a background thread, at low priority
+    for _ in range(600):  # the forecast is made in a worker process, at low priority
         label.run()
         shown = [c.value for c in label.caption if c.value.startswith("Forecast: about")]
         if shown and "being computed" not in shown[0]:
