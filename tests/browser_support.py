@@ -50,8 +50,9 @@ class Server:
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "streamlit", "run", str(self.script),
              "--server.address", "127.0.0.1", "--server.port", str(self.port),
-             "--server.headless", "true", "--browser.gatherUsageStats", "false",
-             "--server.fileWatcherType", "none"],
+             "--server.headless", "true", "--server.fileWatcherType", "none"],
+            # usage statistics: as .streamlit/config.toml ships them (off), so the test
+            # that no request leaves the machine checks the configuration users run
             cwd=self.script.parent, env=self.env, stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL)
         for _ in range(120):

@@ -41,10 +41,10 @@ def known_labels(pool, container=None):
     naming them).
 
     The file's labels, or those of one of the labelling projects on this pool (newest
-    first).  The default is the newest project when the file has unlabelled rows (a
-    lead's labels are in the store), else the file (every label is known: no project can
-    add one).  Without a project on the pool, or with a store that cannot be read, the
-    file's labels and no box."""
+    first).  The default is the newest project that has read a label when the file has
+    unlabelled rows (a lead's labels are in the store), else the file (every label is
+    known: no project can add one).  Without a project on the pool, or with a store that
+    cannot be read, the file's labels and no box."""
     container = st if container is None else container
     try:
         store = LabelStore()
@@ -55,7 +55,11 @@ def known_labels(pool, container=None):
         return pool, "the pool file's labels"
     options = [FILE] + [str(p.id) for p in reversed(projects)]
     by_id = {str(p.id): p for p in projects}
-    default = FILE if pool.fully_labelled else options[1]
+    # the newest project that has read a label (a project just started, or started by
+    # mistake, would otherwise hide the one being labelled); the 10 newest are looked at
+    with_labels = [o for o in options[1:11]
+                   if (got := project_state(store, int(o), pool)) is not None and got[0] > 0]
+    default = FILE if pool.fully_labelled else (with_labels or options[1:])[0]
     file_text = f"the pool file ({pool.n_labelled:,} label{'' if pool.n_labelled == 1 else 's'})"
     # kept per pool (a choice made on one pool says nothing about another's projects),
     # shared by the planning pages; the address seeds it once per session (a reload, a

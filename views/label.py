@@ -178,7 +178,7 @@ if pid is None:
         _resume(pid)
         st.rerun()  # else this run kept the start settings and button in the sidebar
 elif assigned_pid is None:
-    if sb.button("New project", key="new_project",
+    if sb.button("Close project", key="new_project",
                  help="Close this project (its labels stay in the store) and choose new "
                       "settings."):
         set_url_kept("project", None)
@@ -391,7 +391,7 @@ if differ:  # the pool hash leaves labels out: the file changed since
                f"now holds {now:,}, and {differ:,} row(s) differ. It goes on from the "
                "labels it started with (its record verifies against that file, not this "
                "one): rows only this file labels are asked for like any other. To start from "
-               "the file's labels as they are, press **New project** and start again.")
+               "the file's labels as they are, press **Close project** and start a new one.")
 st.caption(f"Project {pr.id} on {plain(pr.pool_name)}: policy {pr.policy}, rule {pr.rule}, "
            f"tolerance {float(pr.tolerance):g}, seed {pr.seed}; candidates in tie priority "
            f"order: {', '.join(plain(c) for c in pr.candidates)}.")

@@ -209,9 +209,8 @@ def versus_minimum_text(part: PartialCertificate) -> str:
     if part.lower == part.upper:
         return (f"{head}; it is {part.upper:,} too {agree}: no certificate has fewer whatever "
                 "the unread labels are, and these rows suffice.")
-    return (f"{head}: it lies in [{part.lower:,}, {part.upper:,}] {agree}, below "
-            f"{part.upper:,} when a smaller set uses rows this run never read (no certificate "
-            f"has fewer than {part.lower:,} whatever the unread labels are).")
+    return (f"{head}, so it can be smaller than {part.upper:,}; {agree} it is at least "
+            f"{part.lower:,} (no certificate has fewer, whatever the unread labels are).")
 
 
 @dataclass(frozen=True)

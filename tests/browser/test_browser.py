@@ -238,5 +238,6 @@ def test_streamlit_run_without_flags_listens_on_this_machine_only():
     shown = subprocess.run([sys.executable, "-m", "streamlit", "config", "show"], cwd=ROOT,
                            capture_output=True, text=True, timeout=120).stdout
     assert '\naddress = "127.0.0.1"\n' in shown
+    assert "\ngatherUsageStats = false\n" in shown  # no request to an outside host
     assert '\nshowErrorDetails = "none"\n' in shown
     assert "\ndisableDataExport = true\n" in shown

@@ -341,7 +341,7 @@ def test_project_buttons_do_what_they_say_and_the_forecast_follows(server, brows
     wait_text(page, "Forecast: about")
     store = LabelStore(server.env["CERTLIB_STORE"])
     (first,) = store.projects()
-    page.get_by_role("button", name="New project", exact=True).click()
+    page.get_by_role("button", name="Close project", exact=True).click()
     resume = page.get_by_role("button", name=f"Resume project {first.id} (2 labels read, "
                                                "running)")
     resume.wait_for(timeout=60_000)
@@ -349,12 +349,12 @@ def test_project_buttons_do_what_they_say_and_the_forecast_follows(server, brows
     wait_text(page, "0 of 171")
     first_, second = store.projects()
     assert first_.id == first.id and f"project={second.id}" in page.url
-    page.get_by_role("button", name="New project", exact=True).click()
+    page.get_by_role("button", name="Close project", exact=True).click()
     page.get_by_role("button", name=f"Resume project {second.id} (0 labels read, "
                                      "running)").click()
     wait_text(page, "0 of 171")
     assert f"project={second.id}" in page.url
-    page.get_by_role("button", name="New project", exact=True).click()
+    page.get_by_role("button", name="Close project", exact=True).click()
     # the list is drawn before the run ends; a press on it before then is dropped by
     # Streamlit (1 of 2 tries), so wait for the run, as a person does
     page.get_by_role("button", name="Open", exact=True).last.wait_for()

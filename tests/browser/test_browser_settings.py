@@ -78,6 +78,10 @@ def _box(page, label):
 
 
 def _select(page, label, option):
+    # scrolled to first, as a person does: a click in the scroll Playwright starts for it
+    # focused a box below the fold without opening its menu (Chromium at 1400 x 1000)
+    _box(page, label).scroll_into_view_if_needed()
+    page.wait_for_timeout(300)
     _box(page, label).click()
     page.get_by_role("option", name=option, exact=True).click()
     _settle(page)
