@@ -25,7 +25,7 @@ FILE = "file"
 def _project_codes(store_path: str, project_id: int, last_seq: int, pool):
     """The label codes a project has read (its labels in force), per newest event: the
     log is append-only, so a key press elsewhere is a new key."""
-    return np.asarray(LabelStore(store_path).progress(project_id, pool).session.label_codes)
+    return np.asarray(LabelStore(store_path).pool_with_labels(project_id, pool).labels)
 
 
 def _describe(store, project, pool) -> str:
