@@ -159,3 +159,61 @@ def panel_message(page) -> str:
       const root = ({PANEL_JS})();
       const m = root && root.querySelector('.cl-msg');
       return m ? m.textContent : ''; }}""")
+
+
+PANEL_COUNTS_JS = f"""() => {{
+  const root = ({PANEL_JS})();
+  const s = root && root.querySelector('.cl-status');
+  return s ? [Number(s.dataset.saved || 0), Number(s.dataset.pending || 0),
+              Number(s.dataset.refused || 0)] : [0, 0, 0];
+}}"""
+
+# the panel's refusals a person answers by pressing again: the row had been drawn ahead
+# of the server's answer to the previous press (no row known to follow it yet)
+PRESS_AGAIN = "still being saved"
+
+
+def press_answer(page, key, tries=20) -> int:
+    """Press ``key`` on the labelling panel as a person does: when the panel refuses it
+    because the previous answer is still being saved (its message says to press again),
+    wait and press again.  Returns the refusals seen; any other refusal fails the test."""
+    page.evaluate("document.activeElement && document.activeElement.blur()")
+    refusals = 0
+    for _ in range(tries):
+        before = page.evaluate(PANEL_COUNTS_JS)
+        page.keyboard.press(key)
+        page.wait_for_function(
+            f"(b) => {{ const c = ({PANEL_COUNTS_JS})(); "
+            "return c[0] > b[0] || c[1] > b[1] || c[2] > b[2]; }", arg=before,
+            timeout=30_000)
+        after = page.evaluate(PANEL_COUNTS_JS)
+        if after[2] == before[2]:
+            return refusals
+        said = panel_message(page)
+        assert PRESS_AGAIN in said, f"the panel refused {key!r}: {said}"
+        refusals += 1
+        page.wait_for_timeout(500)
+    raise AssertionError(f"{key!r} refused {tries} times: {panel_message(page)}")
+
+
+def download(page, button, timeout=30_000):
+    """Click the download button named ``button`` and return Playwright's download; when
+    no download comes within ``timeout`` (a click made while the page reran fetches a
+    file id the rerun replaced), click once more, as a person would, and say why the
+    first gave nothing."""
+    from playwright.sync_api import Error as PlaywrightError
+
+    btn = page.get_by_role("button", name=button, exact=True)
+    try:
+        with page.expect_download(timeout=timeout) as dl:
+            btn.click()
+        return dl.value
+    except PlaywrightError as exc:
+        shown = page.locator('[data-testid="stDownloadButtonError"]').all_inner_texts()
+        print(f"no download from {button!r} after one click ({exc.__class__.__name__}; "
+              f"the button said {shown})")
+    idle(page)
+    with page.expect_download(timeout=timeout) as dl:
+        btn.click()
+    return dl.value
+

@@ -19,8 +19,8 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from browser_support import (PANEL_JS, PANEL_ROW_JS, ROOT, idle, key_gaps_ms, launch,
-                             panel_message, record_rows_at_keydown, require_chromium,
+from browser_support import (PANEL_JS, PANEL_ROW_JS, ROOT, download, idle, key_gaps_ms,
+                             launch, panel_message, record_rows_at_keydown, require_chromium,
                              rows_seen, wait_text)
 
 PANEL_TEXT_JS = f"() => {{ const r = ({PANEL_JS})(); return r ? r.textContent : ''; }}"
@@ -164,14 +164,10 @@ def test_keyboard_audit_survives_reload_and_restart_then_verifies(server, browse
     page.set_viewport_size({"width": 1400, "height": 1600})
     idle(page)
 
-    with page.expect_download() as dl:
-        page.get_by_role("button", name="Download the evidence record (JSON)").click()
     record = tmp_path / "record.json"
-    dl.value.save_as(record)
-    with page.expect_download() as dl:
-        page.get_by_role("button", name="Download the stream (CSV)").click()
+    download(page, "Download the evidence record (JSON)").save_as(record)
     stream = tmp_path / "stream.csv"
-    dl.value.save_as(stream)
+    download(page, "Download the stream (CSV)").save_as(stream)
     out = subprocess.run([sys.executable, "-m", "certlib", "verify-audit", str(record),
                           str(stream)], capture_output=True, text=True, cwd=ROOT)
     assert out.returncode == 0 and out.stdout.startswith("verified"), out

@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 
 from browser_support import (PANEL_ROW_JS, ROOT, idle, key_gaps_ms, launch, panel_message,
-                             panel_row, record_rows_at_keydown, require_chromium, rows_seen,
-                             wait_text)
+                             panel_row, press_answer, record_rows_at_keydown, require_chromium,
+                             rows_seen, wait_text)
 
 sync_api = require_chromium()
 pytestmark = pytest.mark.slow
@@ -335,8 +335,7 @@ def test_project_buttons_do_what_they_say_and_the_forecast_follows(server, brows
     rid = None
     for t in (1, 2):
         rid = _next_row_id(page, rid)
-        page.evaluate("document.activeElement && document.activeElement.blur()")
-        page.keyboard.press(str(truth.classes[truth.labels[truth.position(rid)]]))
+        press_answer(page, str(truth.classes[truth.labels[truth.position(rid)]]))
         wait_text(page, f"{t} of 171")
     wait_text(page, "Forecast: about")
     store = LabelStore(server.env["CERTLIB_STORE"])
