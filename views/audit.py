@@ -418,7 +418,7 @@ if n_seen:
         fig.add_annotation(xref="x2 domain", yref="y2 domain", x=0.5, y=0.5, showarrow=False,
                            text=("Tier 1 was not needed: Tier 0 gave the verdict without "
                                  "labels" if r.stopping_time else "Tier 1 has not started: "
-                                 "Tier 0 can still certify without labels"),
+                                 "rho may still be small enough for Tier 0"),
                            font={"color": "#555555"})
     fig.add_hline(y=0, line_color="gray", row=2, col=1)
     fig.add_hline(y=cfg.epsilon, line_dash="dash", line_color="#e15759", row=2, col=1,
@@ -439,8 +439,8 @@ if n_seen:
                       legend={"orientation": "h", "y": -0.15})
     st.plotly_chart(fig, width="stretch")
     st.caption("Confidence sequences (running intersection) against items seen. Shaded: "
-               "where each tier is active. Tier 1 sleeps, spending no labels, while Tier 0 can "
-               "still certify (its lower bound below eps/B)"
+               "where each tier is active. Tier 1 sleeps, spending no labels, until Tier 0's "
+               "lower bound on rho reaches eps/(2B), above the rates it certifies soon"
                + (f"; it started at item {start1:,}." if start1 else "; it has not started.")
                + (f" The dotted line marks the verdict at item {r.stopping_time:,}."
                   if r.stopping_time else ""))

@@ -232,7 +232,7 @@ def compare_baselines(incumbent: npt.ArrayLike, candidate: npt.ArrayLike,
     >>> cmp = compare_baselines(*s, epsilon=0.05)
     >>> for r in cmp.rows:
     ...     print(f"{r.method:8} {r.verdict:5} {r.labels_used:5} labels by item {r.stopping_time}")
-    discern  safe    203 labels by item 2047
+    discern  safe    207 labels by item 2047
     uniform  safe    849 labels by item 849
     ppi      safe    813 labels by item 1662
     active   safe    940 labels by item 1883

@@ -8,14 +8,21 @@ and runs PrPl-EB at level delta1 on ``(Z_t + c) / (2c)``, ``Z_t = A_t L_t D_t /
 pi_t``, ``c = B / pi_min``; the interval [lo, hi] for that mean maps back to
 ``[2c lo - c, 2c hi - c]`` for Delta.
 
-"Do not spend Tier-1 labels while Tier 0 can still certify": both tiers use
-the running intersection by default, so the Tier-0 interval is nested and
-once ``B * lower_rho_t >= eps`` its upper end can never fall below eps/B
-again.  Tier 1 stays dormant (no labels) until that time T and starts on
-items T+1, T+2, ...; T is a stopping time of the unlabelled stream, and the
-increments after it still have conditional mean Delta given the past, so the
-Tier-1 confidence sequence started there keeps its guarantee.  A stream with
-rho well below eps/(2B) therefore gets Safe from Tier 0 with zero labels.
+When Tier 1 starts paying for labels: at the first item T at which Tier 0's
+lower bound shows ``B * lower_rho_T >= f * eps``, with f = ``tier1_from``
+(default `TIER1_FROM` = 1/2), Tier 1 starts on items T+1, T+2, ...  Below
+that, rho may lie in the zero-label regime ``B rho <= eps/2`` where Tier 0
+certifies after O((B/eps) log(1/delta0)) items (paper Theorem 6, section 5),
+so no label is spent; above it Tier 0 is not on course to certify soon: at
+``B rho`` near eps its upper end approaches eps/B only as fast as its lower
+end does, and at ``B rho >= eps`` never.  With f = 1 (the rule of records
+made before ``tier1_from`` existed) Tier 1 waited until Tier 0 could no
+longer certify at all, and a stream with ``B rho = eps`` stalled: neither
+tier ever finished (20 of 20 simulated streams at 300,000 items).  With
+f = 1/2 every rho ends: below eps by Tier 0 or Tier 1, above eps/2 by Tier 1.
+T is a stopping time of the unlabelled stream and the increments after it
+still have conditional mean Delta given the past, so the Tier-1 confidence
+sequence started there keeps its guarantee whatever f is.
 
 Verdict precedence when several fire at the same item: Regression, then
 Tier-0 Safe, then Tier-1 Safe (all are true statements on the coverage event;
@@ -39,6 +46,7 @@ from .routing import Routing, check_judge, check_seed, uniforms
 
 __all__ = [
     "LOSS_RANGE",
+    "TIER1_FROM",
     "AuditConfig",
     "AuditResult",
     "AuditState",
@@ -54,6 +62,9 @@ __all__ = [
 
 #: Loss range B of the 0/1 loss.
 LOSS_RANGE = 1.0
+
+#: Tier 1 starts once Tier 0 shows ``B * rho >= TIER1_FROM * eps`` (module docstring).
+TIER1_FROM = 0.5
 
 _Bound = TypeVar("_Bound", float, npt.NDArray[np.float64])
 #: A verdict's rule at every item (an array) or at one item (a bool).
@@ -325,12 +336,16 @@ class AuditConfig:
         The PrPl-EB bet truncation.
     running_intersection : bool, default True
         Intersect both tiers' intervals over time (module docstring).
+    tier1_from : float, default 1.0
+        Tier 1 starts once Tier 0's lower bound shows ``B * rho >= tier1_from * eps``
+        (module docstring); `make` defaults to `TIER1_FROM`, the dataclass to 1.0, the
+        rule of settings stored before the field existed.
 
     Examples
     --------
     >>> cfg = AuditConfig.make(epsilon=0.05)
-    >>> cfg.delta0, cfg.delta1, cfg.routing.pi, cfg.c
-    (0.025, 0.025, 0.5, 2.0)
+    >>> cfg.delta0, cfg.delta1, cfg.routing.pi, cfg.c, cfg.tier1_from
+    (0.025, 0.025, 0.5, 2.0, 0.5)
     """
 
     epsilon: float
@@ -342,6 +357,7 @@ class AuditConfig:
     B: float = LOSS_RANGE
     truncation: float = 0.5
     running_intersection: bool = True
+    tier1_from: float = 1.0
 
     @property
     def c(self) -> float:
@@ -349,16 +365,16 @@ class AuditConfig:
         return self.B / self.routing.pi_min
 
     @overload
-    def tier0_cannot_certify(self, rho_lower: float) -> bool: ...
+    def tier1_starts(self, rho_lower: float) -> bool: ...
 
     @overload
-    def tier0_cannot_certify(self, rho_lower: npt.NDArray[np.float64]
-                             ) -> npt.NDArray[np.bool_]: ...
+    def tier1_starts(self, rho_lower: npt.NDArray[np.float64]
+                     ) -> npt.NDArray[np.bool_]: ...
 
-    def tier0_cannot_certify(self, rho_lower: float | npt.NDArray[np.float64]
-                             ) -> bool | npt.NDArray[np.bool_]:
-        """Whether B * lower(rho) >= eps: Tier 0 can never issue Safe again (its interval
-        is nested), so Tier 1 starts with the next item (module docstring).
+    def tier1_starts(self, rho_lower: float | npt.NDArray[np.float64]
+                     ) -> bool | npt.NDArray[np.bool_]:
+        """Whether ``B * lower(rho) >= tier1_from * eps``: Tier 0 is not on course to
+        certify soon, so Tier 1 starts with the next item (module docstring).
 
         Parameters
         ----------
@@ -370,7 +386,8 @@ class AuditConfig:
         bool or numpy.ndarray of bool
             The rule, of the shape of ``rho_lower``.
         """
-        holds: bool | npt.NDArray[np.bool_] = self.B * rho_lower >= self.epsilon
+        holds: bool | npt.NDArray[np.bool_] = (self.B * rho_lower
+                                               >= self.tier1_from * self.epsilon)
         return holds
 
     # The Tier-1 mapping (module docstring), for one value or an array alike: the batch
@@ -414,7 +431,8 @@ class AuditConfig:
     def make(cls, *, epsilon: float, delta: float = 0.05, delta0: float | None = None,
              delta1: float | None = None, pi: float | None = None,
              pi_min: float | None = None, judge: bool = False, seed: int = 0,
-             truncation: float = 0.5, running_intersection: bool = True) -> AuditConfig:
+             truncation: float = 0.5, running_intersection: bool = True,
+             tier1_from: float = TIER1_FROM) -> AuditConfig:
         """Checked settings of an audit.
 
         Parameters
@@ -435,6 +453,9 @@ class AuditConfig:
             PrPl-EB bet truncation in (0, 1).
         running_intersection : bool, default True
             Intersect the intervals over time.
+        tier1_from : float, default TIER1_FROM
+            Tier 1 starts once Tier 0 shows ``B * rho >= tier1_from * eps``, a number in
+            (0, 1] (module docstring).
 
         Returns
         -------
@@ -457,8 +478,14 @@ class AuditConfig:
         d1 = d / 2 if delta1 is None else check_alpha(delta1, "delta1")
         if d0 + d1 > d * (1 + 1e-12):
             raise ParameterError(f"`delta0` + `delta1` ({d0} + {d1}) must not exceed `delta` ({d})")
+        try:
+            f = float(tier1_from)
+        except (TypeError, ValueError):
+            f = float("nan")
+        if not 0.0 < f <= 1.0:
+            raise ParameterError(f"`tier1_from` must be a number in (0, 1], got {tier1_from!r}")
         return cls(eps, d, d0, d1, Routing.make(pi, pi_min, judge=judge), check_seed(seed),
-                   LOSS_RANGE, check_truncation(truncation), bool(running_intersection))
+                   LOSS_RANGE, check_truncation(truncation), bool(running_intersection), f)
 
     def to_dict(self) -> dict[str, object]:
         """The settings as JSON-ready data (the record's ``config``).
@@ -472,7 +499,7 @@ class AuditConfig:
                 "delta1": self.delta1, "B": self.B, "pi_min": self.routing.pi_min,
                 "routing": self.routing.to_dict(), "seed": self.seed,
                 "truncation": self.truncation, "running_intersection": self.running_intersection,
-                "loss": "0/1"}
+                "tier1_from": self.tier1_from, "loss": "0/1"}
 
 
 @dataclass(frozen=True)
@@ -493,7 +520,7 @@ class TraceEntry:
     >>> f, g = [0, 1] * 200, [1, 1] * 200
     >>> r = audit(f, g, [1] * 400, epsilon=0.05, pi=1.0)
     >>> r.tier1_start, r.trace[0]   # the first disagreement once Tier 1 runs
-    (26, TraceEntry(t=27, pi=1.0, label=1))
+    (24, TraceEntry(t=25, pi=1.0, label=1))
     """
 
     t: int
@@ -644,8 +671,7 @@ def tier1_start(cfg: AuditConfig, a: npt.NDArray[np.bool_]) -> int:
     """The first item of Tier 1 on disagreements ``a``, as the audit finds it.
 
     Tier 1 starts with the item after the one at which Tier 0's lower bound on rho
-    reaches eps / B, i.e. once Tier 0 can no longer certify (module docstring; paper
-    section 4).
+    reaches ``tier1_from * eps / B`` (`AuditConfig.tier1_starts`, module docstring).
 
     Parameters
     ----------
@@ -662,7 +688,7 @@ def tier1_start(cfg: AuditConfig, a: npt.NDArray[np.bool_]) -> int:
     """
     rlo = prpl_eb(a.astype(float), cfg.delta0, truncation=cfg.truncation,
                   running_intersection=cfg.running_intersection).lower
-    i_act = first_true(cfg.tier0_cannot_certify(rlo))
+    i_act = first_true(cfg.tier1_starts(rlo))
     return int(a.size) if i_act is None else i_act + 1
 
 
@@ -744,7 +770,7 @@ def run_stream(stream: Stream, cfg: AuditConfig, *, offset: int = 0,
     rlo, rhi = prpl_eb(a.astype(float), cfg.delta0, truncation=cfg.truncation,
                        running_intersection=cfg.running_intersection)
     first = {key: first_true(holds) for key, holds in _rules(cfg, rho_upper=rhi).items()}
-    i_act = first_true(cfg.tier0_cannot_certify(rlo))
+    i_act = first_true(cfg.tier1_starts(rlo))
     start = n if i_act is None else i_act + 1  # first Tier-1 item (0-based)
 
     dlo = np.full(n, -B)
@@ -839,7 +865,7 @@ def audit(incumbent: npt.ArrayLike, candidate: npt.ArrayLike,
           judge: npt.ArrayLike | None = None, slices: npt.ArrayLike | None = None,
           delta0: float | None = None, delta1: float | None = None,
           truncation: float = 0.5, running_intersection: bool = True,
-          run_to_end: bool = False) -> AuditResult:
+          tier1_from: float = TIER1_FROM, run_to_end: bool = False) -> AuditResult:
     """Run the Discern audit on a stream of paired predictions, in one vectorised call.
 
     The audit replays as far as the labels go and, if it reaches an item whose label
@@ -871,6 +897,9 @@ def audit(incumbent: npt.ArrayLike, candidate: npt.ArrayLike,
         PrPl-EB bet truncation.
     running_intersection : bool, default True
         Intersect both tiers' intervals over time (module docstring).
+    tier1_from : float, default TIER1_FROM
+        Tier 1 starts paying for labels once Tier 0 shows ``B * rho >= tier1_from *
+        eps`` (module docstring).
     run_to_end : bool, default False
         Keep both tiers running to the end of the stream (coverage studies): the
         verdict and stopping time are unchanged, the trajectories and
@@ -898,7 +927,8 @@ def audit(incumbent: npt.ArrayLike, candidate: npt.ArrayLike,
     """
     cfg = AuditConfig.make(epsilon=epsilon, delta=delta, delta0=delta0, delta1=delta1, pi=pi,
                            pi_min=pi_min, judge=judge is not None, seed=seed,
-                           truncation=truncation, running_intersection=running_intersection)
+                           truncation=truncation, running_intersection=running_intersection,
+                           tier1_from=tier1_from)
     stream = make_stream(incumbent, candidate, labels, judge=judge, slices=slices)
     return run_stream(stream, cfg, to_end=bool(run_to_end))
 
@@ -987,12 +1017,15 @@ class AuditState:
     def start(cls, *, epsilon: float, delta: float = 0.05, seed: int = 0,
               pi: float | None = None, pi_min: float | None = None, judge: bool = False,
               delta0: float | None = None, delta1: float | None = None,
-              truncation: float = 0.5, running_intersection: bool = True) -> AuditState:
+              truncation: float = 0.5, running_intersection: bool = True,
+              tier1_from: float = TIER1_FROM) -> AuditState:
         """The state before any item.
 
         Parameters
         ----------
         epsilon, delta, seed, pi, pi_min, delta0, delta1, truncation, running_intersection
+            As in `audit`.
+        tier1_from : float, default TIER1_FROM
             As in `audit`.
         judge : bool, default False
             Route by judge scores (each `observe` then needs ``judge=``).
@@ -1009,7 +1042,8 @@ class AuditState:
         """
         cfg = AuditConfig.make(epsilon=epsilon, delta=delta, delta0=delta0, delta1=delta1,
                                pi=pi, pi_min=pi_min, judge=judge, seed=seed,
-                               truncation=truncation, running_intersection=running_intersection)
+                               truncation=truncation, running_intersection=running_intersection,
+                               tier1_from=tier1_from)
         tier0 = PrplEBState.start(cfg.delta0, truncation=cfg.truncation,
                                   running_intersection=cfg.running_intersection)
         return cls(cfg, tier0, None)
@@ -1112,7 +1146,7 @@ class AuditState:
         hit = _first_verdict({key: r.t for key, holds in rules.items() if holds})
         if hit is not None:
             return replace(new, verdict=hit[1], tier=hit[2], stopping_time=r.t)
-        if tier1 is None and cfg.tier0_cannot_certify(tier0.lower):
+        if tier1 is None and cfg.tier1_starts(tier0.lower):
             tier1 = PrplEBState.start(cfg.delta1, truncation=cfg.truncation,
                                       running_intersection=cfg.running_intersection)
             return replace(new, tier1=tier1, tier1_start=r.t + 1)

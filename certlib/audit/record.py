@@ -222,7 +222,9 @@ def _config_from(rec: Record) -> AuditConfig:
                             delta1=c["delta1"], pi=None if judge else r["pi"],
                             pi_min=r["pi_min"], judge=judge, seed=c["seed"],
                             truncation=c["truncation"],
-                            running_intersection=c["running_intersection"])
+                            running_intersection=c["running_intersection"],
+                            # a record made before the setting existed used 1
+                            tier1_from=c.get("tier1_from", 1.0))
 
 
 def _same(a: object, b: object) -> bool:
@@ -290,9 +292,12 @@ def verify_record(rec: Record, incumbent: npt.ArrayLike, candidate: npt.ArrayLik
         return Verification(tuple(bad + [f"`config`: {exc}"]))
     except (KeyError, TypeError, ValueError, AttributeError) as exc:
         raise PoolFileError(f"record config is incomplete or malformed ({exc})") from None
-    if not _same(_num(rec["config"]), _num(cfg.to_dict())):
+    given = cfg.to_dict()
+    if "tier1_from" not in rec["config"]:  # a record made before the setting: its rule, 1
+        del given["tier1_from"]
+    if not _same(_num(rec["config"]), _num(given)):
         bad.append(f"`config`: record says {_short(rec['config'])}, but its settings give "
-                   f"{_short(cfg.to_dict())}")
+                   f"{_short(given)}")
     if cfg.routing.kind == "judge" and judge is None:
         return Verification(tuple(bad + ["the record routes by a judge but the stream gives "
                                          "no judge scores (`judge_column`)"]))

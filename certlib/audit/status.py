@@ -10,7 +10,7 @@ the batch audit (`certlib.audit.core.run_stream`), so they equal `certlib.audit.
 on the same items and labels, and the exported record passes ``certlib verify-audit``.
 
 The *queue* is the routed items without a label in force that a part of the audit
-still running needs (Tier 1 of the overall audit once Tier 0 can no longer certify, a
+still running needs (Tier 1 of the overall audit once it has started, a
 slice audit, the Tier 1 of a window), in arrival order; an undo puts its item back.
 """
 

@@ -156,10 +156,10 @@ def routing_flags(cfg: AuditConfig, a: npt.NDArray[np.bool_], pi: npt.NDArray[np
 
     An item is routed when the models disagree, its draw is taken (U_t < pi_t), and some
     part of the audit may pay for its label: Tier 1 of the overall audit (from the item
-    after Tier 0 can no longer certify, `tier1_start`), any slice audit (slices are not
-    gated by Tier 0), or Tier 1 of the item's window.  Every term reads a_1..a_t only,
-    never a label (the paper's predictability condition), so a prefix keeps its flags
-    when items are added.
+    after the one where Tier 0 shows rho >= tier1_from * eps / B, `tier1_start`), any
+    slice audit (slices are not gated by Tier 0), or Tier 1 of the item's window.
+    Every term reads a_1..a_t only, never a label (the paper's predictability
+    condition), so a prefix keeps its flags when items are added.
 
     Parameters
     ----------
@@ -283,7 +283,9 @@ class AuditStore:
                           float(r["pi_min"]))
         cfg = AuditConfig(float(c["epsilon"]), float(c["delta"]), float(c["delta0"]),
                           float(c["delta1"]), routing, int(c["seed"]), float(c["B"]),
-                          float(c["truncation"]), bool(c["running_intersection"]))
+                          float(c["truncation"]), bool(c["running_intersection"]),
+                          # a project stored before the setting existed keeps its rule
+                          float(c.get("tier1_from", 1.0)))
         return AuditProject(pid, name, cfg, jc, sc, window, chain, k, life, created, by)
 
     # ----------------------------------------------------------- projects

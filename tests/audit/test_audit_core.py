@@ -28,15 +28,58 @@ def test_tier0_certifies_small_rho_with_zero_labels():
     assert r.stopping_time == int(np.flatnonzero(r.rho_upper < 0.05)[0]) + 1
 
 
-def test_tier1_dormant_while_tier0_can_still_certify():
+@pytest.mark.parametrize("tier1_from", [0.5, 1.0, 0.25])
+def test_tier1_dormant_until_tier0_shows_rho_above_its_share_of_eps(tier1_from):
     f, g, y = gen(20000, 0.2, 0.0, seed=2)
-    r = audit(f, g, y, epsilon=0.05)
+    r = audit(f, g, y, epsilon=0.05, tier1_from=tier1_from)
     start = r.tier1_start
-    assert start is not None and r.tier == 1
-    # Tier 1 starts on the item after the first with B * lower_rho >= eps.
-    assert np.all(r.rho_lower[:start - 2] < 0.05) and r.rho_lower[start - 2] >= 0.05
+    assert start is not None and r.tier == 1 and r.config.tier1_from == tier1_from
+    # Tier 1 starts on the item after the first with B * lower_rho >= tier1_from * eps.
+    at = tier1_from * 0.05
+    assert np.all(r.rho_lower[:start - 2] < at) and r.rho_lower[start - 2] >= at
     assert min(e.t for e in r.trace) >= start
     assert np.all(r.delta_lower[:start - 1] == -1.0)
+
+
+def test_tier1_from_defaults_to_half_and_is_checked():
+    assert audit([0] * 50, [0] * 50, epsilon=0.05).config.tier1_from == 0.5
+    for bad in (0, -0.1, 1.5, float("nan"), "x"):
+        with pytest.raises(ParameterError, match="tier1_from"):
+            audit([0] * 50, [0] * 50, epsilon=0.05, tier1_from=bad)
+
+
+# Streams at the tolerance: with Tier 1 waiting until Tier 0 could no longer certify
+# (tier1_from = 1), B rho = eps stalled (neither tier ever finished).
+STALL_STREAMS = 8
+
+
+@pytest.mark.parametrize("rho_over_eps", [0.5, 1.0, 2.0])
+def test_no_stall_at_the_tolerance(rho_over_eps):
+    eps, n = 0.01, 150_000
+    labels, uniform = [], []
+    for s in range(STALL_STREAMS):
+        f, g, y = gen(n, rho_over_eps * eps, 0.0, seed=700 + s)
+        b = compare_baselines(f, g, y, epsilon=eps, seed=s)
+        r = b.discern_result
+        assert r.verdict == "safe", (s, r.verdict, r.items_seen)
+        (u,) = [row for row in b.rows if row.method.startswith("uniform")]
+        labels.append(r.labels_used)
+        uniform.append(u.labels_used if u.verdict == "safe" else n)
+    if rho_over_eps == 0.5:  # the zero-label regime B rho <= eps/2: Tier 0 alone
+        assert np.median(labels) == 0
+    assert np.median(labels) <= np.median(uniform) / 10, (labels, uniform)
+
+
+def test_the_old_rule_stalls_at_the_tolerance():
+    f, g, y = gen(150_000, 0.01, 0.0, seed=700)
+    assert audit(f, g, y, epsilon=0.01, tier1_from=1.0).verdict == "continue"
+    assert audit(f, g, y, epsilon=0.01).verdict == "safe"
+
+
+def test_regression_at_the_tolerance_is_caught():
+    f, g, y = gen(150_000, 0.02, 0.02, seed=9)  # every disagreement a regression
+    r = audit(f, g, y, epsilon=0.01)
+    assert (r.verdict, r.tier) == ("regression", 1) and r.delta_interval[0] > 0
 
 
 def test_regression_detected():
@@ -283,6 +326,18 @@ def test_record_verifies_and_detects_tampering():
     g2[0] = 1 - g2[0]
     v = verify_record(rec, f, g2, y, judge=None, slices=sl)
     assert not v.ok and any("stream hash" in m for m in v.mismatches)
+
+
+def test_a_record_made_before_tier1_from_verifies_by_its_own_rule():
+    f, g, y = gen(20000, 0.2, 0.0, seed=2)
+    old = audit(f, g, y, epsilon=0.05, tier1_from=1.0)
+    assert old.tier1_start != audit(f, g, y, epsilon=0.05).tier1_start
+    rec = json.loads(json.dumps(make_record(old, stream_hash(f, g))))
+    del rec["config"]["tier1_from"]  # what such a record holds
+    assert verify_record(rec, f, g, y).ok
+    rec["config"]["tier1_from"] = 0.5  # another rule: the recomputed audit differs
+    v = verify_record(rec, f, g, y)
+    assert not v.ok and v.mismatches
 
 
 @pytest.mark.parametrize("key, value", [
