@@ -28,10 +28,9 @@ __all__ = ["Routing", "uniforms", "check_seed", "check_judge", "DEFAULT_PI",
            "DEFAULT_JUDGE_PI_MIN"]
 
 #: Default constant routing probability on disagreements.  Measured in
-#: bench/bench_audit.py (docs/audit.md, "Default pi = 0.5"): labels to a verdict barely move
-#: with pi (the label count is set by the disagreements the CS must see), while
-#: the traffic needed grows like 1/pi; 0.5 halves the labels of pi = 1 on
-#: moderate rho at twice the traffic.
+#: bench/bench_audit.py (docs/audit.md, "Default pi = 0.5"): with the floor pi_min = pi,
+#: labels to a verdict barely move with pi (Tier 1's range c = B / pi_min narrows as pi
+#: grows), while the traffic needed grows like 1/pi.
 DEFAULT_PI = 0.5
 #: Floor used with a judge when none is given (the paper's ablation floor).
 DEFAULT_JUDGE_PI_MIN = 0.1

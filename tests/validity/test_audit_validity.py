@@ -68,6 +68,15 @@ def test_no_false_safe_when_delta_at_tolerance(judge):
 
 
 @pytest.mark.slow
+def test_no_false_safe_when_rho_and_delta_sit_at_the_tolerance():
+    # rho = Delta = eps: every disagreement is a regression; Tier 1 starts once Tier 0
+    # shows rho >= eps/2, so both tiers' guarantees are tried at the start rule's edge
+    miss, safe, _ = campaign(EPS, EPS, 40_000)
+    assert at_most(miss, N_STREAMS, DELTA), miss
+    assert at_most(safe, N_STREAMS, DELTA), safe
+
+
+@pytest.mark.slow
 @pytest.mark.parametrize("judge", [False, True], ids=["constant-pi", "adversarial-judge"])
 def test_no_false_regression_when_benign(judge):
     miss, _, reg = campaign(0.25, 0.0, 20_000, judge)
