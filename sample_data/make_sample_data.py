@@ -13,8 +13,7 @@ rewrites every file byte-identically: all randomness is seeded, rows and
 columns are written in a fixed order, and floats are written with Python's
 ``repr`` (shortest round-trip form), so equal confidences stay exactly equal
 after a CSV round trip.  Only data that ships *inside* scikit-learn is used
-(``load_breast_cancer``, ``load_wine``, ``load_digits``) plus synthetic data
-from ``make_classification``; nothing is downloaded.
+(``load_breast_cancer``, ``load_wine``, ``load_digits``); nothing is downloaded.
 
 What it writes (see ``README.md`` next to this file):
 
@@ -31,8 +30,10 @@ What it writes (see ``README.md`` next to this file):
   rank example (n = 20, C(0) = 19), from ``certlib.teaching.worked_examples``.
 * ``digits_images.csv`` + ``digits_images/<row_id>.png`` -- the ``digits_probs`` rows
   unlabelled, with each 8 x 8 digit as a small PNG (``image`` column).
-* ``audit_stream.csv`` -- 20,000-item update-audit stream (incumbent vs.
-  candidate) for the Discern audit.
+* ``audit_stream.csv`` -- 20,000-item update-audit stream for the Discern audit:
+  traffic drawn from the 1,797 digits, two logistic regressions (incumbent vs.
+  candidate, out-of-fold), the true digit, a slice, a judge score and each item's
+  image (``digits_images/<index>.png``, written for every digit).
 
 Panel protocol (paper section 6.1, "Panel construction"), as implemented here:
 
@@ -102,7 +103,6 @@ from sklearn.datasets import (
     load_breast_cancer,
     load_digits,
     load_wine,
-    make_classification,
 )
 from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import train_test_split
@@ -963,26 +963,56 @@ def make_digits_probs(out: Path) -> None:
     write_csv(out / "digits_probs.csv", header, cols)
 
 
+AUDIT_ITEMS = 20_000
+AUDIT_FOLDS = 5
+# the incumbent was fitted on a fifth of the digits it may learn from, the candidate
+# retrained once half as many again were labelled: an update worth auditing
+AUDIT_FRACTIONS = {"incumbent": 0.2, "candidate": 0.3}
+INK_SLICES = ("ink_low", "ink_midlow", "ink_midhigh", "ink_high")
+
+
+def _out_of_fold(X: np.ndarray, y: np.ndarray, fraction: float) -> tuple:
+    """Predictions and class probabilities of a logistic regression for every digit from
+    the model fitted without its fold (5-fold, stratified, seed 0), on ``fraction`` of
+    the other folds (seeded draw): no digit is predicted by a model that saw it."""
+    from sklearn.model_selection import StratifiedKFold
+
+    rng = np.random.default_rng(0)
+    pred = np.empty(len(y), dtype=np.int64)
+    proba = np.empty((len(y), 10))
+    for tr, te in StratifiedKFold(AUDIT_FOLDS, shuffle=True, random_state=0).split(X, y):
+        tr = np.sort(rng.choice(tr, int(fraction * len(tr)), replace=False))
+        clf = LogisticRegression(C=1.0, max_iter=5000).fit(X[tr], y[tr])
+        pred[te] = clf.predict(X[te])
+        proba[te] = clf.predict_proba(X[te])
+    return pred, proba
+
+
 def make_audit_stream(out: Path) -> dict:
-    X, y = make_classification(
-        n_samples=40_000, n_features=20, n_informative=6, n_redundant=4,
-        flip_y=0.05, class_sep=0.8, random_state=0,
-    )
-    Xtr, ytr, Xs, ys = X[:20_000], y[:20_000], X[20_000:], y[20_000:]
-    incumbent = LogisticRegression(max_iter=1000).fit(Xtr[:300], ytr[:300])
-    candidate = LogisticRegression(max_iter=1000).fit(Xtr, ytr)
-    pi = incumbent.predict(Xs).astype(np.int64)
-    pc = candidate.predict(Xs).astype(np.int64)
-    p1 = candidate.predict_proba(Xs)[:, 1]
-    judge = 1.0 - np.abs(2.0 * p1 - 1.0)  # candidate uncertainty in [0, 1]
-    cuts = np.quantile(Xtr[:, 0], [0.25, 0.5, 0.75])
-    bucket = np.searchsorted(cuts, Xs[:, 0], side="right")
-    slices = np.array(["x0_low", "x0_midlow", "x0_midhigh", "x0_high"])[bucket]
-    header = ["row_id", "pred_incumbent", "pred_candidate", "label", "slice", "judge"]
+    """audit_stream.csv: 20,000 items of traffic drawn (with repeats, seeded) from the
+    1,797 scikit-learn digits; the incumbent's and the candidate's out-of-fold
+    predictions (`_out_of_fold`), the true digit, a slice by the digit's amount of ink,
+    a judge score (the candidate's uncertainty) and the content an annotator judges:
+    the digit's image (``digits_images/<index>.png``; every digit's PNG is written)."""
+    d = load_digits()
+    X, y = d.data / 16.0, d.target.astype(np.int64)
+    write_digit_pngs(out, d, range(len(y)))
+    f, _ = _out_of_fold(X, y, AUDIT_FRACTIONS["incumbent"])
+    g, proba = _out_of_fold(X, y, AUDIT_FRACTIONS["candidate"])
+    # 1 - the candidate's top probability, to 4 decimals: a routing score, not a measurement
+    judge = np.round(1.0 - proba.max(axis=1), 4)
+    ink = d.data.sum(axis=1)
+    cuts = np.quantile(ink, [0.25, 0.5, 0.75])
+    slices = np.array(INK_SLICES)[np.searchsorted(cuts, ink, side="right")]
+    idx = np.random.default_rng(0).integers(0, len(y), AUDIT_ITEMS)
+    header = ["row_id", "pred_incumbent", "pred_candidate", "label", "slice", "judge", "image"]
     write_csv(out / "audit_stream.csv", header,
-              [np.arange(len(ys)), pi, pc, ys.astype(np.int64), slices, judge])
-    return dict(n=len(ys), disagreement=float((pi != pc).mean()),
-                err_incumbent=float((pi != ys).mean()), err_candidate=float((pc != ys).mean()))
+              [np.arange(AUDIT_ITEMS), f[idx], g[idx], y[idx], slices[idx], judge[idx],
+               [f"digits_images/{i}.png" for i in idx.tolist()]])
+    fi, gi, yi = f[idx], g[idx], y[idx]
+    return dict(n=AUDIT_ITEMS, digits=int(np.unique(idx).size),
+                disagreement=float((fi != gi).mean()),
+                err_incumbent=float((fi != yi).mean()), err_candidate=float((gi != yi).mean()))
 
 
 # --------------------------------------------------------------------------
@@ -1031,6 +1061,18 @@ def png_gray(pixels: np.ndarray) -> bytes:
             + chunk(b"IDAT", zlib.compress(raw, 9)) + chunk(b"IEND", b""))
 
 
+def write_digit_pngs(out: Path, d, indices) -> None:
+    """digits_images/<i>.png for each digit index i of ``load_digits()`` (``d``): the
+    8 x 8 digit, ink dark on white (pixel values 0-16 scaled to 0-255), each pixel a
+    DIGIT_PNG_SCALE-square block."""
+    folder = out / "digits_images"
+    folder.mkdir(parents=True, exist_ok=True)
+    for i in indices:
+        img = 255 - np.round(d.images[i] * 255 / 16).astype(np.int64)
+        img = np.kron(img, np.ones((DIGIT_PNG_SCALE, DIGIT_PNG_SCALE), dtype=np.int64))
+        (folder / f"{i}.png").write_bytes(png_gray(img))
+
+
 def make_digits_images(out: Path) -> None:
     """digits_images.csv: the digits_probs rows unlabelled (an annotator's pool), with an
     ``image`` column naming digits_images/<row_id>.png, the 8 x 8 digit (ink dark on
@@ -1040,14 +1082,8 @@ def make_digits_images(out: Path) -> None:
     tr, ev = split_indices(y, 0)
     clf = LogisticRegression(C=1.0, max_iter=5000).fit(X[tr], y[tr])
     proba = clf.predict_proba(X[ev])
-    folder = out / "digits_images"
-    folder.mkdir(parents=True, exist_ok=True)
-    paths = []
-    for i in ev:
-        img = 255 - np.round(d.images[i] * 255 / 16).astype(np.int64)
-        img = np.kron(img, np.ones((DIGIT_PNG_SCALE, DIGIT_PNG_SCALE), dtype=np.int64))
-        (folder / f"{i}.png").write_bytes(png_gray(img))
-        paths.append(f"digits_images/{i}.png")
+    write_digit_pngs(out, d, ev)
+    paths = [f"digits_images/{i}.png" for i in ev]
     header = ["row_id", "label"] + [f"prob_{c}" for c in range(10)] + ["image"]
     cols = [ev, [None] * len(ev)] + [proba[:, c] for c in range(10)] + [paths]
     write_csv(out / "digits_images.csv", header, cols)
@@ -1192,7 +1228,8 @@ def main(argv=None) -> int:
         make_teaching_examples(out)
         make_digits_images(out)
         a = make_audit_stream(out)
-        print(f"audit stream: n={a['n']} disagreement={a['disagreement']:.4f} "
+        print(f"audit stream: n={a['n']} ({a['digits']} distinct digits) "
+              f"disagreement={a['disagreement']:.4f} "
               f"err incumbent={a['err_incumbent']:.4f} candidate={a['err_candidate']:.4f}")
     print(f"done in {time.perf_counter() - t0:.1f} s")
     return 0

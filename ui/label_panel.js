@@ -77,6 +77,13 @@ function drawRow(p, view, why) {
       img.src = src;
       left.append(img);
     }
+    // an audit item's routing, judge and slice: below its content, which is what the
+    // annotator judges
+    for (const [name, text] of row.meta || []) {
+      const line = el("div", "cl-field cl-meta");
+      line.append(el("span", "cl-name", name + ": "), el("span", "cl-value", text));
+      left.append(line);
+    }
     grid.append(left);
     if (row.table) {
       const t = el("table", "cl-table");

@@ -31,8 +31,8 @@ from certlib.labelling.store import StaleStateError
 __all__ = ["GUARD_MS", "MAX_IMAGE_BYTES", "apply_audit_presses", "apply_presses",
            "apply_review_presses", "apply_team_presses", "audit_panel_data",
            "image_in_folder", "label_panel", "panel_data", "panel_state", "panel_wake",
-           "presses_callback", "review_panel_data", "row_key", "split_extra", "stale_message",
-           "take_presses"]
+           "presses_callback", "review_panel_data", "row_key", "split_extra", "split_values",
+           "stale_message", "take_presses"]
 
 GUARD_MS = 250
 """A press counts only for a row painted on screen at least this long (the browser's
@@ -112,14 +112,19 @@ def image_in_folder(value, folder) -> Path | None:
 def split_extra(pool, row: int, folder) -> tuple:
     """The extra columns of one row by type: (numbers {name: value}, images {name: path},
     texts {name: text}); empty cells are left out."""
+    return split_values({name: col[row] for name, col in pool.extra.items()}, folder)
+
+
+def split_values(values: dict, folder) -> tuple:
+    """`split_extra` of cells given as {column: value} (an audit item's extra columns);
+    ``folder`` None: no cell is read as an image."""
     nums, images, texts = {}, {}, {}
-    for name, col in pool.extra.items():
-        v = col[row]
+    for name, v in values.items():
         if v is None or (isinstance(v, float) and v != v):
             continue
         if isinstance(v, numbers.Number) and not isinstance(v, bool):
             nums[name] = v
-        elif (img := image_in_folder(v, folder)) is not None:
+        elif folder is not None and (img := image_in_folder(v, folder)) is not None:
             images[name] = img
         else:
             texts[name] = str(v)
@@ -137,12 +142,10 @@ def _image(path: Path) -> str | None:
     return f"data:{mime};base64,{base64.b64encode(data).decode()}"
 
 
-def row_view(pool, row: int, display, folder, no_skip: bool = False,
-             predictions: bool = True) -> dict:
-    """What the panel draws for one row: its title, extra columns (numbers, texts,
-    images as data addresses) and, unless ``predictions`` is False, the candidates'
-    predictions and confidences."""
-    nums, images, texts = split_extra(pool, row, folder)
+def _content(split: tuple) -> tuple:
+    """(fields, images) of the panel for extra columns split by `split_values`: numbers,
+    then texts, then images as data addresses (a file too large to send is named)."""
+    nums, images, texts = split
     fields = [[str(k), f"{v:,.6g}"] for k, v in nums.items()]
     fields += [[str(k), str(v)] for k, v in texts.items()]
     shown = []
@@ -153,6 +156,15 @@ def row_view(pool, row: int, display, folder, no_skip: bool = False,
                                       f"{MAX_IMAGE_BYTES // 1024**2} MB)"])
         else:
             shown.append([str(name), src])
+    return fields, shown
+
+
+def row_view(pool, row: int, display, folder, no_skip: bool = False,
+             predictions: bool = True) -> dict:
+    """What the panel draws for one row: its title, extra columns (numbers, texts,
+    images as data addresses) and, unless ``predictions`` is False, the candidates'
+    predictions and confidences."""
+    fields, shown = _content(split_extra(pool, row, folder))
     table = {"head": ["candidate", "prediction", "confidence"],
              "rows": [[str(c), str(display.label(pool.classes[p])), f"{v:.4g}"]
                       for c, p, v in zip(pool.names, pool.preds[:, row].tolist(),
@@ -549,27 +561,29 @@ def apply_review_presses(store, project_id: int, pool, who: str, presses, result
 
 
 # ------------------------------------------------------------------ the Audit page
-def item_view(q, project) -> dict:
-    """What the panel draws for an audit queue item: its id, why it is asked, its judge
-    score, slice and extra columns, and the two models' predictions."""
-    fields = [["item", f"{q.pos + 1:,}, routed with pi = {q.pi:.3g}; needed by "
-                       + ", ".join(str(x) for x in q.needed_by)]]
+def item_view(q, project, folder=None) -> dict:
+    """What the panel draws for an audit queue item: its content (the extra columns, as
+    `row_view` draws a row's: an image path inside ``folder`` as the image), then why it
+    is asked, its judge score and slice (``meta``, below the content), and the two
+    models' predictions."""
+    fields, shown = _content(split_values(q.extra, folder))
+    meta = [["item", f"{q.pos + 1:,}, routed with pi = {q.pi:.3g}; needed by "
+                     + ", ".join(str(x) for x in q.needed_by)]]
     if q.judge is not None:
-        fields.append([str(project.judge_column), f"{q.judge:.4g}"])
+        meta.append([str(project.judge_column), f"{q.judge:.4g}"])
     if q.slice is not None:
-        fields.append([str(project.slice_column), str(q.slice)])
-    fields += [[str(k), "" if v is None else f"{v:.4g}" if isinstance(v, float) else str(v)]
-               for k, v in q.extra.items()]
+        meta.append([str(project.slice_column), str(q.slice)])
     return {"key": str(q.item_id), "title": f"item_id {q.item_id}", "fields": fields,
-            "images": [], "no_skip": True,
+            "images": shown, "meta": meta, "no_skip": True,
             "table": {"head": ["model", "prediction"],
                       "rows": [["incumbent", str(q.incumbent)], ["candidate", str(q.candidate)]]}}
 
 
 def audit_panel_data(status, ahead: dict, who: str, keys, undo_key, client, results: dict,
-                     echo=None) -> dict:
+                     echo=None, *, folder=None) -> dict:
     """The panel's data for an audit as ``status`` shows it; ``ahead``:
-    `certlib.audit.store.AuditStore.lookahead` of it."""
+    `certlib.audit.store.AuditStore.lookahead` of it; ``folder``: where the items' image
+    paths resolve (None: they show as text)."""
     q = status.queue[0] if status.queue else None
     answers = [{"id": _answer_id(i), "label": f"class {c}", "key": k,
                 "value": _value_text(c)} for i, (c, k) in enumerate(zip(status.classes, keys))]
@@ -578,7 +592,8 @@ def audit_panel_data(status, ahead: dict, who: str, keys, undo_key, client, resu
         if c not in ahead:
             continue
         item, verdict = ahead[c]
-        nxt[_answer_id(i)] = ({"row": item_view(item, status.project)} if item is not None
+        nxt[_answer_id(i)] = ({"row": item_view(item, status.project, folder)}
+                              if item is not None
                               else {"row": None, "wait": "Saving your label: nothing is left "
                                                          f"to label then (verdict {verdict})."})
     newest = status.newest_label
@@ -593,7 +608,7 @@ def audit_panel_data(status, ahead: dict, who: str, keys, undo_key, client, resu
             + ("." if mine or not who else f"; only {newest.annotator} can undo it."))
     return {
         "seq": status.last_seq,
-        "row": None if q is None else item_view(q, status.project),
+        "row": None if q is None else item_view(q, status.project, folder),
         "wait": "Nothing to label: " + ("the audit has its verdict."
                                         if status.result.verdict != "continue"
                                         else "append more traffic."),

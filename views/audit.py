@@ -21,6 +21,7 @@ from plotly.subplots import make_subplots
 from certlib.audit.batch import check_batch, read_batch
 from certlib.audit.store import AuditStore
 from certlib.errors import CertlibError
+from certlib.labelling.saved_pools import SavedPools
 from certlib.labelling.store import UnknownProjectError
 from ui.inputs import annotator_input, brought_in, held_back, keep_annotator, number_box
 from ui.keys import class_shortcuts, undo_shortcut
@@ -107,72 +108,96 @@ def _open(pid: int):
 # ------------------------------------------------------------------ start or open
 pid = url_kept("audit")[0]
 if pid is None:
-    sb.subheader("Start an audit")
+    # no audit open: the start form is the page (in the sidebar it sat below the fold,
+    # beside an empty main area)
+    st.info("Start an audit on the shipped sample or your own stream, or open a running "
+            "one. A pipeline can feed the same audit from the command line: "
+            "`certlib audit-project append ID batch.csv`.")
+    running = store.projects()
+    if running:
+        st.subheader("Open a running audit")
+        labels = {p.id: f"{p.id}: {p.name or 'audit'} (eps {p.config.epsilon:g})"
+                  for p in reversed(running)}
+        pick = st.container(horizontal=True, vertical_alignment="bottom")
+        choice = pick.selectbox("Audit project", list(labels), format_func=labels.get,
+                                key="audit_pick", width=420)
+        if pick.button("Open", key="audit_open"):
+            _open(choice)
+            st.rerun()
+    st.subheader("Start an audit")
+    form = st.container(border=True)
+    left, right = form.columns(2, gap="large")
     # the settings outlive a visit to another page (`sticky`); an upload does not
     traffic = ["Shipped sample stream", "Upload a stream"]
-    source = sb.radio("Traffic", traffic,
-                      **sticky("audit_src", traffic[0], options=traffic, index=True),
-                      help="The sample: 20,000 items, two logistic regressions on synthetic "
-                           "data (sample_data/audit_stream.csv).")
+    source = left.radio("Traffic", traffic,
+                        **sticky("audit_src", traffic[0], options=traffic, index=True),
+                        help="The sample: 20,000 items of traffic drawn from scikit-learn's "
+                             "handwritten digits, two logistic regressions, each item shown "
+                             "as its image (sample_data/audit_stream.csv).")
     upload, upload_error = None, None
     if source == "Upload a stream":
-        upload = sb.file_uploader("Stream (CSV or Parquet)", type=["csv", "parquet"],
-                                  key="audit_upload",
-                                  help="Columns pred_incumbent, pred_candidate, an item id "
-                                       "(item_id or row_id), optional label, judge and slice "
-                                       "columns; other columns are shown to annotators.")
+        upload = left.file_uploader("Stream (CSV or Parquet)", type=["csv", "parquet"],
+                                    key="audit_upload",
+                                    help="Columns pred_incumbent, pred_candidate, an item id "
+                                         "(item_id or row_id), optional label, judge and "
+                                         "slice columns; other columns are the item's content, "
+                                         "shown to annotators (a relative image path as the "
+                                         f"image, from {plain(SavedPools().folder)}).")
+        problem = left.empty()  # by the uploader, filled once the whole check has run
         columns = []
         if upload is not None:
             data = upload.getvalue()  # read once a run (a copy of the whole file)
             columns, upload_error = _upload_columns(upload.file_id, data, upload.name)
-            if upload_error:
-                sb.error(upload_error)
     else:
         columns = list(_sample().columns)
-    hide = sb.checkbox("Hide the sample's labels (label the queue here)",
-                       **sticky("audit_hide", True), disabled=source != "Shipped sample stream")
-    eps = number_box(sb, "Tolerance epsilon", "audit_eps", 0.03, low=0.001, high=1.0,
-                     what="epsilon", step=0.005, format="%g",
-                     help="Safe means: the candidate's error rate is at most epsilon "
-                          "above the incumbent's.")
-    delta = number_box(sb, "delta (miscoverage; the lifetime budget in a chain)", "audit_delta",
-                       0.05, low=0.001, high=0.5, what="delta", step=0.01, format="%g")
-    extra_cols = [NONE] + [c for c in columns if c not in (
-        "pred_incumbent", "pred_candidate", "label", "item_id", "row_id")]
-    judge = sb.selectbox("Judge column (routing scores in [0, 1])", extra_cols,
-                         **sticky("audit_judge", NONE, options=extra_cols, index=True))
-    pi = number_box(sb, "pi (labelling probability on disagreements)", "audit_pi", 0.5,
-                    low=0.01, high=1.0, what="pi", step=0.05, disabled=judge != NONE)
-    slices = sb.selectbox("Slice column (per-slice verdicts)", extra_cols,
-                          **sticky("audit_slices", NONE, options=extra_cols, index=True))
-    window = number_box(sb, "Window (items; 0 = none)", "audit_window", 0, low=0,
-                        what="The window", step=500)
-    seed = number_box(sb, "Seed (labelling draws)", "audit_seed", 0, low=0, what="The seed",
-                      step=1)
-    chain = sb.text_input("Promotion chain (optional)", **sticky("audit_chain", ""),
-                          help="Audits of one chain share delta: audit k runs at "
-                               "delta 6/(pi^2 k^2).")
-    first = number_box(sb, "Sample items in the first batch", "audit_first", 2500, low=1,
+    hide = left.checkbox("Hide the sample's labels", **sticky("audit_hide", True),
+                         disabled=source != "Shipped sample stream",
+                         help="Label the queue here; the held-back labels only score the "
+                              "baselines.")
+    first = number_box(left, "Sample items in the first batch", "audit_first", 2500, low=1,
                        what="Items in the first batch", step=500,
                        disabled=source != "Shipped sample stream",
                        help="An uploaded stream is the first batch as a whole.")
+    chain = left.text_input("Promotion chain (optional)", **sticky("audit_chain", ""),
+                            help="Audits of one chain share delta: audit k runs at "
+                                 "delta 6/(pi^2 k^2).")
+    eps = number_box(right, "Tolerance epsilon", "audit_eps", 0.03, low=0.001, high=1.0,
+                     what="epsilon", step=0.005, format="%g",
+                     help="Safe means: the candidate's error rate is at most epsilon "
+                          "above the incumbent's.")
+    delta = number_box(right, "delta (miscoverage; the lifetime budget in a chain)",
+                       "audit_delta", 0.05, low=0.001, high=0.5, what="delta", step=0.01,
+                       format="%g")
+    extra_cols = [NONE] + [c for c in columns if c not in (
+        "pred_incumbent", "pred_candidate", "label", "item_id", "row_id")]
+    judge = right.selectbox("Judge column (routing scores in [0, 1])", extra_cols,
+                            **sticky("audit_judge", NONE, options=extra_cols, index=True))
+    pi = number_box(right, "pi (labelling probability on disagreements)", "audit_pi", 0.5,
+                    low=0.01, high=1.0, what="pi", step=0.05, disabled=judge != NONE)
+    slices = right.selectbox("Slice column (per-slice verdicts)", extra_cols,
+                             **sticky("audit_slices", NONE, options=extra_cols, index=True))
+    window = number_box(right, "Window (items; 0 = none)", "audit_window", 0, low=0,
+                        what="The window", step=500)
+    seed = number_box(right, "Seed (labelling draws)", "audit_seed", 0, low=0, what="The seed",
+                      step=1)
     judge_col = None if judge == NONE else judge
     slice_col = None if slices == NONE else slices
     if upload is not None and not upload_error:  # the whole check, before Start
         upload_error = _upload_problem(upload.file_id, data, upload.name, judge_col,
                                        slice_col)
-        if upload_error:
-            sb.error(upload_error)
+    if upload_error:
+        problem.error(f"The uploaded stream cannot start an audit: {upload_error}")
     changed = brought_in("audit_eps", "audit_delta", "audit_pi", "audit_window",
                          "audit_seed", "audit_first")
-    start = sb.button("Start audit", key="audit_start", type="primary",
-                      disabled=source == "Upload a stream" and (upload is None
-                                                               or bool(upload_error)),
-                      help="Choose a stream file the page can read first."
-                      if source == "Upload a stream" and (upload is None or upload_error)
-                      else None)
+    # under the shorter column: in sight without scrolling at 1400 x 1000 and 800 x 1000
+    start = left.button("Start audit", key="audit_start", type="primary",
+                        disabled=source == "Upload a stream" and (upload is None
+                                                                 or bool(upload_error)),
+                        help="Choose a stream file the page can read first."
+                        if source == "Upload a stream" and (upload is None or upload_error)
+                        else None)
     if start and changed:  # typed and pressed at once: show the number used, start nothing
-        st.warning(held_back())
+        left.warning(held_back())
     elif start:
         try:
             if upload is not None:
@@ -190,26 +215,11 @@ if pid is None:
                                name=name, who=who)
             store.append_batch(new, batch, who=who or "page")
         except CertlibError as exc:
-            # the message, and the rest of the sidebar (open a running audit) stays usable
-            st.error(plain(exc))
+            # the message, and the rest of the form (open a running audit) stays usable
+            left.error(plain(exc))
         else:
             _open(new)
             st.rerun()
-    running = store.projects()
-    if running:
-        sb.subheader("Open a running audit")
-        labels = {p.id: f"{p.id}: {p.name or 'audit'} (eps {p.config.epsilon:g})"
-                  for p in reversed(running)}
-        choice = sb.selectbox("Audit project", list(labels), format_func=labels.get,
-                              key="audit_pick")
-        if sb.button("Open", key="audit_open"):
-            _open(choice)
-            st.rerun()
-    if upload_error:  # in sight too: the sidebar's copy sat below the fold at 1400 x 1000
-        st.error(f"The uploaded stream cannot start an audit: {upload_error}")
-    st.info("Start an audit in the sidebar (the shipped sample or your own stream), or open "
-            "a running one. A pipeline can feed the same audit from the command line: "
-            "`certlib audit-project append ID batch.csv`.")
     st.stop()
 
 if sb.button("Close this audit", key="audit_close",
@@ -243,6 +253,10 @@ _act = store_act("audit_flash", "item")
 # ------------------------------------------------------------------ append a batch
 sources = [b.source for b in status.batches]
 from_sample = bool(sources) and all(s.startswith(SAMPLE_TAG) for s in sources)
+# where the items' image paths resolve: sample_data/ for an audit started on the sample,
+# else the folder the Label page gives an uploaded pool's (the saved-pools folder)
+image_folder = (SAMPLE.parent if sources and sources[0].startswith(SAMPLE_TAG)
+                else SavedPools().folder)
 with sb.expander("Append a batch", expanded=from_sample):
     if from_sample and status.items < _sample().height:
         hidden = HIDDEN in sources[0]
@@ -280,8 +294,8 @@ st.caption(f"Audit {pid}: {plain(project.name or 'audit')}. epsilon {cfg.epsilon
 
 
 # with slices the audit runs on for the slices still undecided, so labels_used can hold
-# labels paid after the overall verdict (228 in all against 31 by item 4,041): the
-# banner counts those up to the verdict and says how many more the slices took
+# labels paid after the overall verdict (often many more than it needed): the banner
+# counts those up to the verdict and says how many more the slices took
 by_verdict = (sum(e.t <= r.stopping_time for e in r.trace) if r.stopping_time is not None
               else r.labels_used)
 later = (f" ({r.labels_used - by_verdict:,} more were paid after it, for the slices still "
@@ -352,7 +366,8 @@ def _queue() -> None:
                     + ", ".join(f"`{k}` = {plain(c)}" for k, c in zip(keys, now.classes) if k)
                     + f", `{ukey}` = undo)")
     label_panel(panel_key, audit_panel_data(now, store.lookahead(pid, status=now), who, keys,
-                                            ukey, *panel_state("audit_panel")),
+                                            ukey, *panel_state("audit_panel"),
+                                            folder=image_folder),
                 on_presses=_on_presses, on_refresh=_on_refresh)
     # the progress after the queue: above it, the metrics (wrapped to two lines at 800 px)
     # pushed the item and its buttons below the fold of an 800 x 900 window

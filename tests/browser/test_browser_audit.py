@@ -3,8 +3,10 @@ labels hidden, label the queued items with the keyboard until a verdict, reload 
 and restart the server in between, then download the evidence record and the stream and
 verify them (with the page's own verifier and with `certlib verify-audit`).
 
-eps = 0.03 (the page's default): on the shipped stream the audit reaches "safe by
-Tier 1" at item 4,041 after 31 labels, so the test appends a second batch of the sample.
+eps = 0.03 (the page's default); the first batch is FIRST items, so that the verdict
+(where and after how many labels: computed by `certlib.audit.audit` on the same items,
+`_expected`) comes after the page has appended more sample items. Each queued item shows
+its digit's image, which the test checks is drawn.
 
 Needs Debian's chromium at /usr/bin/chromium; Playwright never downloads a browser.
 """
@@ -29,7 +31,25 @@ sync_api = require_chromium()
 pytestmark = pytest.mark.slow
 
 SCREENSHOT_DIR = os.environ.get("CERTLIB_SCREENSHOTS")
-TRUTH = pl.read_csv(ROOT / "sample_data" / "audit_stream.csv")["label"].to_list()
+SAMPLE = pl.read_csv(ROOT / "sample_data" / "audit_stream.csv")
+TRUTH = SAMPLE["label"].to_list()
+FIRST, STEP = 1000, 2500  # the first batch typed on the page; the page's append step
+
+
+def _expected():
+    """The audit the page reaches when its queue is labelled with the held-back labels
+    and STEP more items are appended whenever the queue is empty without a verdict:
+    (its result on the items appended by then, the number of items, the batches)."""
+    from certlib.audit import audit
+
+    f, g, y = (SAMPLE[c].to_numpy() for c in ("pred_incumbent", "pred_candidate", "label"))
+    batches = [FIRST]
+    while True:
+        n = sum(batches)
+        ref = audit(f[:n], g[:n], y[:n], epsilon=0.03)
+        if ref.verdict != "continue" or n >= len(y):
+            return ref, n, batches
+        batches.append(min(STEP, len(y) - n))
 
 
 @pytest.fixture(scope="module")
@@ -93,8 +113,9 @@ def _verdict_shown(page) -> bool:
     return page.get_by_text("Safe by Tier 1").count() > 0
 
 
-def _start_audit(browser, server, width, height):
-    """A page on Audit with "ana" typed as the annotator and the sample audit started."""
+def _start_audit(browser, server, width, height, first=None):
+    """A page on Audit with "ana" typed as the annotator and the sample audit started
+    (with ``first`` items in the first batch, else the page's default)."""
     page = browser.new_page(viewport={"width": width, "height": height})
     page.goto(server.url + "/audit")
     name = page.get_by_label("Your name (annotator)")
@@ -102,30 +123,56 @@ def _start_audit(browser, server, width, height):
     name.fill("ana")
     name.press("Enter")
     idle(page)
+    if first is not None:
+        box = page.get_by_role("spinbutton", name="Sample items in the first batch")
+        box.fill(str(first))
+        box.press("Enter")
+        idle(page)
     page.get_by_role("button", name="Start audit").click()
     page.wait_for_function(f"() => ({PANEL_ROW_JS})() !== ''", timeout=60_000)
     return page
 
 
+def _image_drawn(page) -> bool:
+    """Whether the panel shows its item's image, loaded (a digit, 32 pixels wide)."""
+    return page.evaluate(f"""() => {{
+        const r = ({PANEL_JS})(); const img = r && r.querySelector('img.cl-img');
+        return !!img && img.complete && img.naturalWidth === 32; }}""")
+
+
 def test_keyboard_audit_survives_reload_and_restart_then_verifies(server, browser, tmp_path):
-    page = _start_audit(browser, server, 1400, 1600)
+    ref, n, batches = _expected()
+    labels = ref.labels_used
+    # the reload and the restarts below happen at labels 3, 10 and 12
+    assert ref.verdict == "safe" and ref.tier == 1 and labels >= 14, ref
+    page = _start_audit(browser, server, 1400, 1600, first=FIRST)
     labelled = []
-    appended = undone = False
-    item = _state(page, 0)
-    while not _verdict_shown(page):
-        if item is None:
-            assert not appended, "no verdict after the second batch"
-            page.get_by_role("button", name="Append sample items 2,501-5,000").click()
-            wait_text(page, "of 5,000")
-            appended = True
+    appended = 0
+    undone = False
+
+    def shown(item):
+        """The item on the panel, appending the next sample items while the queue is
+        empty without a verdict (so that the steps below always have an item)."""
+        nonlocal appended
+        while item is None and not _verdict_shown(page):
+            assert appended < len(batches) - 1, f"no verdict after {n:,} items"
+            lo = sum(batches[:appended + 1])
+            hi = lo + batches[appended + 1]
+            page.get_by_role("button", name=f"Append sample items {lo + 1:,}-{hi:,}").click()
+            wait_text(page, f"of {hi:,}")
+            appended += 1
             item = _state(page, len(labelled))
-            continue
+        return item
+
+    item = shown(_state(page, 0))
+    assert _image_drawn(page)
+    while not _verdict_shown(page):
         _press(page, str(TRUTH[item]))
         labelled.append(item)
-        if len(labelled) == 31:
+        if len(labelled) == labels:
             wait_text(page, "Safe by Tier 1")
             break
-        item = _state(page, len(labelled), not_item=item)
+        item = shown(_state(page, len(labelled), not_item=item))
         if len(labelled) == 2 and not undone:  # undo by keyboard: the item comes back
             undone = True
             _press(page, "U")
@@ -150,11 +197,12 @@ def test_keyboard_audit_survives_reload_and_restart_then_verifies(server, browse
             # takes it (it wakes the whole page when its triggers go unanswered)
             _press(page, str(TRUTH[item]))
             labelled.append(item)
-            item = _state(page, 13, not_item=item)
-        assert len(labelled) < 31
-    assert appended and len(labelled) == 31
+            item = shown(_state(page, 13, not_item=item))
+        assert len(labelled) < labels
+    assert appended == len(batches) - 1 and len(labelled) == labels
     wait_text(page, "Safe by Tier 1")
-    assert "item 4,041 after 31 labels" in _fresh(page, "Safe by Tier 1").first.inner_text()
+    assert (f"item {ref.stopping_time:,} after {labels} labels"
+            in _fresh(page, "Safe by Tier 1").first.inner_text())
     assert "Traceback" not in page.inner_text("body")
     shot = _shot(page, tmp_path, "audit_verdict_1400.png")
     assert shot.stat().st_size > 10_000
@@ -192,8 +240,8 @@ def test_keyboard_audit_survives_reload_and_restart_then_verifies(server, browse
     store = AuditStore(server.env["CERTLIB_STORE"])
     (project,) = store.projects()
     kinds = [e.kind for e in store.events(project.id)]
-    assert kinds == ["label"] * 2 + ["undo"] + ["label"] * 30
-    assert [b.n_items for b in store.batches(project.id)] == [2500, 2500]
+    assert kinds == ["label"] * 2 + ["undo"] + ["label"] * (labels - 1)
+    assert [b.n_items for b in store.batches(project.id)] == batches
 
 
 @pytest.mark.parametrize("gap_ms", [30, 150])

@@ -153,21 +153,34 @@ def test_digits_probs():
 
 
 def test_audit_stream():
+    """Digits traffic an annotator can judge: every item names its digit's image, which
+    exists inside sample_data/ (the Audit page shows it); ten classes; the two models
+    disagree on a few percent of items and the candidate is the better one."""
+    from certlib.audit.batch import read_batch
+
+    from ui.label_panel import image_in_folder
+
     df = read("audit_stream.csv")
-    assert df.columns == ["row_id", "pred_incumbent", "pred_candidate", "label", "slice", "judge"]
-    assert df.height == 20_000
+    assert df.columns == ["row_id", "pred_incumbent", "pred_candidate", "label", "slice",
+                          "judge", "image"]
+    assert df.height == 20_000 and (SD / "audit_stream.csv").stat().st_size < 2 * 1024**2
     assert df.null_count().sum_horizontal().item() == 0
     for c in ("pred_incumbent", "pred_candidate", "label"):
-        assert set(df[c].unique().to_list()) <= {0, 1}
+        assert set(df[c].unique().to_list()) == set(range(10))
     j = df["judge"].to_numpy()
     assert np.isfinite(j).all() and (j >= 0).all() and (j <= 1).all()
     assert df["slice"].n_unique() == 4
+    images = df["image"].unique().to_list()
+    assert len(images) > 1000 and all(image_in_folder(v, SD) for v in images)
+    # the content is the image alone: no column but the label says which digit it is
+    assert set(read_batch(df.drop("label"), "s").columns) == {
+        "row_id", "pred_incumbent", "pred_candidate", "slice", "judge", "image"}
     y = df["label"].to_numpy()
     f = df["pred_incumbent"].to_numpy()
     g = df["pred_candidate"].to_numpy()
     dis = (f != g).mean()
     assert 0.01 < dis < 0.10
-    assert (g != y).mean() < (f != y).mean()  # the candidate is slightly better
+    assert (g != y).mean() < (f != y).mean()  # the candidate is the better one
 
 
 def test_generator_is_deterministic(tmp_path):

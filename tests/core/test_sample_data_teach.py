@@ -105,10 +105,10 @@ def _png_pixels(data: bytes):
 
 
 def test_generator_deterministic_exact_parts(tmp_path):
-    """Two runs write the same teaching pools and digit images as the shipped files:
-    pools compared on what the protocol fixes (tests/pool_files.py), images on their
-    pixels; the digits pool's exact parts (row ids, image paths, empty labels) match too
-    (its probabilities belong to scikit-learn, compared to 1e-6)."""
+    """Two runs write the same teaching pools, digit images and audit stream as the
+    shipped files: pools compared on what the protocol fixes (tests/pool_files.py),
+    images on their pixels; the digits pool's exact parts (row ids, image paths, empty
+    labels) match too (its probabilities belong to scikit-learn, compared to 1e-6)."""
     import numpy as np
 
     gen = _gen()
@@ -116,6 +116,14 @@ def test_generator_deterministic_exact_parts(tmp_path):
     for out in (a, b):
         gen.make_teaching_examples(out)
         gen.make_digits_images(out)
+        gen.make_audit_stream(out)  # the images of every digit, not only the pool's
+    # the audit stream: its exact parts equal; the judge score (a model's probability,
+    # rounded to 4 decimals) within a rounding step
+    for out in (b, SD):
+        new, old = pl.read_csv(a / "audit_stream.csv"), pl.read_csv(out / "audit_stream.csv")
+        assert new.columns == old.columns
+        assert new.drop("judge").equals(old.drop("judge"))
+        assert np.allclose(new["judge"].to_numpy(), old["judge"].to_numpy(), atol=2e-4, rtol=0)
     for name in ("figure2.csv", "worst_case.csv"):
         assert_same_pool_file(a / name, b / name)
         assert_same_pool_file(a / name, SD / name)

@@ -61,16 +61,38 @@ def _undo(at) -> dict:
     return panel_data(at, "audit_panel")["undo"]
 
 
+def _answer(at, value) -> str:
+    """The panel's answer id for the class ``value`` (the classes are the stream's)."""
+    return next(a["id"] for a in panel_data(at, "audit_panel")["answers"]
+                if a["value"] == str(value))
+
+
 def _metric(at, label):
     return next(m.value for m in at.metric if m.label == label)
 
 
-def test_page_waits_for_start(store_path):
+def test_page_waits_for_start_with_the_form_in_the_main_area(store_path):
+    """No audit open: the start form is the main area (in the sidebar it sat below the
+    fold beside an empty page); the sidebar keeps the annotator's name."""
     at = AppTest.from_file(PAGE, default_timeout=60)
     at.run()
     assert not at.exception, at.exception
-    assert any("Start an audit in the sidebar" in i.value for i in at.info)
+    assert any("Start an audit on the shipped sample" in i.value for i in at.main.info)
     assert AuditStore(store_path).projects() == ()
+    main = {w.key for kind in ("button", "radio", "number_input", "selectbox", "checkbox",
+                               "text_input") for w in at.main.get(kind)}
+    assert {"audit_start", "audit_src", "audit_eps", "audit_delta", "audit_pi",
+            "audit_judge", "audit_slices", "audit_first", "audit_hide"} <= main, main
+    side = [w.key for kind in ("button", "radio", "number_input", "selectbox", "checkbox")
+            for w in at.sidebar.get(kind)]
+    assert not side, side
+    assert [t.key for t in at.sidebar.text_input] == ["audit_annotator"]
+    # a running audit is opened from the main area too
+    store = AuditStore(store_path)
+    pid = store.create(epsilon=0.03, name="nightly")
+    store.append_batch(pid, SAMPLE[:100].drop("label"), who="pipeline")
+    at.run()
+    assert [b.key for b in at.main.button] == ["audit_open", "audit_start"]
 
 
 def test_label_the_hidden_sample_until_safe(store_path):
@@ -88,7 +110,9 @@ def test_label_the_hidden_sample_until_safe(store_path):
             at.button(key="audit_next").click().run()  # append the next sample items
             assert not at.exception, at.exception
             continue
-        panel_press(at, f"c{truth[item]}", panel="audit_panel")
+        if clicks == 0:
+            _check_content(panel_data(at, "audit_panel")["row"], item)
+        panel_press(at, _answer(at, truth[item]), panel="audit_panel")
         assert not at.exception, at.exception
         assert not at.error, [e.value for e in at.error]
         clicks += 1
@@ -128,6 +152,58 @@ def test_label_the_hidden_sample_until_safe(store_path):
     assert not at.exception, at.exception
     assert any("Continue" in i.value for i in at.info)
     assert _next_item(at) == last and _metric(at, "labels used") == f"{ref.labels_used - 1}"
+
+
+def _check_content(row, item):
+    """A queued sample item shows its content as the Label page shows a row's: the
+    digit's image (from sample_data/), the other columns as text and numbers; the
+    routing lines below; never the label."""
+    import base64
+
+    png = (ROOT / "sample_data" / SAMPLE["image"][item]).read_bytes()
+    assert row["images"] == [["image", "data:image/png;base64,"
+                              + base64.b64encode(png).decode()]]
+    fields = dict(row["fields"])
+    assert fields == {"judge": f"{SAMPLE['judge'][item]:,.6g}", "slice": SAMPLE["slice"][item]}
+    assert [m[0] for m in row["meta"]] == ["item"]
+    assert "label" not in fields and row["table"]["rows"] == [
+        ["incumbent", str(SAMPLE["pred_incumbent"][item])],
+        ["candidate", str(SAMPLE["pred_candidate"][item])]]
+
+
+def test_an_uploaded_items_content_is_shown_text_and_image(store_path, tmp_path, monkeypatch):
+    """An uploaded stream's other columns are the item's content: a text column as text,
+    a number as a number, a relative image path inside the saved-pools folder (where the
+    Label page looks for an uploaded pool's images) as the image; a path outside it as
+    text."""
+    import base64
+
+    data = tmp_path / "data"
+    monkeypatch.setenv("CERTLIB_DATA", str(data))
+    (data / "shots").mkdir(parents=True)
+    png = (ROOT / "sample_data" / "digits_images" / "0.png").read_bytes()
+    (data / "shots" / "a.png").write_bytes(png)
+    n = 40
+    csv = pl.DataFrame({
+        "item_id": list(range(n)), "pred_incumbent": [i % 2 for i in range(n)],
+        "pred_candidate": [0] * n,
+        "review": [f"text of item {i}" for i in range(n)],
+        "stars": [i / 8 for i in range(n)],
+        "photo": ["shots/a.png"] * n,
+        "elsewhere": ["../shots/a.png"] * n,  # leaves the folder: never read
+    }).write_csv().encode()
+    at = _upload_start(csv)
+    data = panel_data(at, "audit_panel")
+    views = [data["row"]] + [v["row"] for v in data["next"].values() if v["row"] is not None]
+    assert len(views) > 1  # the items drawn ahead carry their content too
+    for row in views:
+        i = int(row["key"])
+        fields = dict(row["fields"])
+        assert fields == {"stars": f"{i / 8:,.6g}", "review": f"text of item {i}",
+                          "elsewhere": "../shots/a.png"}, fields
+        assert row["images"] == [["photo", "data:image/png;base64,"
+                                  + base64.b64encode(png).decode()]]
+        assert row["meta"][0][0] == "item"
 
 
 def test_slices_windows_and_chain_on_the_labelled_sample(store_path):
@@ -171,7 +247,7 @@ def test_second_annotator_is_refused_not_double_counted(store_path):
     other = AuditStore(store_path)
     truth = SAMPLE["label"].to_list()
     other.label(1, item, truth[item], "bo")  # bo was first, ana's view is stale
-    late = panel_press(at, f"c{1 - truth[item]}", panel="audit_panel")
+    late = panel_press(at, _answer(at, (truth[item] + 1) % 10), panel="audit_panel")
     assert not at.exception, at.exception
     # ana's press was made on the view before bo's label: refused as stale, naming bo
     text = panel_result(at, late, "audit_panel")["text"]
@@ -205,10 +281,11 @@ def test_malformed_upload_is_refused_whole_and_leaves_no_project(store_path):
     at = _upload(bad)
     assert at.button(key="audit_start").disabled
 
-    def once_each_side():  # by the uploader, and in the main area (in sight)
+    def once_each_side():  # once, by the uploader in the main area (in sight)
         side, main = [e.value for e in at.sidebar.error], [e.value for e in at.main.error]
-        assert len(side) == 1 and len(main) == 1 and side[0] in main[0], (side, main)
-        return side[0]
+        assert not side and len(main) == 1, (side, main)
+        assert main[0].startswith("The uploaded stream cannot start an audit: "), main
+        return main[0]
 
     assert "column `pred_candidate`, data row 2 (item_id 2)" in once_each_side()
     for data, message in ((b"\x89PNG\r\n\x1a\n\x00\x00", "traffic.csv"),
@@ -288,7 +365,7 @@ def test_a_setting_outside_its_range_is_shown_and_nothing_starts(store_path):
     assert AuditStore(store_path).projects() == ()
     assert at.number_input(key="audit_eps").value == 1.0
     assert any("epsilon: 5 is above the largest value allowed, so 1 is used" in w.value
-               for w in at.sidebar.warning)
+               for w in at.main.warning)  # by its box
     assert any("Nothing was started" in w.value for w in at.main.warning)  # in sight
     at.button(key="audit_start").click().run()
     assert not at.exception, at.exception
@@ -307,13 +384,13 @@ def test_a_label_no_model_predicts_is_named_on_the_page(store_path):
     store = AuditStore(store_path)
     pid = store.create(epsilon=0.03)
     batch = SAMPLE[:300].with_columns(
-        pl.when(pl.col("row_id") == 17).then(7).otherwise(pl.col("label")).alias("label"))
+        pl.when(pl.col("row_id") == 17).then(10).otherwise(pl.col("label")).alias("label"))
     store.append_batch(pid, batch, who="pipeline")
     at = AppTest.from_file(PAGE, default_timeout=60)
     at.query_params["audit"] = str(pid)
     at.run()
     assert not at.exception, at.exception
-    assert any("Label 7 is on 1 item (first: item_id 17) but neither model predicts it"
+    assert any("Label 10 is on 1 item (first: item_id 17) but neither model predicts it"
                in w.value for w in at.warning), [w.value for w in at.warning]
 
 
@@ -374,7 +451,7 @@ def test_the_label_undo_takes_back_is_named(store_path):
     at = _start()
     item = _next_item(at)
     truth = SAMPLE["label"].to_list()
-    panel_press(at, f"c{truth[item]}", panel="audit_panel")
+    panel_press(at, _answer(at, truth[item]), panel="audit_panel")
     assert not at.exception, at.exception
     assert f"item_id {item} = {truth[item]} (ana, event 1)" in _undo(at)["note"]
     panel_press(at, "undo", panel="audit_panel")
@@ -388,7 +465,7 @@ def test_nobody_undoes_a_colleagues_label(store_path):
     at = _start("alice")
     item = _next_item(at)
     truth = SAMPLE["label"].to_list()
-    panel_press(at, f"c{truth[item]}", panel="audit_panel")
+    panel_press(at, _answer(at, truth[item]), panel="audit_panel")
     bob = AppTest.from_file(PAGE, default_timeout=60)
     bob.query_params["audit"] = at.query_params["audit"]
     bob.query_params["annotator"] = "bob"
@@ -422,11 +499,11 @@ def test_the_panel_sends_the_next_item_of_every_answer_and_takes_a_resend_once(s
         other.label(project.id, item, c, "ana")
         after = other.status(project.id)
         want = str(after.queue[0].item_id) if after.queue else None
-        got = data["next"][f"c{c}"]["row"]
+        got = data["next"][_answer(at, c)]["row"]
         assert (got and got["key"]) == want
-    p1 = panel_press(at, f"c{truth[item]}", panel="audit_panel")
+    p1 = panel_press(at, _answer(at, truth[item]), panel="audit_panel")
     second = _next_item(at)
-    p2 = panel_press(at, f"c{truth[second]}", panel="audit_panel", also=[p1])
+    p2 = panel_press(at, _answer(at, truth[second]), panel="audit_panel", also=[p1])
     assert panel_result(at, p1, "audit_panel")["ok"] and panel_result(at, p2, "audit_panel")["ok"]
     assert [str(e.item_id) for e in store.events(project.id)] == [str(item), str(second)]
     bad = panel_press(at, "c0", panel="audit_panel", row="no-such-item")
@@ -445,7 +522,7 @@ def test_an_answer_names_its_class_and_a_changed_class_list_refuses_it(store_pat
     (project,) = store.projects()
     item = _next_item(at)
     data = panel_data(at, "audit_panel")
-    assert [a["value"] for a in data["answers"]] == ["0", "1"]
+    assert [a["value"] for a in data["answers"]] == [str(d) for d in range(10)]  # digits
     n = store.status(project.id).items
     extra = SAMPLE[n:n + 5].drop("label").with_columns(
         pl.Series("pred_candidate", [-1] * 5))  # a new class -1, sorted first
