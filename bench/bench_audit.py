@@ -15,6 +15,9 @@ eps = 0.01, the default Tier-1 start (``tier1_from`` = 1/2) against the old one 
 and uniform labelling.  Routing: the routing probability pi's effect on labels and
 traffic, with the floor pi_min = pi (the default) and with the floor fixed at 0.1 (the
 paper's ablation, section 6.3: pi = 1 spent 671 labels where pi = 0.5 spent 327).
+Confidence: Tier 1 on PrPl-EB against the betting confidence sequence
+(`certlib.audit.betting`) on the same streams (the paper's rates and tolerance, and a
+regression): labels, verdicts, time; and validity (500 streams at Delta = eps).
 Writes ``docs/results/audit.md``, one section per part, each replaced only by a run
 that measures it.
 """
@@ -31,7 +34,7 @@ from certlib.audit import audit, compare_baselines, prpl_eb, synthetic_stream
 
 from .results import command, table, write_results
 
-SECTIONS = ("timing", "economics", "tolerance", "routing")
+SECTIONS = ("timing", "economics", "tolerance", "routing", "confidence")
 RHOS = (0.03, 0.04, 0.05, 0.06, 0.08, 0.10, 0.12)
 
 
@@ -184,6 +187,53 @@ def routing(pi_streams: int) -> str:
         table(["streams", "floor pi_min", "labels", "items"], pi_rows)])
 
 
+CONFIDENCE_CASES = ((0.03, 0.0), (0.05, 0.0), (0.08, 0.0), (0.12, 0.0), (0.08, 0.04),
+                    (0.2, 0.1))
+
+
+def confidence(streams: int) -> str:
+    """Tier 1 on PrPl-EB against the betting CS, on the same streams."""
+    eps, n = 0.02, 200_000
+    rows = []
+    for k, (rho, reg) in enumerate(CONFIDENCE_CASES):
+        lab: dict[str, list[int]] = {"prpl-eb": [], "betting": []}
+        secs = {"prpl-eb": 0.0, "betting": 0.0}
+        same = 0
+        for s in range(streams):
+            f, g, y = synthetic_stream(n, rho=rho, regression=reg, seed=40_000 + 1000 * k + s)
+            verdicts = set()
+            for cs in lab:
+                t0 = time.perf_counter()
+                r = audit(f, g, y, epsilon=eps, seed=s, confidence=cs)
+                secs[cs] += time.perf_counter() - t0
+                lab[cs].append(r.labels_used)
+                verdicts.add(r.verdict)
+            same += len(verdicts) == 1
+        ratio = float(np.median(np.array(lab["betting"]) / np.maximum(lab["prpl-eb"], 1)))
+        rows.append([f"{rho:g}", f"{reg:g}", _num(float(np.median(lab["prpl-eb"]))),
+                     _num(float(np.median(lab["betting"]))), f"{ratio:.2f}",
+                     f"{same} of {streams}",
+                     f"{secs['prpl-eb'] / streams:.2f} / {secs['betting'] / streams:.2f}"])
+        print(f"rho={rho} Delta={reg}: {rows[-1]}", flush=True)
+    runs, false = 500, {"prpl-eb": 0, "betting": 0}
+    for s in range(runs):
+        f, g, y = synthetic_stream(8000, rho=0.25, regression=0.05, seed=90_000 + s)
+        for cs in false:
+            false[cs] += audit(f, g, y, epsilon=0.05, seed=s, confidence=cs).verdict == "safe"
+    print(f"false safe at Delta = eps: {false} of {runs}", flush=True)
+    return "\n".join([
+        f"Tier 1 on PrPl-EB against the betting confidence sequence (Waudby-Smith and Ramdas's "
+        f"hedged capital process with predictable plug-in bets), eps = {eps}, {streams} "
+        f"seeded streams of {n:,} items per row, the same streams and labelling draws for "
+        "both: median labels to the verdict, the median per-stream ratio, how many streams "
+        "got the same verdict, and seconds per audit:", "",
+        table(["rho", "Delta", "PrPl-EB labels", "betting labels", "ratio",
+               "same verdict", "s per audit"], rows), "",
+        f"Validity, {runs} streams at Delta = eps = 0.05 (rho = 0.25, 8,000 items): a "
+        f"false *safe* on {false['prpl-eb']} with PrPl-EB and {false['betting']} with "
+        "betting (delta = 0.05)."])
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -203,7 +253,8 @@ def main(argv: list[str] | None = None) -> int:
         run &= {"timing"}
     parts = {"timing": timing, "economics": lambda: economics(args.streams),
              "tolerance": lambda: tolerance(max(args.streams // 2, 1)),
-             "routing": lambda: routing(args.pi_streams)}
+             "routing": lambda: routing(args.pi_streams),
+             "confidence": lambda: confidence(max(args.streams // 2, 1))}
     for name in SECTIONS:
         if name in run:
             write_results("audit", parts[name](), command=command("audit", argv),

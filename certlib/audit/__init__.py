@@ -18,6 +18,7 @@ Public API (SPEC section 10):
 Modules, one concept each:
 
 * `certlib.audit.cs` - the PrPl-EB confidence sequence;
+* `certlib.audit.betting` - the betting (hedged capital) confidence sequence;
 * `certlib.audit.routing` - routing probabilities pi_t and the seeded draws U_t;
 * `certlib.audit.core` - the audit engine (`run_stream`), its settings and result;
 * `certlib.audit.window`, `certlib.audit.ledger`, `certlib.audit.baselines` - the
@@ -34,6 +35,7 @@ Modules, one concept each:
 """
 
 from .baselines import BaselineComparison, BaselineRow, compare_baselines
+from .betting import BettingState, betting_cs
 from .core import AuditConfig, AuditResult, AuditState, Routed, SliceVerdict, TraceEntry, audit
 from .cs import ConfidenceSequence, PrplEBState, prpl_eb
 from .routing import DEFAULT_PI, Routing
@@ -41,6 +43,7 @@ from .synthetic import SyntheticStream, synthetic_stream
 
 __all__ = [
     "prpl_eb", "ConfidenceSequence", "PrplEBState",
+    "betting_cs", "BettingState",
     "audit", "AuditConfig", "AuditResult", "AuditState", "Routed", "SliceVerdict", "TraceEntry",
     "Routing", "DEFAULT_PI",
     "synthetic_stream", "SyntheticStream",

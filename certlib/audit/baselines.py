@@ -33,8 +33,8 @@ import numpy as np
 import numpy.typing as npt
 
 from ..errors import LabelError, ParameterError
-from .core import AuditConfig, AuditResult, make_stream, run_stream
-from .cs import prpl_eb
+from .core import DEFAULT_CONFIDENCE, AuditConfig, AuditResult, make_stream, run_stream, \
+    tier1_sequence
 from .routing import uniforms
 
 __all__ = ["METHODS", "BaselineRow", "BaselineComparison", "compare_baselines"]
@@ -139,8 +139,7 @@ class BaselineComparison:
 def _sequential(method: str, z: npt.NDArray[np.float64], paid: npt.NDArray[np.bool_], c: float,
                 alpha: float, eps: float, cfg: AuditConfig,
                 has_label: npt.NDArray[np.bool_]) -> BaselineRow:
-    lo, hi = prpl_eb((z + c) / (2 * c), alpha, truncation=cfg.truncation,
-                     running_intersection=cfg.running_intersection)
+    lo, hi = tier1_sequence(cfg, (z + c) / (2 * c), alpha)
     lo, hi = 2 * c * lo - c, 2 * c * hi - c
     fire = (lo > 0) | (hi < eps)
     hits = np.flatnonzero(fire)
@@ -174,7 +173,8 @@ def compare_baselines(incumbent: npt.ArrayLike, candidate: npt.ArrayLike,
                       labels: npt.ArrayLike | None, *, epsilon: float, delta: float = 0.05,
                       seed: int = 0, pi: float | None = None, pi_min: float | None = None,
                       judge: npt.ArrayLike | None = None, ppi_rate: float = 0.5,
-                      active_floor: float = 0.1, truncation: float = 0.5) -> BaselineComparison:
+                      active_floor: float = 0.1, truncation: float = 0.5,
+                      confidence: str = DEFAULT_CONFIDENCE) -> BaselineComparison:
     """Discern, uniform, PPI-style and active-testing labelling on one stream.
 
     Every method feeds the same confidence sequence and verdict rule (module
@@ -210,6 +210,9 @@ def compare_baselines(incumbent: npt.ArrayLike, candidate: npt.ArrayLike,
         The active-testing baseline's floor with a judge, in (0, 1] (the paper's 0.1).
     truncation : float, default 0.5
         PrPl-EB bet truncation in (0, 1).
+    confidence : str, default DEFAULT_CONFIDENCE
+        The confidence sequence of Discern's Tier 1 and of every baseline alike
+        (`certlib.audit.core.CONFIDENCE`).
 
     Returns
     -------
@@ -242,7 +245,8 @@ def compare_baselines(incumbent: npt.ArrayLike, candidate: npt.ArrayLike,
     certlib.errors.ParameterError: `ppi_rate` must lie in (0, 1], got 0
     """
     cfg = AuditConfig.make(epsilon=epsilon, delta=delta, pi=pi, pi_min=pi_min,
-                           judge=judge is not None, seed=seed, truncation=truncation)
+                           judge=judge is not None, seed=seed, truncation=truncation,
+                           confidence=confidence)
     q = _rate(ppi_rate, "ppi_rate")
     floor_judge = _rate(active_floor, "active_floor")
     stream = make_stream(incumbent, candidate, labels, judge=judge)

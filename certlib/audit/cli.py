@@ -23,6 +23,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     sub : argparse subparsers
         The ``certlib`` parser's subcommands.
     """
+    from .core import CONFIDENCE, DEFAULT_CONFIDENCE
+
     p = sub.add_parser("audit", help="certified no-regression audit of a model update (Discern)",
                        description="Audit candidate vs incumbent on a stream with columns "
                        "pred_incumbent, pred_candidate and optional label. With labels it "
@@ -43,6 +45,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--window", type=int, default=None, metavar="W",
                    help="restart the audit every W items (drift)")
     p.add_argument("--seed", type=int, default=0, help="seed of the labelling draws")
+    p.add_argument("--confidence", choices=CONFIDENCE, default=DEFAULT_CONFIDENCE,
+                   help="Tier 1's confidence sequence (default %(default)s)")
     p.add_argument("--record", default=None, metavar="PATH", help="write the evidence record JSON")
     p.add_argument("--ledger", default=None, metavar="PATH",
                    help="promotion ledger JSON: run at delta_k = delta 6/(pi^2 k^2) and append")
@@ -128,13 +132,14 @@ def _audit_columns(args: argparse.Namespace, cols: StreamColumns) -> int:
         ledger = PromotionLedger.open(args.ledger, args.delta)
         delta = ledger.next_delta()
     common = {"epsilon": args.epsilon, "delta": delta, "seed": args.seed, "pi": args.pi,
-              "pi_min": args.pi_min, "judge": cols.judge}
+              "pi_min": args.pi_min, "judge": cols.judge, "confidence": args.confidence}
     if args.window is not None:
         payload = audit_windowed(cols.incumbent, cols.candidate, cols.labels,
                                  window=args.window, **common).to_dict()
     else:
         cfg = AuditConfig.make(epsilon=args.epsilon, delta=delta, pi=args.pi, pi_min=args.pi_min,
-                               judge=cols.judge is not None, seed=args.seed)
+                               judge=cols.judge is not None, seed=args.seed,
+                               confidence=args.confidence)
         stream = make_stream(cols.incumbent, cols.candidate, cols.labels, judge=cols.judge,
                              slices=cols.slices)
         result = run_stream(stream, cfg)

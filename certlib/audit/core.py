@@ -41,12 +41,15 @@ import numpy.typing as npt
 from ..core._values import class_value, class_value_from_text, first_text, first_true, \
     is_empty_cell, is_none_or_nan
 from ..errors import InvalidValueError, LabelError, ParameterError
-from .cs import PrplEBState, check_alpha, check_truncation, prpl_eb
+from .betting import BettingState, betting_cs
+from .cs import ConfidenceSequence, PrplEBState, check_alpha, check_truncation, prpl_eb
 from .routing import Routing, check_judge, check_seed, uniforms
 
 __all__ = [
     "LOSS_RANGE",
     "TIER1_FROM",
+    "CONFIDENCE",
+    "DEFAULT_CONFIDENCE",
     "AuditConfig",
     "AuditResult",
     "AuditState",
@@ -57,6 +60,7 @@ __all__ = [
     "audit",
     "make_stream",
     "run_stream",
+    "tier1_sequence",
     "tier1_start",
 ]
 
@@ -65,6 +69,12 @@ LOSS_RANGE = 1.0
 
 #: Tier 1 starts once Tier 0 shows ``B * rho >= TIER1_FROM * eps`` (module docstring).
 TIER1_FROM = 0.5
+
+#: The confidence sequences Tier 1 (and each slice audit) can run: PrPl-EB (SPEC section
+#: 11) or the betting CS (`certlib.audit.betting`).  Tier 0 always runs PrPl-EB.
+CONFIDENCE = ("prpl-eb", "betting")
+#: The default: measured in bench/bench_audit.py (docs/audit.md, "Confidence sequence").
+DEFAULT_CONFIDENCE = "prpl-eb"
 
 _Bound = TypeVar("_Bound", float, npt.NDArray[np.float64])
 #: A verdict's rule at every item (an array) or at one item (a bool).
@@ -340,6 +350,9 @@ class AuditConfig:
         Tier 1 starts once Tier 0's lower bound shows ``B * rho >= tier1_from * eps``
         (module docstring); `make` defaults to `TIER1_FROM`, the dataclass to 1.0, the
         rule of settings stored before the field existed.
+    confidence : str, default "prpl-eb"
+        Tier 1's confidence sequence, one of `CONFIDENCE` (`make` defaults to
+        `DEFAULT_CONFIDENCE`).
 
     Examples
     --------
@@ -358,6 +371,7 @@ class AuditConfig:
     truncation: float = 0.5
     running_intersection: bool = True
     tier1_from: float = 1.0
+    confidence: str = "prpl-eb"
 
     @property
     def c(self) -> float:
@@ -389,6 +403,20 @@ class AuditConfig:
         holds: bool | npt.NDArray[np.bool_] = (self.B * rho_lower
                                                >= self.tier1_from * self.epsilon)
         return holds
+
+    def betting_bets(self) -> dict[str, Any]:
+        """The betting CS's bets for Tier 1: aimed at the two decision points, Delta = 0
+        (Regression) and Delta = eps (Safe), mapped to [0, 1] (`certlib.audit.betting`,
+        "Bets"): predictable, so the sequence stays valid; measured in
+        bench/bench_audit.py against the plug-in bets.
+
+        Returns
+        -------
+        dict
+            Keyword arguments of `certlib.audit.betting.betting_cs`.
+        """
+        return {"bets": "boundary",
+                "target": (float(self.tier1_unit(0.0)), float(self.tier1_unit(self.epsilon)))}
 
     # The Tier-1 mapping (module docstring), for one value or an array alike: the batch
     # audit and `AuditState` both go through these two methods.
@@ -432,7 +460,8 @@ class AuditConfig:
              delta1: float | None = None, pi: float | None = None,
              pi_min: float | None = None, judge: bool = False, seed: int = 0,
              truncation: float = 0.5, running_intersection: bool = True,
-             tier1_from: float = TIER1_FROM) -> AuditConfig:
+             tier1_from: float = TIER1_FROM,
+             confidence: str = DEFAULT_CONFIDENCE) -> AuditConfig:
         """Checked settings of an audit.
 
         Parameters
@@ -456,6 +485,8 @@ class AuditConfig:
         tier1_from : float, default TIER1_FROM
             Tier 1 starts once Tier 0 shows ``B * rho >= tier1_from * eps``, a number in
             (0, 1] (module docstring).
+        confidence : str, default DEFAULT_CONFIDENCE
+            Tier 1's confidence sequence: "prpl-eb" or "betting".
 
         Returns
         -------
@@ -484,8 +515,12 @@ class AuditConfig:
             f = float("nan")
         if not 0.0 < f <= 1.0:
             raise ParameterError(f"`tier1_from` must be a number in (0, 1], got {tier1_from!r}")
+        if confidence not in CONFIDENCE:
+            raise ParameterError(f"`confidence` must be one of {', '.join(CONFIDENCE)}, got "
+                                 f"{confidence!r}")
         return cls(eps, d, d0, d1, Routing.make(pi, pi_min, judge=judge), check_seed(seed),
-                   LOSS_RANGE, check_truncation(truncation), bool(running_intersection), f)
+                   LOSS_RANGE, check_truncation(truncation), bool(running_intersection), f,
+                   str(confidence))
 
     def to_dict(self) -> dict[str, object]:
         """The settings as JSON-ready data (the record's ``config``).
@@ -499,7 +534,7 @@ class AuditConfig:
                 "delta1": self.delta1, "B": self.B, "pi_min": self.routing.pi_min,
                 "routing": self.routing.to_dict(), "seed": self.seed,
                 "truncation": self.truncation, "running_intersection": self.running_intersection,
-                "tier1_from": self.tier1_from, "loss": "0/1"}
+                "tier1_from": self.tier1_from, "confidence": self.confidence, "loss": "0/1"}
 
 
 @dataclass(frozen=True)
@@ -662,9 +697,34 @@ class AuditResult:
 def _tier1_cs(z: npt.NDArray[np.float64], alpha: float,
               cfg: AuditConfig) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
     """CS for Delta from HT increments z in [-c, c] (mapped to [0, 1] and back)."""
-    lo, hi = prpl_eb(cfg.tier1_unit(z), alpha, truncation=cfg.truncation,
-                     running_intersection=cfg.running_intersection)
+    lo, hi = tier1_sequence(cfg, cfg.tier1_unit(z), alpha)
     return cfg.tier1_delta(lo), cfg.tier1_delta(hi)
+
+
+def tier1_sequence(cfg: AuditConfig, x: npt.NDArray[np.float64],
+                   alpha: float) -> ConfidenceSequence:
+    """Tier 1's confidence sequence (``cfg.confidence``) on mapped increments ``x``.
+
+    Parameters
+    ----------
+    cfg : AuditConfig
+        The audit's settings (its confidence sequence, truncation, running intersection).
+    x : numpy.ndarray of float
+        Increments mapped to [0, 1] (`AuditConfig.tier1_unit`).
+    alpha : float
+        The level (delta1, or delta1 / K for a slice).
+
+    Returns
+    -------
+    ConfidenceSequence
+        PrPl-EB's or the betting CS's ends over time.
+    """
+    if cfg.confidence == "betting":
+        return betting_cs(x, alpha, truncation=cfg.truncation,
+                          running_intersection=cfg.running_intersection,
+                          **cfg.betting_bets())
+    return prpl_eb(x, alpha, truncation=cfg.truncation,
+                   running_intersection=cfg.running_intersection)
 
 
 def tier1_start(cfg: AuditConfig, a: npt.NDArray[np.bool_]) -> int:
@@ -865,7 +925,8 @@ def audit(incumbent: npt.ArrayLike, candidate: npt.ArrayLike,
           judge: npt.ArrayLike | None = None, slices: npt.ArrayLike | None = None,
           delta0: float | None = None, delta1: float | None = None,
           truncation: float = 0.5, running_intersection: bool = True,
-          tier1_from: float = TIER1_FROM, run_to_end: bool = False) -> AuditResult:
+          tier1_from: float = TIER1_FROM, confidence: str = DEFAULT_CONFIDENCE,
+          run_to_end: bool = False) -> AuditResult:
     """Run the Discern audit on a stream of paired predictions, in one vectorised call.
 
     The audit replays as far as the labels go and, if it reaches an item whose label
@@ -900,6 +961,8 @@ def audit(incumbent: npt.ArrayLike, candidate: npt.ArrayLike,
     tier1_from : float, default TIER1_FROM
         Tier 1 starts paying for labels once Tier 0 shows ``B * rho >= tier1_from *
         eps`` (module docstring).
+    confidence : str, default DEFAULT_CONFIDENCE
+        Tier 1's confidence sequence: "prpl-eb" or "betting" (`CONFIDENCE`).
     run_to_end : bool, default False
         Keep both tiers running to the end of the stream (coverage studies): the
         verdict and stopping time are unchanged, the trajectories and
@@ -928,7 +991,7 @@ def audit(incumbent: npt.ArrayLike, candidate: npt.ArrayLike,
     cfg = AuditConfig.make(epsilon=epsilon, delta=delta, delta0=delta0, delta1=delta1, pi=pi,
                            pi_min=pi_min, judge=judge is not None, seed=seed,
                            truncation=truncation, running_intersection=running_intersection,
-                           tier1_from=tier1_from)
+                           tier1_from=tier1_from, confidence=confidence)
     stream = make_stream(incumbent, candidate, labels, judge=judge, slices=slices)
     return run_stream(stream, cfg, to_end=bool(run_to_end))
 
@@ -1004,7 +1067,7 @@ class AuditState:
 
     config: AuditConfig
     tier0: PrplEBState
-    tier1: PrplEBState | None
+    tier1: PrplEBState | BettingState | None
     t: int = 0
     tier1_start: int | None = None
     labels_used: int = 0
@@ -1018,7 +1081,8 @@ class AuditState:
               pi: float | None = None, pi_min: float | None = None, judge: bool = False,
               delta0: float | None = None, delta1: float | None = None,
               truncation: float = 0.5, running_intersection: bool = True,
-              tier1_from: float = TIER1_FROM) -> AuditState:
+              tier1_from: float = TIER1_FROM,
+              confidence: str = DEFAULT_CONFIDENCE) -> AuditState:
         """The state before any item.
 
         Parameters
@@ -1026,6 +1090,8 @@ class AuditState:
         epsilon, delta, seed, pi, pi_min, delta0, delta1, truncation, running_intersection
             As in `audit`.
         tier1_from : float, default TIER1_FROM
+            As in `audit`.
+        confidence : str, default DEFAULT_CONFIDENCE
             As in `audit`.
         judge : bool, default False
             Route by judge scores (each `observe` then needs ``judge=``).
@@ -1043,7 +1109,7 @@ class AuditState:
         cfg = AuditConfig.make(epsilon=epsilon, delta=delta, delta0=delta0, delta1=delta1,
                                pi=pi, pi_min=pi_min, judge=judge, seed=seed,
                                truncation=truncation, running_intersection=running_intersection,
-                               tier1_from=tier1_from)
+                               tier1_from=tier1_from, confidence=confidence)
         tier0 = PrplEBState.start(cfg.delta0, truncation=cfg.truncation,
                                   running_intersection=cfg.running_intersection)
         return cls(cfg, tier0, None)
@@ -1147,7 +1213,11 @@ class AuditState:
         if hit is not None:
             return replace(new, verdict=hit[1], tier=hit[2], stopping_time=r.t)
         if tier1 is None and cfg.tier1_starts(tier0.lower):
-            tier1 = PrplEBState.start(cfg.delta1, truncation=cfg.truncation,
-                                      running_intersection=cfg.running_intersection)
+            tier1 = (BettingState.start(cfg.delta1, truncation=cfg.truncation,
+                                        running_intersection=cfg.running_intersection,
+                                        **cfg.betting_bets())
+                     if cfg.confidence == "betting" else
+                     PrplEBState.start(cfg.delta1, truncation=cfg.truncation,
+                                       running_intersection=cfg.running_intersection))
             return replace(new, tier1=tier1, tier1_start=r.t + 1)
         return new

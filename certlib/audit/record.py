@@ -223,8 +223,10 @@ def _config_from(rec: Record) -> AuditConfig:
                             pi_min=r["pi_min"], judge=judge, seed=c["seed"],
                             truncation=c["truncation"],
                             running_intersection=c["running_intersection"],
-                            # a record made before the setting existed used 1
-                            tier1_from=c.get("tier1_from", 1.0))
+                            # a record made before these settings existed used 1 and
+                            # PrPl-EB
+                            tier1_from=c.get("tier1_from", 1.0),
+                            confidence=c.get("confidence", "prpl-eb"))
 
 
 def _same(a: object, b: object) -> bool:
@@ -293,8 +295,9 @@ def verify_record(rec: Record, incumbent: npt.ArrayLike, candidate: npt.ArrayLik
     except (KeyError, TypeError, ValueError, AttributeError) as exc:
         raise PoolFileError(f"record config is incomplete or malformed ({exc})") from None
     given = cfg.to_dict()
-    if "tier1_from" not in rec["config"]:  # a record made before the setting: its rule, 1
-        del given["tier1_from"]
+    for key in ("tier1_from", "confidence"):  # a record made before the setting existed
+        if key not in rec["config"]:
+            del given[key]
     if not _same(_num(rec["config"]), _num(given)):
         bad.append(f"`config`: record says {_short(rec['config'])}, but its settings give "
                    f"{_short(given)}")

@@ -53,7 +53,7 @@ from ..labelling.events import same_annotator, utc_now
 from ..labelling.store import (DuplicateLabelError, NothingToUndoError, StaleStateError,
                                StoreError, UnknownProjectError, default_store_path)
 from .batch import ID_COLUMNS, REQUIRED, BatchSource, Kind, check_rows, class_kind, read_batch
-from .core import AuditConfig, tier1_start
+from .core import DEFAULT_CONFIDENCE, AuditConfig, tier1_start
 from .ledger import PromotionLedger
 from .record import make_record, stream_hash
 from .routing import Routing, uniforms
@@ -284,15 +284,17 @@ class AuditStore:
         cfg = AuditConfig(float(c["epsilon"]), float(c["delta"]), float(c["delta0"]),
                           float(c["delta1"]), routing, int(c["seed"]), float(c["B"]),
                           float(c["truncation"]), bool(c["running_intersection"]),
-                          # a project stored before the setting existed keeps its rule
-                          float(c.get("tier1_from", 1.0)))
+                          # a project stored before these settings existed keeps its
+                          # rules
+                          float(c.get("tier1_from", 1.0)), str(c.get("confidence", "prpl-eb")))
         return AuditProject(pid, name, cfg, jc, sc, window, chain, k, life, created, by)
 
     # ----------------------------------------------------------- projects
     def create(self, *, epsilon: float, delta: float = 0.05, pi: float | None = None,
                pi_min: float | None = None, seed: int = 0, judge_column: str | None = None,
                slice_column: str | None = None, window: int | None = None,
-               chain: str | None = None, name: str = "", who: str = "") -> int:
+               chain: str | None = None, name: str = "", who: str = "",
+               confidence: str = DEFAULT_CONFIDENCE) -> int:
         """Start a new audit project.
 
         Parameters
@@ -317,6 +319,8 @@ class AuditStore:
             A name for people.
         who : str, default ""
             Who creates it (kept in the record).
+        confidence : str, default DEFAULT_CONFIDENCE
+            Tier 1's confidence sequence, "prpl-eb" or "betting".
 
         Returns
         -------
@@ -346,7 +350,8 @@ class AuditStore:
                 raise ParameterError("`chain` must be a non-empty name or None")
         life = PromotionLedger.start(delta).lifetime_delta if chain is not None else None
         AuditConfig.make(epsilon=epsilon, delta=delta, pi=pi, pi_min=pi_min,
-                         judge=judge_column is not None, seed=seed)   # checks the settings
+                         judge=judge_column is not None, seed=seed,
+                         confidence=confidence)   # checks the settings
         with self._write() as con:
             k = None
             run_delta = delta
@@ -359,7 +364,8 @@ class AuditStore:
                 k = len(rows) + 1
                 run_delta = PromotionLedger.start(life).delta_for(k)
             cfg = AuditConfig.make(epsilon=epsilon, delta=run_delta, pi=pi, pi_min=pi_min,
-                                   judge=judge_column is not None, seed=seed)
+                                   judge=judge_column is not None, seed=seed,
+                                   confidence=confidence)
             cur = con.execute(
                 "INSERT INTO audit_projects (name, epsilon, delta, pi, pi_min, seed, "
                 "judge_column, slice_column, window, chain, chain_k, lifetime_delta, config, "

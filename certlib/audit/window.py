@@ -13,7 +13,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ..errors import ParameterError
-from .core import AuditConfig, make_stream, run_stream
+from .core import DEFAULT_CONFIDENCE, AuditConfig, make_stream, run_stream
 
 __all__ = ["WindowVerdict", "WindowedAudit", "audit_windowed"]
 
@@ -107,7 +107,8 @@ def audit_windowed(incumbent: npt.ArrayLike, candidate: npt.ArrayLike,
                    labels: npt.ArrayLike | None = None, *, window: int, epsilon: float,
                    delta: float = 0.05, seed: int = 0, pi: float | None = None,
                    pi_min: float | None = None, judge: npt.ArrayLike | None = None,
-                   truncation: float = 0.5) -> WindowedAudit:
+                   truncation: float = 0.5,
+                   confidence: str = DEFAULT_CONFIDENCE) -> WindowedAudit:
     """Run `certlib.audit.audit` afresh on every window of ``window`` items.
 
     Stops at the first window that needs a label it does not have.
@@ -118,7 +119,7 @@ def audit_windowed(incumbent: npt.ArrayLike, candidate: npt.ArrayLike,
         As in `certlib.audit.audit`.
     window : int
         The window length W >= 1.
-    epsilon, delta, seed, pi, pi_min, judge, truncation
+    epsilon, delta, seed, pi, pi_min, judge, truncation, confidence
         As in `certlib.audit.audit`; each window runs at the whole ``delta``.
 
     Returns
@@ -143,7 +144,8 @@ def audit_windowed(incumbent: npt.ArrayLike, candidate: npt.ArrayLike,
     if isinstance(window, bool) or not isinstance(window, (int, np.integer)) or window < 1:
         raise ParameterError(f"`window` must be a positive integer number of items, got {window!r}")
     cfg = AuditConfig.make(epsilon=epsilon, delta=delta, pi=pi, pi_min=pi_min,
-                           judge=judge is not None, seed=seed, truncation=truncation)
+                           judge=judge is not None, seed=seed, truncation=truncation,
+                           confidence=confidence)
     stream = make_stream(incumbent, candidate, labels, judge=judge)
     out: list[WindowVerdict] = []
     used, needs = 0, None

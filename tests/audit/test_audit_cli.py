@@ -78,11 +78,13 @@ def test_audit_partially_labelled_replays_then_names_row(stream, tmp_path, capsy
     assert d["labels_used"] > 0 and full["labels_used"] > d["labels_used"]
 
 
-def test_record_then_verify(stream, tmp_path, capsys):
+@pytest.mark.parametrize("confidence", ["prpl-eb", "betting"])
+def test_record_then_verify(stream, tmp_path, capsys, confidence):
     rec = tmp_path / "r.json"
     code, _, _ = run(capsys, ["audit", str(stream[0]), "--epsilon", "0.05", "--slices", "region",
-                              "--record", str(rec), "--json"])
+                              "--record", str(rec), "--json", "--confidence", confidence])
     assert code == 0 and rec.exists()
+    assert json.loads(rec.read_text())["config"]["confidence"] == confidence
     code, out, _ = run(capsys, ["verify-audit", str(rec), str(stream[0])])
     assert code == 0 and out.startswith("verified")
     d = json.loads(rec.read_text())

@@ -146,6 +146,37 @@ def test_streaming_equals_batch_on_every_prefix(rho, delta, judge):
 
 
 
+@pytest.mark.parametrize("rho, delta", [(0.25, 0.0), (0.3, 0.12)])
+def test_betting_streaming_equals_batch(rho, delta):
+    f, g, y = gen(3000, rho, delta, seed=8)
+    r = audit(f, g, y, epsilon=0.05, seed=3, confidence="betting")
+    assert r.config.confidence == "betting" and r.tier1_start is not None
+    s = AuditState.start(epsilon=0.05, seed=3, confidence="betting")
+    for t in range(3000):
+        s = s.observe(f[t], g[t], y[t])
+        assert abs(s.rho_interval[0] - r.rho_lower[t]) < 1e-12
+        assert abs(s.rho_interval[1] - r.rho_upper[t]) < 1e-12
+        assert abs(s.delta_interval[0] - r.delta_lower[t]) < 1e-9
+        assert abs(s.delta_interval[1] - r.delta_upper[t]) < 1e-9
+        if s.verdict != "continue":
+            break
+    assert (s.verdict, s.tier, s.stopping_time, s.labels_used, s.trace) == \
+        (r.verdict, r.tier, r.stopping_time, r.labels_used, r.trace)
+
+
+def test_betting_is_tier1_only_and_checked():
+    f, g, y = gen(20000, 0.2, 0.0, seed=2)
+    a = audit(f, g, y, epsilon=0.05)
+    b = audit(f, g, y, epsilon=0.05, confidence="betting")
+    # Tier 0 runs PrPl-EB whatever Tier 1 runs: same rho trajectory, same Tier-1 start
+    m = min(a.rho_lower.size, b.rho_lower.size)
+    assert np.array_equal(a.rho_lower[:m], b.rho_lower[:m])
+    assert a.tier1_start == b.tier1_start
+    assert b.config.to_dict()["confidence"] == "betting"
+    with pytest.raises(ParameterError, match="`confidence` must be one of prpl-eb, betting"):
+        audit(f, g, y, epsilon=0.05, confidence="hoeffding")
+
+
 def test_verdict_precedence_is_one_rule_for_batch_and_streaming():
     """Module docstring of certlib.audit.core: at one item Regression beats Tier-0 Safe
     beats Tier-1 Safe; an earlier item beats any precedence."""
@@ -333,11 +364,21 @@ def test_a_record_made_before_tier1_from_verifies_by_its_own_rule():
     old = audit(f, g, y, epsilon=0.05, tier1_from=1.0)
     assert old.tier1_start != audit(f, g, y, epsilon=0.05).tier1_start
     rec = json.loads(json.dumps(make_record(old, stream_hash(f, g))))
-    del rec["config"]["tier1_from"]  # what such a record holds
+    del rec["config"]["tier1_from"], rec["config"]["confidence"]  # what such a record holds
     assert verify_record(rec, f, g, y).ok
     rec["config"]["tier1_from"] = 0.5  # another rule: the recomputed audit differs
     v = verify_record(rec, f, g, y)
     assert not v.ok and v.mismatches
+
+
+def test_a_betting_record_verifies_and_names_its_sequence():
+    f, g, y = gen(6000, 0.3, 0.0, seed=19)
+    r = audit(f, g, y, epsilon=0.05, confidence="betting")
+    rec = json.loads(json.dumps(make_record(r, stream_hash(f, g))))
+    assert rec["config"]["confidence"] == "betting" and verify_record(rec, f, g, y).ok
+    rec["config"]["confidence"] = "prpl-eb"  # the other sequence: other intervals
+    v = verify_record(rec, f, g, y)
+    assert not v.ok and any("interval" in m for m in v.mismatches)
 
 
 @pytest.mark.parametrize("key, value", [

@@ -82,7 +82,8 @@ def test_page_waits_for_start_with_the_form_in_the_main_area(store_path):
     main = {w.key for kind in ("button", "radio", "number_input", "selectbox", "checkbox",
                                "text_input") for w in at.main.get(kind)}
     assert {"audit_start", "audit_src", "audit_eps", "audit_delta", "audit_pi",
-            "audit_judge", "audit_slices", "audit_first", "audit_hide"} <= main, main
+            "audit_judge", "audit_slices", "audit_first", "audit_hide",
+            "audit_confidence"} <= main, main
     side = [w.key for kind in ("button", "radio", "number_input", "selectbox", "checkbox")
             for w in at.sidebar.get(kind)]
     assert not side, side
@@ -93,6 +94,15 @@ def test_page_waits_for_start_with_the_form_in_the_main_area(store_path):
     store.append_batch(pid, SAMPLE[:100].drop("label"), who="pipeline")
     at.run()
     assert [b.key for b in at.main.button] == ["audit_open", "audit_start"]
+
+
+def test_the_confidence_sequence_chosen_is_the_projects(store_path):
+    at = _start(audit_confidence="betting")
+    (project,) = AuditStore(store_path).projects()
+    assert project.config.confidence == "betting"
+    assert any("Tier 1 on the betting CS" in c.value for c in at.caption)
+    status = AuditStore(store_path).status(project.id)
+    assert status.result.config.confidence == "betting"
 
 
 def test_label_the_hidden_sample_until_safe(store_path):

@@ -32,13 +32,14 @@ def at_most(k, n, rate):
     return binomtest(k, n).proportion_ci(confidence_level=0.999).low <= rate
 
 
-def campaign(rho, true_delta, seed0, judge=False):
+def campaign(rho, true_delta, seed0, judge=False, confidence="prpl-eb"):
     miss = safe = reg = 0
     rng = np.random.default_rng(seed0)
     for s in range(N_STREAMS):
         f, g, y = gen(N_ITEMS, rho, true_delta, seed=seed0 + s)
         j = adversarial_judge(f, g, y, rng) if judge else None
-        r = audit(f, g, y, epsilon=EPS, delta=DELTA, seed=s, judge=j, run_to_end=True)
+        r = audit(f, g, y, epsilon=EPS, delta=DELTA, seed=s, judge=j, run_to_end=True,
+                  confidence=confidence)
         out = (np.any(r.rho_lower > rho) or np.any(r.rho_upper < rho)
                or np.any(r.delta_lower > true_delta) or np.any(r.delta_upper < true_delta))
         miss += bool(out)
@@ -59,10 +60,14 @@ def test_harness_flags_an_invalid_interval_sequence():
     assert not at_most(miss, N_STREAMS, DELTA)
 
 
+CASES = [(False, "prpl-eb"), (True, "prpl-eb"), (False, "betting")]
+IDS = ["constant-pi", "adversarial-judge", "betting-cs"]
+
+
 @pytest.mark.slow
-@pytest.mark.parametrize("judge", [False, True], ids=["constant-pi", "adversarial-judge"])
-def test_no_false_safe_when_delta_at_tolerance(judge):
-    miss, safe, _ = campaign(0.25, EPS, 10_000, judge)
+@pytest.mark.parametrize("judge, confidence", CASES, ids=IDS)
+def test_no_false_safe_when_delta_at_tolerance(judge, confidence):
+    miss, safe, _ = campaign(0.25, EPS, 10_000, judge, confidence)
     assert at_most(miss, N_STREAMS, DELTA), miss
     assert at_most(safe, N_STREAMS, DELTA), safe
 
@@ -77,9 +82,9 @@ def test_no_false_safe_when_rho_and_delta_sit_at_the_tolerance():
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("judge", [False, True], ids=["constant-pi", "adversarial-judge"])
-def test_no_false_regression_when_benign(judge):
-    miss, _, reg = campaign(0.25, 0.0, 20_000, judge)
+@pytest.mark.parametrize("judge, confidence", CASES, ids=IDS)
+def test_no_false_regression_when_benign(judge, confidence):
+    miss, _, reg = campaign(0.25, 0.0, 20_000, judge, confidence)
     assert at_most(miss, N_STREAMS, DELTA), miss
     assert at_most(reg, N_STREAMS, DELTA), reg
 
