@@ -567,8 +567,8 @@ def item_view(q, project, folder=None) -> dict:
     is asked, its judge score and slice (``meta``, below the content), and the two
     models' predictions."""
     fields, shown = _content(split_values(q.extra, folder))
-    meta = [["item", f"{q.pos + 1:,}, routed with pi = {q.pi:.3g}; needed by "
-                     + ", ".join(str(x) for x in q.needed_by)]]
+    meta = [["position", f"item {q.pos + 1:,} of the stream, routed with pi = {q.pi:.3g}; "
+                         "needed by " + ", ".join(str(x) for x in q.needed_by)]]
     if q.judge is not None:
         meta.append([str(project.judge_column), f"{q.judge:.4g}"])
     if q.slice is not None:

@@ -19,7 +19,6 @@ import streamlit as st
 from plotly.subplots import make_subplots
 
 from certlib.audit.batch import check_batch, read_batch
-from certlib.audit.core import CONFIDENCE, DEFAULT_CONFIDENCE
 from certlib.audit.store import AuditStore
 from certlib.errors import CertlibError
 from certlib.labelling.saved_pools import SavedPools
@@ -162,13 +161,6 @@ if pid is None:
     chain = left.text_input("Promotion chain (optional)", **sticky("audit_chain", ""),
                             help="Audits of one chain share delta: audit k runs at "
                                  "delta 6/(pi^2 k^2).")
-    names = {"prpl-eb": "PrPl-EB (empirical Bernstein)", "betting": "Betting"}
-    confidence = left.selectbox(
-        "Confidence sequence (Tier 1)", CONFIDENCE, format_func=names.__getitem__,
-        **sticky("audit_confidence", DEFAULT_CONFIDENCE, options=CONFIDENCE, index=True),
-        help="Both are anytime-valid. Betting (Waudby-Smith and Ramdas's hedged capital "
-             "process, bets aimed at the two verdicts) needed fewer labels in the "
-             "benchmark at low disagreement rates and on regressions; see the manual.")
     eps = number_box(right, "Tolerance epsilon", "audit_eps", 0.03, low=0.001, high=1.0,
                      what="epsilon", step=0.005, format="%g",
                      help="Safe means: the candidate's error rate is at most epsilon "
@@ -220,7 +212,7 @@ if pid is None:
                                seed=int(seed), judge_column=judge_col,
                                slice_column=slice_col,
                                window=int(window) or None, chain=chain.strip() or None,
-                               name=name, who=who, confidence=confidence)
+                               name=name, who=who)
             store.append_batch(new, batch, who=who or "page")
         except CertlibError as exc:
             # the message, and the rest of the form (open a running audit) stays usable

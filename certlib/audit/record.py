@@ -316,8 +316,8 @@ def verify_record(rec: Record, incumbent: npt.ArrayLike, candidate: npt.ArrayLik
         if stream_labels is not None:
             s = stream_labels[t - 1]
             if not is_none_or_nan(s) and not _same(_num(s), _num(label)):
-                bad.append(f"trace label of item {t} is {label!r} but the stream has "
-                           f"{class_value(s)!r}")
+                bad.append(f"trace label of item {t} (data row {t} of the stream) is "
+                           f"{label!r} but the stream has {class_value(s)!r}")
     # a record verifies what was run; a label check added later must not fail old records
     stream = make_stream(incumbent, candidate, trace_labels, judge=judge, slices=slices,
                          check_fractions=False)

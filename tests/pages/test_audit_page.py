@@ -82,8 +82,7 @@ def test_page_waits_for_start_with_the_form_in_the_main_area(store_path):
     main = {w.key for kind in ("button", "radio", "number_input", "selectbox", "checkbox",
                                "text_input") for w in at.main.get(kind)}
     assert {"audit_start", "audit_src", "audit_eps", "audit_delta", "audit_pi",
-            "audit_judge", "audit_slices", "audit_first", "audit_hide",
-            "audit_confidence"} <= main, main
+            "audit_judge", "audit_slices", "audit_first", "audit_hide"} <= main, main
     side = [w.key for kind in ("button", "radio", "number_input", "selectbox", "checkbox")
             for w in at.sidebar.get(kind)]
     assert not side, side
@@ -96,13 +95,18 @@ def test_page_waits_for_start_with_the_form_in_the_main_area(store_path):
     assert [b.key for b in at.main.button] == ["audit_open", "audit_start"]
 
 
-def test_the_confidence_sequence_chosen_is_the_projects(store_path):
-    at = _start(audit_confidence="betting")
-    (project,) = AuditStore(store_path).projects()
-    assert project.config.confidence == "betting"
+def test_a_project_on_the_betting_cs_says_so(store_path):
+    """The page starts audits on PrPl-EB (the betting CS recomputes too slowly for a page
+    run per key press); a project made in Python with it opens and says which it runs."""
+    store = AuditStore(store_path)
+    pid = store.create(epsilon=0.03, confidence="betting")
+    store.append_batch(pid, SAMPLE[:600].drop("label"), who="pipeline")
+    at = AppTest.from_file(PAGE, default_timeout=60)
+    at.query_params["audit"] = str(pid)
+    at.run()
+    assert not at.exception, at.exception
     assert any("Tier 1 on the betting CS" in c.value for c in at.caption)
-    status = AuditStore(store_path).status(project.id)
-    assert status.result.config.confidence == "betting"
+    assert store.status(pid).result.config.confidence == "betting"
 
 
 def test_label_the_hidden_sample_until_safe(store_path):
@@ -175,7 +179,8 @@ def _check_content(row, item):
                               + base64.b64encode(png).decode()]]
     fields = dict(row["fields"])
     assert fields == {"judge": f"{SAMPLE['judge'][item]:,.6g}", "slice": SAMPLE["slice"][item]}
-    assert [m[0] for m in row["meta"]] == ["item"]
+    (meta,) = row["meta"]  # the item's place in the stream, not its id, said as such
+    assert meta[0] == "position" and meta[1].startswith(f"item {item + 1:,} of the stream")
     assert "label" not in fields and row["table"]["rows"] == [
         ["incumbent", str(SAMPLE["pred_incumbent"][item])],
         ["candidate", str(SAMPLE["pred_candidate"][item])]]
@@ -213,7 +218,7 @@ def test_an_uploaded_items_content_is_shown_text_and_image(store_path, tmp_path,
                           "elsewhere": "../shots/a.png"}, fields
         assert row["images"] == [["photo", "data:image/png;base64,"
                                   + base64.b64encode(png).decode()]]
-        assert row["meta"][0][0] == "item"
+        assert row["meta"][0][0] == "position"
 
 
 def test_slices_windows_and_chain_on_the_labelled_sample(store_path):
