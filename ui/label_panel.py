@@ -146,7 +146,9 @@ def _content(split: tuple) -> tuple:
     """(fields, images) of the panel for extra columns split by `split_values`: numbers,
     then texts, then images as data addresses (a file too large to send is named)."""
     nums, images, texts = split
-    fields = [[str(k), f"{v:,.6g}"] for k, v in nums.items()]
+    # a whole number (an id, a count) exactly; a fraction to 6 significant digits
+    fields = [[str(k), str(v) if isinstance(v, numbers.Integral) else f"{v:,.6g}"]
+              for k, v in nums.items()]
     fields += [[str(k), str(v)] for k, v in texts.items()]
     shown = []
     for name, path in images.items():

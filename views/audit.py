@@ -456,7 +456,9 @@ if n_seen:
     st.plotly_chart(fig, width="stretch")
     st.caption("Confidence sequences (running intersection) against items seen. Shaded: "
                "where each tier is active. Tier 1 sleeps, spending no labels, until Tier 0's "
-               "lower bound on rho reaches eps/(2B), above the rates it certifies soon"
+               "lower bound on rho reaches "
+               + ("eps/(2B), above the rates it certifies soon" if cfg.tier1_from == 0.5
+                  else f"{cfg.tier1_from:g} eps/B")
                + (f"; it started at item {start1:,}." if start1 else "; it has not started.")
                + (f" The dotted line marks the verdict at item {r.stopping_time:,}."
                   if r.stopping_time else ""))
@@ -474,7 +476,8 @@ def _baselines(store_path: str, project_id: int, items: int, last_seq: int, trut
     c = AuditStore(store_path).project(project_id).config
     out = compare_baselines(f, g, y, epsilon=c.epsilon, delta=c.delta, seed=c.seed,
                             pi=None if c.routing.kind == "judge" else c.routing.pi,
-                            pi_min=c.routing.pi_min, judge=judge)
+                            pi_min=c.routing.pi_min, judge=judge, truncation=c.truncation,
+                            confidence=c.confidence, tier1_from=c.tier1_from)
     return [row.to_dict() for row in out.rows]
 
 

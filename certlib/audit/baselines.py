@@ -33,8 +33,8 @@ import numpy as np
 import numpy.typing as npt
 
 from ..errors import LabelError, ParameterError
-from .core import DEFAULT_CONFIDENCE, AuditConfig, AuditResult, make_stream, run_stream, \
-    tier1_sequence
+from .core import (DEFAULT_CONFIDENCE, TIER1_FROM, AuditConfig, AuditResult, make_stream,
+                   run_stream, tier1_sequence)
 from .routing import uniforms
 
 __all__ = ["METHODS", "BaselineRow", "BaselineComparison", "compare_baselines"]
@@ -139,7 +139,7 @@ class BaselineComparison:
 def _sequential(method: str, z: npt.NDArray[np.float64], paid: npt.NDArray[np.bool_], c: float,
                 alpha: float, eps: float, cfg: AuditConfig,
                 has_label: npt.NDArray[np.bool_]) -> BaselineRow:
-    lo, hi = tier1_sequence(cfg, (z + c) / (2 * c), alpha)
+    lo, hi = tier1_sequence(cfg, (z + c) / (2 * c), alpha, c)
     lo, hi = 2 * c * lo - c, 2 * c * hi - c
     fire = (lo > 0) | (hi < eps)
     hits = np.flatnonzero(fire)
@@ -174,7 +174,8 @@ def compare_baselines(incumbent: npt.ArrayLike, candidate: npt.ArrayLike,
                       seed: int = 0, pi: float | None = None, pi_min: float | None = None,
                       judge: npt.ArrayLike | None = None, ppi_rate: float = 0.5,
                       active_floor: float = 0.1, truncation: float = 0.5,
-                      confidence: str = DEFAULT_CONFIDENCE) -> BaselineComparison:
+                      confidence: str = DEFAULT_CONFIDENCE,
+                      tier1_from: float = TIER1_FROM) -> BaselineComparison:
     """Discern, uniform, PPI-style and active-testing labelling on one stream.
 
     Every method feeds the same confidence sequence and verdict rule (module
@@ -213,6 +214,8 @@ def compare_baselines(incumbent: npt.ArrayLike, candidate: npt.ArrayLike,
     confidence : str, default DEFAULT_CONFIDENCE
         The confidence sequence of Discern's Tier 1 and of every baseline alike
         (`certlib.audit.core.CONFIDENCE`).
+    tier1_from : float, default TIER1_FROM
+        When Discern's Tier 1 starts (`certlib.audit.audit`).
 
     Returns
     -------
@@ -246,7 +249,7 @@ def compare_baselines(incumbent: npt.ArrayLike, candidate: npt.ArrayLike,
     """
     cfg = AuditConfig.make(epsilon=epsilon, delta=delta, pi=pi, pi_min=pi_min,
                            judge=judge is not None, seed=seed, truncation=truncation,
-                           confidence=confidence)
+                           confidence=confidence, tier1_from=tier1_from)
     q = _rate(ppi_rate, "ppi_rate")
     floor_judge = _rate(active_floor, "active_floor")
     stream = make_stream(incumbent, candidate, labels, judge=judge)

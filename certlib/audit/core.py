@@ -404,19 +404,25 @@ class AuditConfig:
                                                >= self.tier1_from * self.epsilon)
         return holds
 
-    def betting_bets(self) -> dict[str, Any]:
+    def betting_bets(self, c: float | None = None) -> dict[str, Any]:
         """The betting CS's bets for Tier 1: aimed at the two decision points, Delta = 0
         (Regression) and Delta = eps (Safe), mapped to [0, 1] (`certlib.audit.betting`,
         "Bets"): predictable, so the sequence stays valid; measured in
         bench/bench_audit.py against the plug-in bets.
+
+        Parameters
+        ----------
+        c : float, optional
+            The increments' range [-c, c] of the mapping (default: Tier 1's, `c`); a
+            baseline with its own range aims at its own points.
 
         Returns
         -------
         dict
             Keyword arguments of `certlib.audit.betting.betting_cs`.
         """
-        return {"bets": "boundary",
-                "target": (float(self.tier1_unit(0.0)), float(self.tier1_unit(self.epsilon)))}
+        r = self.c if c is None else float(c)
+        return {"bets": "boundary", "target": ((0.0 + r) / (2 * r), (self.epsilon + r) / (2 * r))}
 
     # The Tier-1 mapping (module docstring), for one value or an array alike: the batch
     # audit and `AuditState` both go through these two methods.
@@ -701,8 +707,8 @@ def _tier1_cs(z: npt.NDArray[np.float64], alpha: float,
     return cfg.tier1_delta(lo), cfg.tier1_delta(hi)
 
 
-def tier1_sequence(cfg: AuditConfig, x: npt.NDArray[np.float64],
-                   alpha: float) -> ConfidenceSequence:
+def tier1_sequence(cfg: AuditConfig, x: npt.NDArray[np.float64], alpha: float,
+                   c: float | None = None) -> ConfidenceSequence:
     """Tier 1's confidence sequence (``cfg.confidence``) on mapped increments ``x``.
 
     Parameters
@@ -713,6 +719,9 @@ def tier1_sequence(cfg: AuditConfig, x: npt.NDArray[np.float64],
         Increments mapped to [0, 1] (`AuditConfig.tier1_unit`).
     alpha : float
         The level (delta1, or delta1 / K for a slice).
+    c : float, optional
+        The range [-c, c] ``x`` was mapped from (default: Tier 1's); the betting CS aims
+        its bets at Delta = 0 and eps in that mapping.
 
     Returns
     -------
@@ -722,7 +731,7 @@ def tier1_sequence(cfg: AuditConfig, x: npt.NDArray[np.float64],
     if cfg.confidence == "betting":
         return betting_cs(x, alpha, truncation=cfg.truncation,
                           running_intersection=cfg.running_intersection,
-                          **cfg.betting_bets())
+                          **cfg.betting_bets(c))
     return prpl_eb(x, alpha, truncation=cfg.truncation,
                    running_intersection=cfg.running_intersection)
 

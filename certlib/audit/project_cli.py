@@ -23,6 +23,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     sub : argparse subparsers
         The ``certlib`` parser's subcommands.
     """
+    from .core import CONFIDENCE, DEFAULT_CONFIDENCE
+
     p = sub.add_parser("audit-project", help="a running update audit kept in the label store",
                        description="A persistent Discern audit: append traffic in batches, "
                        "label the routed disagreements, read the verdict, export the record.")
@@ -40,6 +42,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     n.add_argument("--pi", type=float, default=None, help="routing probability (default 0.5)")
     n.add_argument("--pi-min", type=float, default=None, dest="pi_min", help="routing floor")
     n.add_argument("--seed", type=int, default=0, help="seed of the labelling draws")
+    n.add_argument("--confidence", choices=CONFIDENCE, default=DEFAULT_CONFIDENCE,
+                   help="Tier 1's confidence sequence (default %(default)s)")
     n.add_argument("--judge", default=None, metavar="COLUMN", help="judge score column")
     n.add_argument("--slices", default=None, metavar="COLUMN", help="slice column")
     n.add_argument("--window", type=int, default=None, metavar="W",
@@ -93,7 +97,8 @@ def _new(args: argparse.Namespace) -> int:
     st = _store(args)
     pid = st.create(epsilon=args.epsilon, delta=args.delta, pi=args.pi, pi_min=args.pi_min,
                     seed=args.seed, judge_column=args.judge, slice_column=args.slices,
-                    window=args.window, chain=args.chain, name=args.name, who=args.who)
+                    window=args.window, chain=args.chain, name=args.name, who=args.who,
+                    confidence=args.confidence)
     project = st.project(pid)
     emit(args, project.to_dict(), f"audit project {pid} (delta {project.config.delta:.6g}"
          + (f", chain {project.chain} k={project.chain_k}" if project.chain else "") + ")")

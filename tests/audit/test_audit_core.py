@@ -177,6 +177,23 @@ def test_betting_is_tier1_only_and_checked():
         audit(f, g, y, epsilon=0.05, confidence="hoeffding")
 
 
+def test_baselines_run_the_audits_settings_and_aim_at_their_own_points():
+    from certlib.audit.betting import betting_cs
+
+    f, g, y = gen(20000, 0.2, 0.0, seed=2)
+    b = compare_baselines(f, g, y, epsilon=0.05, confidence="betting", tier1_from=1.0)
+    r = audit(f, g, y, epsilon=0.05, confidence="betting", tier1_from=1.0)
+    assert b.discern_result.config == r.config and b.by_method()["discern"].labels_used == \
+        r.labels_used
+    # uniform labelling's increments D_t lie in [-1, 1]: its bets aim at Delta = 0 and eps
+    # mapped with c = 1, not with Discern's c = 2
+    d = (g != y).astype(float) - (f != y).astype(float)
+    lo, hi = betting_cs((d + 1) / 2, 0.05, running_intersection=True, bets="boundary",
+                        target=(0.5, (0.05 + 1) / 2))
+    fire = np.flatnonzero((2 * lo - 1 > 0) | (2 * hi - 1 < 0.05))
+    assert b.by_method()["uniform"].labels_used == int(fire[0]) + 1
+
+
 def test_verdict_precedence_is_one_rule_for_batch_and_streaming():
     """Module docstring of certlib.audit.core: at one item Regression beats Tier-0 Safe
     beats Tier-1 Safe; an earlier item beats any precedence."""

@@ -28,11 +28,13 @@ def files(tmp_path):
     return tmp_path, (f, g, y)
 
 
-def test_pipeline_feeds_annotator_labels_then_export_verifies(files, capsys):
+@pytest.mark.parametrize("confidence", [
+    "prpl-eb", pytest.param("betting", marks=pytest.mark.slow)])  # a status per label: 2 min
+def test_pipeline_feeds_annotator_labels_then_export_verifies(files, capsys, confidence):
     tmp, (f, g, y) = files
     store = ["--store", str(tmp / "s.db")]
     code, out, _ = run(capsys, ["audit-project", "new", "--epsilon", "0.05", "--name",
-                                "ranker v2", "--json"] + store)
+                                "ranker v2", "--json", "--confidence", confidence] + store)
     assert code == 0 and json.loads(out)["project_id"] == 1
     for b in ("b1.csv", "b2.parquet"):
         code, out, _ = run(capsys, ["audit-project", "append", "1", str(tmp / b), "--json"]
@@ -50,7 +52,7 @@ def test_pipeline_feeds_annotator_labels_then_export_verifies(files, capsys):
                                     str(int(y[int(item[1:])])), "--who", "ana"] + store)
         assert code == 0 and out.startswith(f"event {labels + 1}: label item {item}")
         labels += 1
-    ref = audit(f, g, y, epsilon=0.05)
+    ref = audit(f, g, y, epsilon=0.05, confidence=confidence)
     assert d["verdict"] == ref.verdict == "safe" and d["labels_used"] == ref.labels_used
     assert d["stopping_time"] == ref.stopping_time and d["delta_interval"] == list(
         ref.delta_interval)
