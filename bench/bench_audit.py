@@ -223,10 +223,12 @@ def confidence(streams: int) -> str:
     print(f"false safe at Delta = eps: {false} of {runs}", flush=True)
     return "\n".join([
         f"Tier 1 on PrPl-EB against the betting confidence sequence (Waudby-Smith and Ramdas's "
-        f"hedged capital process with predictable plug-in bets), eps = {eps}, {streams} "
-        f"seeded streams of {n:,} items per row, the same streams and labelling draws for "
-        "both: median labels to the verdict, the median per-stream ratio, how many streams "
-        "got the same verdict, and seconds per audit:", "",
+        "hedged capital process, predictable bets aimed at the two verdicts' points, Delta = 0 "
+        f"and Delta = eps), eps = {eps}, {streams} seeded streams of {n:,} items per row "
+        "(seeds never used while the bets were chosen), the same streams and labelling draws "
+        "for both: median labels to the verdict, the median per-stream ratio of betting's "
+        "labels to PrPl-EB's, how many streams got the same verdict, and seconds per audit "
+        "(PrPl-EB / betting):", "",
         table(["rho", "Delta", "PrPl-EB labels", "betting labels", "ratio",
                "same verdict", "s per audit"], rows), "",
         f"Validity, {runs} streams at Delta = eps = 0.05 (rho = 0.25, 8,000 items): a "
