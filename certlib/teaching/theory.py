@@ -36,7 +36,7 @@ Progress = Callable[[int, int], object]
 
 __all__ = ["LIMITS", "CopulaResult", "RandomOrdersResult", "ShiftResult", "copula_prelabel",
            "cyclic_shift", "quarter_geometry", "random_orders", "random_orders_pool",
-           "sample_square"]
+           "sample_square", "shipped_random_orders"]
 
 LIMITS: dict[str, Fraction] = {"prelabel": Fraction(1, 4), "certificate": Fraction(1, 2),
                                "policy": Fraction(1)}
@@ -180,13 +180,53 @@ def random_orders(ns: Iterable[int] = (100, 300, 1000, 3000, 10000), *, K: int =
             done += 1
             if progress is not None:
                 progress(done, total)
+    return _summarise(ns, K, q, seeds, policy, runs)
+
+
+def _summarise(ns: tuple[int, ...], K: int, q: float, seeds: int, policy: str,
+               runs: Iterable[tuple[int, int, int, int, int, int]]) -> RandomOrdersResult:
+    """The per-n means of the runs: shared by the live simulation and the shipped table,
+    so a shipped result is the same object the simulation would return."""
+    # plain ints whatever the source: numpy integers from a run, literals from the table
+    runs = tuple((int(a), int(b), int(c), int(d), int(e), int(f))
+                 for a, b, c, d, e, f in runs)
     arr = np.array(runs, dtype=float)
 
     def mean(col: int) -> tuple[float, ...]:
         return tuple(float(arr[arr[:, 0] == n, col].mean() / n) for n in ns)
 
     return RandomOrdersResult(ns, K, q, seeds, policy, mean(2), mean(3), mean(4), mean(5),
-                              tuple(runs))
+                              runs)
+
+
+def shipped_random_orders(n: int, *, K: int = 2, q: float = 0.3, seeds: int = 5,
+                          policy: str = "adaptive-pair-sum", seed: int = 0,
+                          work_limit: int = 200) -> RandomOrdersResult | None:
+    """``random_orders(ns=(n,), ...)`` read from the table shipped with the library, or
+    None when these settings are not in it (then simulate).
+
+    The table (`certlib.teaching._theory_table`, written by
+    ``scripts/make_theory_table.py`` with `random_orders` itself) holds the Theory
+    explorer's default settings, so the page opens without simulating 25 pools; a test
+    recomputes it and checks it equals the shipped file.
+
+    Examples
+    --------
+    >>> r = shipped_random_orders(1000)
+    >>> r == random_orders(ns=(1000,), K=2, q=0.3, seeds=5, policy="adaptive-pair-sum")
+    True
+    >>> shipped_random_orders(1000, q=0.5) is None
+    True
+    """
+    from . import _theory_table as table
+
+    settings = {"K": K, "q": q, "seeds": seeds, "policy": policy, "seed": seed,
+                "work_limit": work_limit}
+    # compared as given: a float q equal to the table's 0.3 (0.30000000000000004 from a
+    # slider's steps is not) and ints equal to the table's ints
+    if settings != table.SETTINGS or n not in table.RUNS:
+        return None
+    return _summarise((n,), K, float(q), seeds, policy, table.RUNS[n])
 
 
 def quarter_geometry() -> dict[str, Fraction]:
