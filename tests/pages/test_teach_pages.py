@@ -10,6 +10,7 @@ from streamlit.testing import v1 as st_testing
 
 from certlib import certify, load_pool
 from certlib.cli import main
+from certlib.teaching.bound_traces import teaching_figure
 from certlib.teaching.theory import LIMITS, random_orders
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -185,3 +186,54 @@ def test_theory_page_defaults():
     assert 0.80 <= r.policy_read[0] <= 1
     assert "probability **1/4** but carries **1/2**" in text
     assert "prelabel = **90** (= s)" in text
+
+
+def test_figure10_names_its_data_beside_the_papers():
+    """The page says which file it draws (n, K, candidates) and sets its numbers beside the
+    paper's Ionosphere condition; another pool in the picker changes every number."""
+    at = _run("teach_figure10.py")
+    assert not at.exception, at.exception
+    text = _text(at)
+    assert "**Data shown:** `sample_data/teaching_k4.csv`" in text
+    assert "n = 171 rows, K = 4 candidates" in text
+    assert "Ionosphere (UCI), split 731, trees, n = 106" in text
+    assert "stop at 73 / 77 / 106 labels" in text and "Here they stop at 140 / 158 / 171" in text
+    assert "| minimum certificate | 49–50 (46–47%) | 121 (71%) |" in text
+    assert "| prelabel bound | 16 (15%) | 55 (32%) |" in text
+    assert "Ionosphere is not shipped here" in text
+
+    at.selectbox(key="pool_choice").set_value("Breast cancer, 4 models (demo)").run()
+    assert not at.exception, at.exception
+    text = _text(at)
+    assert "**Data shown:** `sample_data/demo_binary.csv`" in text
+    assert "teaching_k4" not in text
+    f = teaching_figure(load_pool(ROOT / "sample_data" / "demo_binary.csv"))
+    stops = " / ".join(str(f.paths[r].stop) for r in ("shared", "centered", "separate"))
+    assert stops != "140 / 158 / 171" and f"Here they stop at {stops}" in text
+    assert f"| prelabel bound | 16 (15%) | {f.prelabel} (" in text
+
+
+def test_figure10_uploaded_pool_and_unsuitable_pool(tmp_path, monkeypatch):
+    """An upload is drawn under its own name; a partly labelled pool gets one message."""
+    import polars as pl
+
+    from certlib.labelling.saved_pools import SavedPools
+
+    monkeypatch.setenv("CERTLIB_DATA", str(tmp_path))
+    df = pl.read_csv(ROOT / "sample_data" / "panels" / "wine_s2_tree_k4.csv")
+    full = SavedPools().add("wine_s2.csv", df.write_csv().encode())
+    at = _run("teach_figure10.py", pool=f"upload:{full.digest}")
+    assert not at.exception, at.exception
+    text = _text(at)
+    assert "**Data shown:** the uploaded file" in text and "wine_s2.csv" in text
+    assert "n = 54 rows, K = 4 candidates" in text
+    assert "this pool keeps them" in text  # eps040 = eps120 in this file
+
+    lab = [v if i < 20 else None for i, v in enumerate(df["label"].to_list())]
+    partly = SavedPools().add("partly.csv", df.with_columns(pl.Series("label", lab))
+                              .write_csv().encode())
+    at = _run("teach_figure10.py", pool=f"upload:{partly.digest}")
+    assert not at.exception, at.exception
+    msgs = [*at.error, *at.warning, *at.info]
+    assert len(msgs) == 1 and "not fully labelled (34 of 54 rows have no label)" in msgs[0].value
+    assert not at.markdown or "Data shown" not in _text(at)
