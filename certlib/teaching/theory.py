@@ -210,6 +210,19 @@ def shipped_random_orders(n: int, *, K: int = 2, q: float = 0.3, seeds: int = 5,
     explorer's default settings, so the page opens without simulating 25 pools; a test
     recomputes it and checks it equals the shipped file.
 
+    Parameters
+    ----------
+    n : int
+        The pool size.
+    K, q, seeds, policy, seed, work_limit
+        As in `random_orders`.
+
+    Returns
+    -------
+    RandomOrdersResult or None
+        What `random_orders` returns for ``ns=(n,)`` and these settings, or None when
+        the table does not hold them.
+
     Examples
     --------
     >>> r = shipped_random_orders(1000)
