@@ -196,6 +196,26 @@ def press_answer(page, key, tries=20) -> int:
     raise AssertionError(f"{key!r} refused {tries} times: {panel_message(page)}")
 
 
+def click_until(page, button, text, timeout=20_000, tries=3) -> int:
+    """Click the Streamlit button ``button`` (a locator) until ``text`` is shown, as a
+    person clicks again when nothing happened: a click that lands while the page reruns
+    can be dropped by Streamlit (seen on a loaded machine, 1 in 2 tries before the page
+    was idle; the app warns when it knows of the press).  Returns the clicks that did
+    nothing and prints what the page said after each."""
+    from playwright.sync_api import Error as PlaywrightError
+
+    for dropped in range(tries):
+        idle(page)
+        button.click()
+        try:
+            wait_text(page, text, timeout=timeout)
+            return dropped
+        except PlaywrightError:
+            warned = page.locator('[data-testid="stAlert"]').all_inner_texts()
+            print(f"click {dropped + 1} showed no {text!r} in {timeout} ms; alerts: {warned}")
+    raise AssertionError(f"{tries} clicks never showed {text!r}")
+
+
 def download(page, button, timeout=30_000):
     """Click the download button named ``button`` and return Playwright's download; when
     no download comes within ``timeout`` (a click made while the page reran fetches a

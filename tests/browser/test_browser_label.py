@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from browser_support import (PANEL_ROW_JS, ROOT, idle, key_gaps_ms, launch, panel_message,
-                             panel_row, press_answer, record_rows_at_keydown, require_chromium,
-                             rows_seen, wait_text)
+from browser_support import (PANEL_ROW_JS, ROOT, click_until, idle, key_gaps_ms, launch,
+                             panel_message, panel_row, press_answer, record_rows_at_keydown,
+                             require_chromium, rows_seen, wait_text)
 
 sync_api = require_chromium()
 pytestmark = pytest.mark.slow
@@ -355,11 +355,10 @@ def test_project_buttons_do_what_they_say_and_the_forecast_follows(server, brows
     assert f"project={second.id}" in page.url
     page.get_by_role("button", name="Close project", exact=True).click()
     # the list is drawn before the run ends; a press on it before then is dropped by
-    # Streamlit (1 of 2 tries), so wait for the run, as a person does
+    # Streamlit, so wait for the run and press again when nothing happened, as a person does
     page.get_by_role("button", name="Open", exact=True).last.wait_for()
-    idle(page)
-    page.get_by_role("button", name="Open", exact=True).last.click()  # the list: newest first
-    wait_text(page, "2 of 171")
+    click_until(page, page.get_by_role("button", name="Open", exact=True).last,  # newest first
+                "2 of 171")
     assert f"project={first.id}" in page.url
     assert len(store.projects()) == 2
     assert "Traceback" not in page.inner_text("body")
