@@ -216,6 +216,26 @@ def click_until(page, button, text, timeout=20_000, tries=3) -> int:
     raise AssertionError(f"{tries} clicks never showed {text!r}")
 
 
+STEP_JS = """() => { const e = document.querySelector('[data-step]');
+  return e ? e.getAttribute('data-step') : null; }"""
+BOTTOM_JS = """(sel) => [...document.querySelectorAll(sel)]
+  .map(e => e.getBoundingClientRect()).filter(r => r.height > 0).map(r => r.bottom)"""
+
+
+def step_keys_ready(page, timeout=60_000) -> str:
+    """Wait until a Teach page's step keys listen (`ui/teach.py` marks its element with
+    ``data-step`` once mounted: a key pressed before then is not seen) and return the step
+    they know."""
+    page.wait_for_function(f"() => ({STEP_JS})() !== null", timeout=timeout)
+    return page.evaluate(STEP_JS)
+
+
+def bottoms(page, selector) -> list[float]:
+    """The bottom edges (px from the viewport's top) of the visible elements matching
+    ``selector``: above the fold when at most the viewport's height."""
+    return page.evaluate(BOTTOM_JS, selector)
+
+
 def download(page, button, timeout=30_000):
     """Click the download button named ``button`` and return Playwright's download; when
     no download comes within ``timeout`` (a click made while the page reran fetches a

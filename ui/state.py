@@ -31,6 +31,7 @@ import certlib
 
 # settings that pages share (`sticky`): one name per setting
 TOLERANCE, POLICY, RULE, SEED = "tolerance", "policy", "rule", "seed"
+PRESENT = "present"  # the Teach pages' presentation mode (ui.teach), 1 or 0
 DEFAULT_POLICY = "adaptive-pair-sum"
 MAX_TOLERANCE = 0.5  # every page's tolerance box
 RULES = ("shared", "centered", "separate")
@@ -39,6 +40,7 @@ URL_SETTINGS = {  # name: (default, the values any page can take)
     POLICY: (DEFAULT_POLICY, lambda v: v in certlib.policy_names()),
     RULE: ("shared", lambda v: v in RULES),
     SEED: (0, lambda v: 0 <= v < 2 ** 53),  # a browser's integers end there
+    PRESENT: (0, lambda v: v in (0, 1)),
 }
 
 

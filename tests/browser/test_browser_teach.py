@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from browser_support import Server, launch, require_chromium
+from browser_support import (Server, bottoms, download, idle, launch, require_chromium,
+                             step_keys_ready, wait_text)
 
 sync_api = require_chromium()
 pytestmark = pytest.mark.slow
@@ -34,3 +35,86 @@ def test_figure2_step_through(server):
         page.get_by_text("Row 4 was never needed").first.wait_for(timeout=30_000)
         page.get_by_role("button", name="Back").click()
         page.get_by_text("After 3 of 4 labels").first.wait_for(timeout=30_000)
+
+
+FOLD = {(1280, 720), (1920, 1080)}
+CHART = '[data-testid="stPlotlyChart"], [data-testid="stImage"]'
+NUMBERS = ".st-key-teach_numbers"
+# the numbers taught: their lines and metrics (a verdict's prose under them is smaller)
+TAUGHT = (f'{NUMBERS} [data-testid="stMarkdown"] p, '
+          f'{NUMBERS} [data-testid="stMetricValue"]')
+FONT_JS = """(sel) => [...document.querySelectorAll(sel)].map(
+  e => parseFloat(getComputedStyle(e).fontSize))"""
+
+
+def _above_the_fold(page, height):
+    """The chart and the numbers end within the window: nothing to scroll to."""
+    for sel in (CHART, NUMBERS):
+        seen = bottoms(page, sel)
+        assert seen and max(seen) <= height, (sel, seen, height)
+
+
+@pytest.mark.parametrize("size", sorted(FOLD))
+def test_figure2_presentation_mode_steps_with_the_keyboard(server, size):
+    """In presentation mode (?present=1), at 1280 x 720 and 1920 x 1080: no sidebar, the
+    numbers in at least 24 px and the chart's text in at least 18 px, chart and numbers
+    above the fold at every step; → and Space step, ← steps back, Home resets, two quick
+    presses are two steps; keys typed into the read-order box stay there."""
+    width, height = size
+    with launch(sync_api) as browser:
+        page = browser.new_page(viewport={"width": width, "height": height})
+        page.goto(server + "/figure2?present=1")
+        wait_text(page, "After 0 of 4 labels")
+        assert step_keys_ready(page) == "0"
+        page.locator('section[data-testid="stSidebar"]').wait_for(state="hidden")
+        for t, key in enumerate(["ArrowRight", " ", "ArrowRight", " "], 1):
+            page.keyboard.press(key)
+            wait_text(page, f"After {t} of 4 labels", timeout=30_000)
+            idle(page)
+            page.locator(f"{CHART} .xtick text").first.wait_for(timeout=60_000)
+            _above_the_fold(page, height)
+        assert min(page.evaluate(FONT_JS, TAUGHT)) >= 24
+        assert min(page.evaluate(FONT_JS, ".xtick text, .ytick text, .g-xtitle text")) >= 18
+        page.get_by_text("B is certified").first.wait_for()
+        page.keyboard.press("ArrowLeft")
+        wait_text(page, "After 3 of 4 labels", timeout=30_000)
+        page.keyboard.press("Home")
+        wait_text(page, "After 0 of 4 labels", timeout=30_000)
+        idle(page)
+        page.keyboard.press("ArrowRight")
+        page.keyboard.press("ArrowRight")  # the second before the first is drawn
+        wait_text(page, "After 2 of 4 labels", timeout=30_000)
+        idle(page)
+        page.wait_for_timeout(1000)
+        assert "After 2 of 4 labels" in page.locator(NUMBERS).inner_text()
+        assert "present=1" in page.url and "fig2_t=2" in page.url
+        box = page.get_by_label("Read order (rows)", exact=True)
+        box.click()
+        box.press("End")
+        box.press("ArrowLeft")  # the caret moves; the figure does not
+        box.press(" ")
+        page.wait_for_timeout(1000)
+        assert "After 2 of 4 labels" in page.locator(NUMBERS).inner_text()
+        page.close()
+
+
+def test_figure2_exports_the_chart_and_the_numbers(server, tmp_path):
+    """The chart's camera button saves a PNG drawn in the browser (no network), named
+    after the step; the numbers of the step come as text."""
+    with launch(sync_api) as browser:
+        page = browser.new_page(viewport={"width": 1400, "height": 1000}, accept_downloads=True)
+        page.goto(server + "/figure2?fig2_t=3")
+        wait_text(page, "After 3 of 4 labels")
+        idle(page)
+        page.locator(CHART).first.hover()
+        with page.expect_download(timeout=30_000) as dl:
+            page.locator('.modebar-btn[data-title="Download plot as a PNG"]').click()
+        png = tmp_path / dl.value.suggested_filename
+        dl.value.save_as(png)
+        assert png.name == "figure2_step3.png" and png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+        text = download(page, "Numbers (text)").path().read_text()
+        assert text.splitlines()[:2] == [
+            "Figure 2, step 3 of 4 (labels y1 = 1, y2 = 0, y3 = 0, y4 = 0; read order "
+            "3, 4, 1, 2)", "[L_AB, H_AB] = [0, 2]"]
+        assert "The tie rule at L_AB = 0" in text
+        page.close()
