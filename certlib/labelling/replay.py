@@ -12,6 +12,7 @@ exact test.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
 
@@ -19,7 +20,8 @@ import numpy as np
 import numpy.typing as npt
 
 from ..core._values import ClassValue
-from ..core.bounds import Decision, certified_mask, decide, eliminated_mask, thresholds
+from ..core.bounds import (Decision, Thresholds, certified_mask, decide, eliminated_mask,
+                           thresholds)
 from ..core.pair_terms import check_rule, gain_terms, initial_lower
 from ..core.pool import Pool
 from ..errors import LabelError
@@ -248,6 +250,41 @@ def _plain_status(dec: Decision, tol: Fraction, budget: int | None, t: int, n: i
     return "all labels read" if t >= n else "running"
 
 
+def _newly_eliminated(L: npt.NDArray[np.int64], th: Thresholds,
+                      eliminated: set[int]) -> npt.NDArray[np.bool_]:
+    """`eliminated_mask` of bounds ``L`` (shape (K, K) or (K, K, m)) without the
+    candidates in ``eliminated``."""
+    elim = eliminated_mask(L, th)
+    out = np.ones(th.K, dtype=bool)
+    out[list(eliminated)] = False
+    return elim & (out if elim.ndim == 1 else out[:, None])
+
+
+def _advance(L: npt.NDArray[np.int64], gain: npt.NDArray[np.integer],
+             hit: Callable[[npt.NDArray[np.int64]], bool]) -> tuple[int, npt.NDArray[np.int64]]:
+    """Read the block's rows (gains ``gain``, shape (K, K, m)) from bounds ``L`` up to
+    and including the first row after which ``hit`` holds: (rows read, bounds then).
+
+    A row read never lowers a lower bound (its gain is realised - lower >= 0), and the
+    tests ``hit`` makes are thresholds on the bounds, so once true they stay true: the
+    first row is found by halving the block with sums (about 2 m terms added), never
+    forming the bounds after every row (a cumulative sum over K x K x m terms, 20x
+    slower at K = 64)."""
+    m = gain.shape[2]
+    end = L + gain.sum(axis=2, dtype=np.int64)
+    if not hit(end):
+        return m, end
+    lo, hi, base = 0, m - 1, L  # base: bounds after rows [0, lo); the first hit is in [lo, hi]
+    while lo < hi:
+        mid = (lo + hi) // 2
+        probe = base + gain[:, :, lo:mid + 1].sum(axis=2, dtype=np.int64)
+        if hit(probe):
+            hi = mid
+        else:
+            lo, base = mid + 1, probe
+    return lo + 1, base + gain[:, :, lo].astype(np.int64)
+
+
 def _replay_order(pool: Pool, pol: Policy, rule: str, tolerance: float | Fraction, seed: int,
                   budget: int | None) -> tuple[list[int], Decision] | None:
     """The replay in vectorised blocks: the rows read and the decision at the stop, or
@@ -270,6 +307,12 @@ def _replay_order(pool: Pool, pol: Policy, rule: str, tolerance: float | Fractio
     taken: list[npt.NDArray[np.int64]] = []
     t = 0
     block = 256
+
+    def hit(state: npt.NDArray[np.int64]) -> bool:
+        """Whether the run stops or, adaptive, remakes its order at bounds ``state``."""
+        return bool(certified_mask(state, th).any()) or (
+            adaptive and bool(_newly_eliminated(state, th, eliminated).any()))
+
     while not dec.certified and t < limit:
         pending = order[~read[order]]  # rows of this order still unread
         pos = 0
@@ -278,24 +321,17 @@ def _replay_order(pool: Pool, pol: Policy, rule: str, tolerance: float | Fractio
             m = min(block, pending.size - pos, limit - t)
             rows = pending[pos:pos + m]
             gain = gain_terms(pool, rows, pool.labels[rows], rule=rule)
-            cum = L[:, :, None] + np.cumsum(gain, axis=2, dtype=np.int64)
-            cert = certified_mask(cum, th).any(axis=0)
-            stop = int(np.argmax(cert)) if cert.any() else m
-            if adaptive:
-                elim = eliminated_mask(cum, th)
-                new = elim & ~np.isin(np.arange(pool.K), list(eliminated))[:, None]
-                hit = new.any(axis=0)
-                if hit.any() and int(np.argmax(hit)) < stop:
-                    stop = int(np.argmax(hit))
-                    restart = True
-            used = m if stop == m else stop + 1
-            L = cum[:, :, used - 1].copy()
+            used, L = _advance(L, gain, hit)
+            if hit(L):  # a certificate ends the run; an elimination remakes the order
+                restart = not certified_mask(L, th).any()
             read[rows[:used]] = True
             taken.append(rows[:used])
             t += used
             pos += used
             dec = decide(L, th)
-            block = min(block * 2, 1 << 15)
+            # at most about 4M gain terms a block (16 MB): at K = 64 the 32,768-row
+            # blocks of K = 8 would take half a gigabyte
+            block = min(block * 2, 1 << 15, max(256, (1 << 22) // (pool.K * pool.K)))
         if restart:
             eliminated = set(dec.eliminated)
             active = tuple(k for k in range(pool.K) if k not in eliminated)

@@ -42,7 +42,7 @@ from ..core.pool import Pool
 from ..errors import ParameterError
 
 __all__ = ["OrderPolicy", "OrderState", "Policy", "PolicyContext", "SessionView",
-           "order_by_score", "pair_scores"]
+           "order_by_score", "pair_scores", "pair_sum_without"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -337,14 +337,64 @@ def pair_scores(pool: Pool, active: npt.ArrayLike | None = None, *,
     K, n = pool.K, pool.n
     mask = None if active is None else np.asarray(active, dtype=bool)
     members = list(range(K)) if mask is None else [k for k in range(K) if mask[k]]
+    if kind == "range" and pool.is_binary and len(members) > 1:
+        # binary: the potential of a pair is |a_ji - a_ki| with a_ji = w_ji (1 - 2 yhat_ji)
+        # (alike: |w_j - w_k|, unlike: w_j + w_k), so the largest is max_j a - min_j a,
+        # K terms a row instead of K^2 / 2
+        a = pool.weights[members] * (1 - 2 * pool.preds[members].astype(np.int64))
+        rng: NDArray[np.int64] = a.max(axis=0) - a.min(axis=0)
+        return rng
     out = np.zeros(n, dtype=np.int64)
-    for a, j in enumerate(members):
-        for k in members[a + 1:]:
+    for i, j in enumerate(members):
+        for k in members[i + 1:]:
             pot = pair_potential(pool, j, k)
             if kind == "range":
                 np.maximum(out, pot, out=out)
             else:
                 out += pot
+    return out
+
+
+def pair_sum_without(pool: Pool, scores: NDArray[np.int64], members: Sequence[int],
+                     removed: Sequence[int]) -> NDArray[np.int64]:
+    """The pair-sum scores over ``members`` without the candidates ``removed``, from
+    ``scores``, the pair-sum over ``members``: each removed candidate's pairs with the
+    members still in are subtracted (K terms a row per candidate removed, where scoring
+    the remaining pairs anew takes K^2 / 2).
+
+    Parameters
+    ----------
+    pool : Pool
+        The pool.
+    scores : numpy.ndarray of int64, shape (n,)
+        ``pair_scores(pool, members, kind="pair-sum")``.
+    members : sequence of int
+        The candidates ``scores`` covers.
+    removed : sequence of int
+        Candidates among them to take out.
+
+    Returns
+    -------
+    numpy.ndarray of int64, shape (n,)
+        A new array: the pair-sum scores over the members left.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from certlib import Pool
+    >>> pool = Pool.from_arrays([[0, 1, 1], [1, 1, 0], [0, 0, 1]],
+    ...                         [[3, 2, 1], [1, 3, 2], [2, 1, 3]])
+    >>> full = pair_scores(pool, kind="pair-sum")
+    >>> left = pair_sum_without(pool, full, [0, 1, 2], [1])
+    >>> left.tolist() == pair_scores(pool, [True, False, True], kind="pair-sum").tolist()
+    True
+    """
+    out: NDArray[np.int64] = np.array(scores, dtype=np.int64)
+    left = list(members)
+    for e in removed:
+        left.remove(e)
+        for k in left:
+            out -= pair_potential(pool, e, k)
     return out
 
 

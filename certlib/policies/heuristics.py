@@ -6,7 +6,8 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import NDArray
 
-from .base import OrderPolicy, PolicyContext, order_by_score, pair_scores
+from ..core.pool import Pool
+from .base import OrderPolicy, PolicyContext, order_by_score, pair_scores, pair_sum_without
 
 __all__ = ["AdaptivePairSum", "AdaptiveRange", "RandomOrder", "ScoreOrder", "StaticPairSum",
            "StaticRange"]
@@ -35,11 +36,26 @@ class ScoreOrder(OrderPolicy):
         numpy.ndarray of int64, shape (n,)
             A permutation of the row positions.
         """
-        mask = None
-        if self.adaptive:
-            mask = np.zeros(ctx.pool.K, dtype=bool)
+        if not self.adaptive:
+            return order_by_score(pair_scores(ctx.pool, kind=self.kind))
+        return order_by_score(self._scores(ctx.pool, tuple(active)))
+
+    def _scores(self, pool: Pool, active: tuple[int, ...]) -> NDArray[np.int64]:
+        """`pair_scores` over the pairs of ``active``; pair-sum scores after an
+        elimination come from the last ones (`pair_sum_without`: a run eliminates one
+        candidate at a time, K - 1 times at most)."""
+        last = getattr(self, "_last", None)
+        if (self.kind == "pair-sum" and last is not None and last[0] is pool
+                and set(active) <= set(last[1])):
+            scores = pair_sum_without(pool, last[2], last[1],
+                                      [k for k in last[1] if k not in active])
+        else:
+            mask = np.zeros(pool.K, dtype=bool)
             mask[list(active)] = True
-        return order_by_score(pair_scores(ctx.pool, mask, kind=self.kind))
+            scores = pair_scores(pool, mask, kind=self.kind)
+        if self.kind == "pair-sum":
+            self._last = (pool, active, scores)
+        return scores
 
 
 class StaticRange(ScoreOrder):
