@@ -3,6 +3,8 @@ three rules, with the data shown named and set beside the paper's own condition.
 
 from __future__ import annotations
 
+from fractions import Fraction
+
 import plotly.graph_objects as go
 import streamlit as st
 
@@ -13,7 +15,9 @@ from certlib.policies import policy_names
 from certlib.teaching.worked_examples import tie_zero_moment
 from ui.cache import POOL_HASH
 from ui.pool_picker import ROOT, SAMPLES, choose_pool, pool_ref
-from ui.state import url_widget, write_url_state
+from ui.state import url_state, url_widget, write_url_state
+from ui.teach import (CHART_HEIGHT, chart_fonts, numbers_download, plot_config, step_controls,
+                      teaching_header)
 from ui.text import plain, plot_text
 
 # Paper 000, Figure 10's caption: the one condition it traces
@@ -37,8 +41,14 @@ ABOUT = {
     "worst_case": ("paper section 4.2", "Paper section 4.2's worst-case rank example"),
 }
 
-st.title("One condition, label by label (as in Figure 10)")
-top = st.container()  # the data statement, written once the figure is computed
+on = teaching_header("One condition, label by label (as in Figure 10)", "fig10")
+head = st.container()  # the data statement (a short line of it in presentation mode)
+# in presentation mode the chart and its numbers come first, the settings under them
+if on:
+    fig_box, set_box = st.container(), st.container()
+else:
+    set_box, fig_box = st.container(), st.container()
+statement = set_box.container() if on else head
 
 pool, label = choose_pool(default="teaching")
 if pool is None:
@@ -52,17 +62,17 @@ else:
     source = f"the uploaded file {plain(label)}"
 if not pool.fully_labelled:
     # one message: the figure traces every label, so a partly labelled pool has no figure
-    top.warning(f"The pool {source} is not fully labelled ({pool.n - pool.n_labelled:,} of "
-                f"{pool.n:,} rows have no label): this figure reads every label in turn. "
-                "Choose a fully labelled pool in the sidebar, such as the teaching pool.")
+    head.warning(f"The pool {source} is not fully labelled ({pool.n - pool.n_labelled:,} of "
+                 f"{pool.n:,} rows have no label): this figure reads every label in turn. "
+                 "Choose a fully labelled pool in the sidebar, such as the teaching pool.")
     st.stop()
 
 names = [p for p in policy_names() if p != "model-selector"]
 # the policy and the cursor are kept in the address and the session: a reload or a
 # visit to another page shows the same figure
-policy = st.selectbox("Reading order", names,
-                      **url_widget("fig_policy", "static-range", options=names),
-                      help="The paper's Figure 10 reads in static range order.")
+policy = set_box.selectbox("Reading order", names,
+                           **url_widget("fig_policy", "static-range", options=names),
+                           help="The paper's Figure 10 reads in static range order.")
 
 
 @st.cache_data(show_spinner="Computing bounds and the minimum certificate ...",
@@ -74,7 +84,7 @@ def _figure(pool, policy):
 try:
     f = _figure(pool, policy)
 except CertlibError as exc:
-    top.error(f"The pool {source} cannot be drawn: {plain(exc)}")
+    head.error(f"The pool {source} cannot be drawn: {plain(exc)}")
     st.stop()
 
 
@@ -86,75 +96,177 @@ short, about = (ABOUT[key] if kind == "sample" and key in ABOUT
                 else (plain(label), "Candidates " + ", ".join(plain(c) for c in pool.names)))
 stops_here = " / ".join("—" if r not in f.paths or f.paths[r].stop is None
                         else str(f.paths[r].stop) for r in ("shared", "centered", "separate"))
-top.markdown(f"**Data shown:** {source}: n = {f.n} rows, K = {pool.K} candidates. "
-             f"{about}.  \n**Not the paper's condition:** its Figure 10 is "
-             f"{PAPER['data']}, n = {PAPER['n']}: the shared, centered and separate rules "
-             f"stop at {' / '.join(str(v) for v in PAPER['stops'].values())} labels, "
-             f"minimum certificate {PAPER['certificate'][0]}–{PAPER['certificate'][1]}, "
-             f"prelabel {PAPER['prelabel']}. Here they stop at {stops_here}; the table "
-             "under the chart says why.")
+if on:
+    # a projector has room for one line above the chart: which data, and that it is not
+    # the paper's; the full statement is under the chart
+    file = (f"`{SAMPLES[key][1].name}`" if kind == "sample" and key in SAMPLES
+            else "uploaded")
+    head.markdown(f"**Data:** {short} ({file}, n = {f.n}, K = {pool.K}); the paper's "
+                  f"Figure 10 is Ionosphere, n = {PAPER['n']}.")
+statement.markdown(
+    f"**Data shown:** {source}: n = {f.n} rows, K = {pool.K} candidates. "
+    f"{about}.  \n**Not the paper's condition:** its Figure 10 is "
+    f"{PAPER['data']}, n = {PAPER['n']}: the shared, centered and separate rules "
+    f"stop at {' / '.join(str(v) for v in PAPER['stops'].values())} labels, "
+    f"minimum certificate {PAPER['certificate'][0]}–{PAPER['certificate'][1]}, "
+    f"prelabel {PAPER['prelabel']}. Here they stop at {stops_here}; the table "
+    "under the chart says why.")
 
 colors = {"shared": "#4e79a7", "centered": "#f28e2b", "separate": "#e15759"}
-fig = go.Figure()
-for rule, path in f.paths.items():
-    y = path.lower_objective
-    # dashes and widths: where two rules agree (the figure2 pool) both lines stay visible
-    fig.add_scatter(x=list(range(len(y))), y=y, mode="lines", name=f"{rule}: lower bound",
-                    line=dict(color=colors[rule], width=4 if rule == "shared" else 2,
-                              dash={"centered": "dash", "separate": "dashdot"}.get(rule)))
-    if path.stop is not None:
-        fig.add_scatter(x=[path.stop], y=[y[path.stop]], mode="markers+text",
-                        marker=dict(size=11, color=colors[rule]), text=[str(path.stop)],
-                        # shared and centered often stop a few labels apart (124, 134):
-                        # one number above, one below, so they never run together; all
-                        # to the left of their stop (at 800 px centered's 158, to its
-                        # right, touched separate's 171)
-                        textposition="bottom left" if rule == "centered" else "top left",
-                        showlegend=False)
 shared = f.paths["shared"]
-fig.add_scatter(x=list(range(len(shared.upper))), y=shared.upper_objective, mode="lines",
-                name="shared: upper bound", line=dict(color=colors["shared"], dash="dot"))
-fig.add_hline(y=0, line_color="gray")
-fig.add_vline(x=f.prelabel, line_dash="dash", line_color="#9c755f",
-              annotation_text=f"prelabel {f.prelabel}", annotation_position="top right")
-if f.certificate_lower is not None:
-    fig.add_vrect(x0=f.certificate_lower - 0.5, x1=f.certificate_upper + 0.5, fillcolor="#59a14f",
-                  opacity=0.25, line_width=0,
-                  annotation_text=("min. certificate " + (str(f.certificate_lower)
-                                   if f.certificate_lower == f.certificate_upper
-                                   else f"{f.certificate_lower}-{f.certificate_upper}")),
-                  annotation_position="bottom left")  # the stops' labels sit at the top
 zero = tie_zero_moment(shared.lower, shared.stop)
-if zero is not None:
-    fig.add_scatter(x=[zero], y=[shared.lower_objective[zero]], mode="markers",
-                    marker=dict(size=14, symbol="diamond-open", color="#e15759", line_width=2),
-                    name=f"tie rule: bound 0 at {zero}, not yet certified")
-if not 0 <= st.session_state.get("fig_cursor", 0) <= f.n:  # drawn for a larger pool
-    del st.session_state["fig_cursor"]
-# a cursor beyond this pool (another pool, an edited address) gives way to the stop
-t_cursor = st.slider("Cursor: labels read", 0, f.n,
-                     **url_widget("fig_cursor", shared.stop or f.n, int, low=0, high=f.n),
-                     help="Moves a cursor along the reading order; the three bounds at that "
-                     "label count are shown under the chart.")
-write_url_state("fig_policy", "fig_cursor")
-fig.add_vline(x=t_cursor, line_color="#333333", line_width=1)
-fig.update_layout(xaxis_title="labels read", height=520,
-                  # a margin past n: a stop at the last label is not half outside the plot
-                  xaxis=dict(range=[-0.02 * f.n, 1.04 * f.n]),
-                  yaxis_title="bound on min over rivals j of AUGRC_j − "
-                              f"AUGRC_{plot_text(f.winner)}",
-                  legend=dict(orientation="h", y=-0.18), margin=dict(t=30))
-st.plotly_chart(fig, width="stretch")
+certificate = ("—" if f.certificate_lower is None else str(f.certificate_lower)
+               if f.certificate_lower == f.certificate_upper
+               else f"{f.certificate_lower}–{f.certificate_upper}")
+# every bound drawn, for the chart's vertical range
+y_span = (min(float(p.lower_objective.min()) for p in f.paths.values()),
+          max(float(shared.upper_objective.max()),
+              max(float(p.lower_objective.max()) for p in f.paths.values())))
+# the exports' names: the pool (an upload by its hash's start), the order
+slug = f"{key if kind == 'sample' else 'upload_' + key[:8]}_{f.policy}"
 
-cols = st.columns(len(f.paths))
-for col, (rule, path) in zip(cols, f.paths.items()):
-    ok = path.stop is not None and t_cursor >= path.stop
-    # a short label: three metrics side by side on an 800 px screen
-    col.metric(f"{rule}, {t_cursor} labels", f"{path.lower_objective[t_cursor]:.5f}",
-               help=f"lower bound after {t_cursor} labels; exact: "
-                    f"{int(path.lower[t_cursor])} / {path.unit * path.scale}")
-    col.caption(("certified" if ok else "not certified")
-                + (f" (stops at {path.stop})" if path.stop is not None else " (never stops)"))
+
+def _chart(t: int) -> go.Figure:
+    """The three rules' lower bounds and the shared upper bound along the reading order,
+    with the cursor at ``t`` labels."""
+    fig = go.Figure()
+    for rule, path in f.paths.items():
+        y = path.lower_objective
+        # dashes and widths: where two rules agree (the figure2 pool) both lines stay visible
+        fig.add_scatter(x=list(range(len(y))), y=y, mode="lines",
+                        name=rule if on else f"{rule}: lower bound",
+                        line=dict(color=colors[rule], width=4 if rule == "shared" else 2,
+                                  dash={"centered": "dash", "separate": "dashdot"}.get(rule)))
+        if path.stop is not None:
+            fig.add_scatter(x=[path.stop], y=[y[path.stop]], mode="markers+text",
+                            marker=dict(size=11, color=colors[rule]), text=[str(path.stop)],
+                            # shared and centered often stop a few labels apart (124, 134):
+                            # one number above, one below, so they never run together; all
+                            # to the left of their stop (at 800 px centered's 158, to its
+                            # right, touched separate's 171)
+                            textposition="bottom left" if rule == "centered" else "top left",
+                            showlegend=False)
+    fig.add_scatter(x=list(range(len(shared.upper))), y=shared.upper_objective, mode="lines",
+                    name="shared upper" if on else "shared: upper bound",
+                    line=dict(color=colors["shared"], dash="dot"))
+    fig.add_hline(y=0, line_color="gray")
+    fig.add_vline(x=f.prelabel, line_dash="dash", line_color="#9c755f",
+                  annotation_text=f"prelabel {f.prelabel}", annotation_position="top right")
+    if f.certificate_lower is not None:
+        fig.add_vrect(x0=f.certificate_lower - 0.5, x1=f.certificate_upper + 0.5,
+                      fillcolor="#59a14f", opacity=0.25, line_width=0,
+                      annotation_text=f"min. certificate {certificate.replace('–', '-')}",
+                      annotation_position="bottom left")  # the stops' labels sit at the top
+    if zero is not None:
+        fig.add_scatter(x=[zero], y=[shared.lower_objective[zero]], mode="markers",
+                        marker=dict(size=14, symbol="diamond-open", color="#e15759",
+                                    line_width=2),
+                        name=(f"tie: 0 at {zero}" if on else
+                              f"tie rule: bound 0 at {zero}, not yet certified"))
+    fig.add_vline(x=t, line_color="#333333", line_width=2 if on else 1)
+    fig.update_layout(xaxis_title="labels read", height=520,
+                      # a margin past n: a stop at the last label is not half outside the plot
+                      xaxis=dict(range=[-0.02 * f.n, 1.04 * f.n]),
+                      yaxis_title="bound on min over rivals j of AUGRC_j − "
+                                  f"AUGRC_{plot_text(f.winner)}",
+                      legend=dict(orientation="h", y=-0.18), margin=dict(t=30))
+    if on:
+        # a 20 px axis title as long as the one above is cut at the chart's height; the
+        # legend above the plot, and room under it for the stops' numbers at 20 px
+        lo, hi = y_span
+        fig.update_layout(yaxis_title="AUGRC_j − AUGRC_winner",
+                          yaxis_range=[lo - 0.04 * (hi - lo), hi + 0.16 * (hi - lo)],
+                          legend=dict(orientation="h", y=1.0, yanchor="bottom", x=0))
+        fig.update_annotations(selector=dict(text=f"prelabel {f.prelabel}"),
+                               yanchor="bottom", y=0)
+    chart_fonts(fig, on, height=CHART_HEIGHT)
+    return fig
+
+
+def _numbers_text(t: int) -> str:
+    """The cursor's numbers as plain text (the export)."""
+    name = ABOUT[key][0] if kind == "sample" and key in ABOUT else str(label)
+    lines = [f"Figure 10 protocol, cursor at {t} of {f.n} labels",
+             f"Data: {name} ({ref}), n = {f.n}, K = {pool.K}, winner {f.winner}",
+             f"Reading order: {f.policy}",
+             f"Lower bound on min over rivals j of AUGRC_j - AUGRC_{f.winner} "
+             f"after {t} labels:"]
+    for rule, path in f.paths.items():
+        exact = Fraction(int(path.lower[t]), path.unit * path.scale)
+        state = "certified" if path.stop is not None and t >= path.stop else "not certified"
+        lines.append(f"  {rule}: {exact} = {float(exact):.6f}, {state} "
+                     f"(stops at {'never' if path.stop is None else path.stop})")
+    lines += [f"Stops: {', '.join(f'{r} {_cell(p.stop, f.n)}' for r, p in f.paths.items())}",
+              f"Prelabel bound: {f.prelabel}",
+              f"Minimum certificate: {certificate}",
+              f"Paper Figure 10: {PAPER['data']}, n = {PAPER['n']}, stops "
+              f"{' / '.join(str(v) for v in PAPER['stops'].values())}, minimum certificate "
+              f"{PAPER['certificate'][0]}-{PAPER['certificate'][1]}, "
+              f"prelabel {PAPER['prelabel']}"]
+    return "\n".join(lines) + "\n"
+
+
+def _from_slider() -> None:
+    st.session_state["fig_cursor"] = st.session_state["fig_cursor_slider"]
+
+
+def _cursor_count(text: str) -> int:
+    if not text.isdigit():
+        raise ValueError(text)
+    return int(text)
+
+
+# the cursor lives in the session under its own name (the slider's state is the slider's:
+# the buttons, the keys and the slider all move this one); a cursor beyond this pool
+# (another pool, an edited address) gives way to the shared stop
+url_state("fig_cursor", shared.stop or f.n, _cursor_count)
+if not 0 <= st.session_state["fig_cursor"] <= f.n:
+    st.session_state["fig_cursor"] = shared.stop or f.n
+write_url_state("fig_policy")
+
+
+@st.fragment
+def _cursor_view() -> None:
+    """The chart, the cursor and its numbers: a step redraws only this (`st.fragment`),
+    not the pool, the policy or the cached figure."""
+    # on a projector the chart comes first, then one row of controls; the chart is drawn
+    # last, so the numbers reach the browser before the chart's data
+    chart_box = st.container() if on else None
+    if on:
+        buttons, export, jump = st.columns([2, 1, 3], vertical_alignment="bottom")
+    else:  # a row each: at 800 px beside the sidebar the three buttons need the width
+        buttons = export = jump = st.container()
+    with buttons:
+        t = step_controls("fig_cursor", f.n, what="label")
+    write_url_state("fig_cursor")
+    # the slider jumps; it shows the cursor the buttons and keys moved, and moves it back
+    st.session_state["fig_cursor_slider"] = t
+    jump.slider(
+        "Cursor: labels read", 0, f.n, key="fig_cursor_slider", on_change=_from_slider,
+        label_visibility="collapsed" if on else "visible",
+        help="Jumps the cursor along the reading order; the three bounds at that label "
+             "count are shown under the chart.")
+    chart_box = chart_box or st.container()
+    numbers = st.container(key="teach_numbers")
+    cols = numbers.columns(len(f.paths))
+    for col, (rule, path) in zip(cols, f.paths.items()):
+        ok = path.stop is not None and t >= path.stop
+        # a short label: three metrics side by side on an 800 px screen
+        col.metric(f"{rule}, {t} labels", f"{path.lower_objective[t]:.5f}",
+                   help=f"lower bound after {t} labels; exact: "
+                        f"{int(path.lower[t])} / {path.unit * path.scale}")
+        col.caption(("certified" if ok else "not certified")
+                    + (f" (stops at {path.stop})" if path.stop is not None
+                       else " (never stops)"))
+    with (export if on else st.container()):
+        numbers_download(_numbers_text(t), f"figure10_{slug}_t{t}.txt")
+    chart_box.plotly_chart(_chart(t), width="stretch", key="fig_chart",
+                           config=plot_config(f"figure10_{slug}_t{t}"))
+
+
+with fig_box:
+    _cursor_view()
+
 if zero is not None:
     st.info(f"**Tie rule.** After {zero} labels the shared lower bound reaches 0: no rival "
             f"can beat {plain(f.winner)} any more, but a rival listed earlier could still tie, "
@@ -177,9 +289,6 @@ if f.adaptive:
         "it reads with the separate rule and had not read yet, then the rest. The centered "
         "and separate stops are along that order, not those rules' own runs.")
 
-certificate = ("—" if f.certificate_lower is None else str(f.certificate_lower)
-               if f.certificate_lower == f.certificate_upper
-               else f"{f.certificate_lower}–{f.certificate_upper}")
 rows = [("data", PAPER["data"], short),
         ("n, K", f"{PAPER['n']}, {PAPER['K']}", f"{f.n}, {pool.K}"),
         ("reading order", "static-range", f.policy)]

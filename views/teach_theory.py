@@ -12,9 +12,14 @@ from certlib.teaching.theory import (LIMITS, copula_prelabel, cyclic_shift, quar
 from ui.inputs import number_box
 from ui.state import sticky
 from ui.svg_chart import log_x_lines
+from ui.teach import chart_fonts, numbers_download, plot_config, teaching_header
 
-st.title("Theory explorer: how many labels, as n grows")
-st.markdown(
+on = teaching_header("Theory explorer: how many labels, as n grows", "th")
+top, bottom = st.container(), st.container()
+# in presentation mode Figure 5 and its numbers come first, the settings and the rest
+# under them; normal mode reads top to bottom: the text, the settings, then the figure
+fig_box, set_box = (top, bottom) if on else (bottom, top)
+set_box.markdown(
     "Candidates that **predict identically** but accept rows in **independent uniformly "
     "random orders**, with iid Bernoulli(q) errors. Paper 000 proves three limits "
     "(Propositions 2 and 3, Figure 5): the prelabel bound → n/4, the minimum certificate "
@@ -28,13 +33,13 @@ SIZES = [50, 100, 300, 1000, 3000, 10000, 30000]
 # a scroll at 800 px, and five controls in one row are unreadable on a narrow screen
 # every setting outlives a visit to another page (`sticky`)
 _ns = sticky("th_ns", [100, 300, 1000, 3000, 10000])
-ns = st.multiselect("pool sizes n", SIZES, default=_ns["value"], key=_ns["key"])
+ns = set_box.multiselect("pool sizes n", SIZES, default=_ns["value"], key=_ns["key"])
 names = [p for p in policy_names() if p not in ("model-selector", "expected-coverage")]
-c5, c2 = st.columns(2)
+c5, c2 = set_box.columns(2)
 policy = c5.selectbox("policy", names,
                       **sticky("th_policy", "adaptive-pair-sum", options=names, index=True))
 K = number_box(c2, "candidates K", "th_K", 2, low=2, high=8, what="K", step=1)
-c3, c4 = st.columns(2)
+c3, c4 = set_box.columns(2)
 q = c3.slider("error rate q", 0.05, 0.95, step=0.05, **sticky("th_q", 0.3))
 seeds = number_box(c4, "pools per n", "th_seeds", 5, low=1, high=50, what="Pools per n", step=1)
 
@@ -49,17 +54,17 @@ def _one(n, K, q, seeds, policy):
 
 
 if not ns:
-    st.info("Choose at least one pool size.")
+    fig_box.info("Choose at least one pool size.")
     st.stop()
 ns = sorted(ns)
-bar = st.progress(0.0, text="Simulating ...")
+bar = fig_box.progress(0.0, text="Simulating ...")
 parts = []
 try:
     for i, n in enumerate(ns):
         parts.append(_one(n, int(K), float(q), int(seeds), policy))
         bar.progress((i + 1) / len(ns), text=f"Simulated n = {n:,} ({i + 1} of {len(ns)})")
 except CertlibError as exc:
-    st.error(str(exc))
+    fig_box.error(str(exc))
     st.stop()
 bar.empty()
 
@@ -70,28 +75,50 @@ limits = [LIMITS["prelabel"], LIMITS["certificate"], LIMITS["policy"]]
 colors = ["#9c755f", "#59a14f", "#4e79a7"]
 # drawn as SVG with the page's text: a Plotly chart here waited seconds for plotly.js on
 # a fresh browser; the log axis is ticked at powers of ten only, in 16 px text
-st.image(log_x_lines([(name, ns, ys, col) for (name, ys), col in zip(rows.items(), colors)],
-                     hlines=[(float(lim), f"limit {lim}", col)
-                             for lim, col in zip(limits, colors)],
-                     x_title="pool size n (log scale)", y_title="labels / n"),
-         # 520 units drawn at most 760 px wide: 16 px text stays 14 px or more down to a
-         # 460 px column (an 800 px window with the sidebar open)
-         width=760, alt="labels / n against pool size n, with the limits 1/4, 1/2, 1")
+svg = log_x_lines([(name, ns, ys, col) for (name, ys), col in zip(rows.items(), colors)],
+                  hlines=[(float(lim), f"limit {lim}", col) for lim, col in zip(limits, colors)],
+                  x_title="pool size n (log scale)", y_title="labels / n")
+ALT = "labels / n against pool size n, with the limits 1/4, 1/2, 1"
+# on a projector the figure and its numbers side by side (one above the other ran past
+# 720 px); on a screen the figure, then the numbers under it
+chart_col, num_col = fig_box.columns([3, 2], vertical_alignment="center") if on else \
+    (fig_box, fig_box)
+# 520 units drawn at most 760 px wide: 16 px text stays 14 px or more down to a 460 px
+# column (an 800 px window with the sidebar open); on a projector the column's width
+chart_col.image(svg, width="stretch" if on else 760, alt=ALT)
 last = parts[-1]
 lo_txt, hi_txt = f"{last.cert_lower[0]:.3f}", f"{last.cert_upper[0]:.3f}"
 # the certificate is enclosed (lower-upper) when a pool's search ran out of work; show
 # one number when the two agree to the digits shown
 cert_txt = hi_txt if lo_txt == hi_txt else f"{lo_txt}-{hi_txt}"
-st.markdown(
-    f"At **n = {ns[-1]:,}** (K = {int(K)}, q = {q:g}, mean of {int(seeds)} pools): "
-    f"prelabel/n = **{last.prelabel[0]:.3f}** (limit {LIMITS['prelabel']}), "
-    f"C(y)/n = **{cert_txt}** (limit {LIMITS['certificate']}"
-    + ("" if int(K) == 2 else "; for K > 2 the paper proves only ≥ 1/2")
-    + f"), {policy} reads **{last.policy_read[0]:.3f}** n (limit {LIMITS['policy']}).")
-st.table({"n": [f"{n:,}" for n in ns], **{k: [f"{v:.3f}" for v in ys] for k, ys in rows.items()}})
-st.caption("Convergence is slow: these are finite-pool means, not the limits. The gap "
-           "between the certificate and the policy is the cost of finding useful labels "
-           "without seeing them (Proposition 3).")
+setting = f"K = {int(K)}, q = {q:g}, mean of {int(seeds)} pools"
+k_note = "" if int(K) == 2 else "; for K > 2 the paper proves only ≥ 1/2"
+numbers = [f"prelabel/n = **{last.prelabel[0]:.3f}** (limit {LIMITS['prelabel']})",
+           f"C(y)/n = **{cert_txt}** (limit {LIMITS['certificate']}{k_note})",
+           f"{policy} reads **{last.policy_read[0]:.3f}** n (limit {LIMITS['policy']})"]
+box = num_col.container(key="teach_numbers")
+if on:  # one number a line, readable from the back of the room
+    box.markdown(f"At **n = {ns[-1]:,}** ({setting}):\n" + "".join(f"\n- {x}" for x in numbers))
+else:
+    box.markdown(f"At **n = {ns[-1]:,}** ({setting}): " + ", ".join(numbers) + ".")
+exports = num_col.container(horizontal=True)
+exports.download_button("Figure 5 (SVG)", svg, file_name="figure5.svg", mime="image/svg+xml",
+                        key="th_svg", on_click="ignore",
+                        help="The chart as drawn here, a vector image for slides.")
+with exports:
+    numbers_download(
+        "\n".join([f"Theory explorer, Figure 5 ({setting}, policy {policy})",
+                    *(f"At n = {n:,}: " + ", ".join(f"{k} = {ys[i]:.3f}" for k, ys in rows.items())
+                      for i, n in enumerate(ns)),
+                    f"At n = {ns[-1]:,}: " + "; ".join(x.replace("**", "") for x in numbers),
+                    "Limits: prelabel/n -> 1/4, C(y)/n -> 1/2 (K = 2), a policy's labels/n -> 1"])
+        + "\n", "figure5_numbers.txt")
+table_box = st.container() if on else fig_box  # a big table: under the settings on a projector
+table_box.table({"n": [f"{n:,}" for n in ns],
+                 **{k: [f"{v:.3f}" for v in ys] for k, ys in rows.items()}})
+table_box.caption("Convergence is slow: these are finite-pool means, not the limits. The gap "
+                  "between the certificate and the policy is the cost of finding useful "
+                  "labels without seeing them (Proposition 3).")
 
 st.header("Figure 4: where the quarter comes from")
 geo = quarter_geometry()
@@ -113,7 +140,10 @@ fig4.update_layout(height=420, width=460,
                               constrain="domain"),
                    margin=dict(t=20), legend=dict(orientation="h", y=-0.2))
 # one above the other: in two columns the square shrank to about 150 px at 800 px
-st.plotly_chart(fig4)
+chart_fonts(fig4, on, height=520)
+if on:  # the legend's 20 px text lower, clear of the axis title
+    fig4.update_layout(legend_y=-0.3, margin_b=60)
+st.plotly_chart(fig4, config=plot_config("figure4_quarter"))
 st.markdown(
     f"For independent uniform U, V the region |U − V| > 1/2 has probability "
     f"**{geo['probability']}** but carries **{geo['mass_share']}** of E|U − V| = "

@@ -155,8 +155,8 @@ def test_a_page_opened_by_its_address_keeps_the_frame(server, browser, path):
 
 
 def test_teach_pages_keep_their_step_over_a_reload(server, browser):
-    """Figure 2's labels, read order and step, Figure 1's labels and Figure 10's policy
-    live in the address: a reload (or a bookmark) shows the same state."""
+    """Figure 2's labels, read order and step, Figure 1's labels and step and Figure 10's
+    policy and cursor live in the address: a reload (or a bookmark) shows the same state."""
     page = browser.new_page(viewport={"width": 1300, "height": 900})
     page.goto(server + "/figure2")
     page.get_by_text("After 0 of 4 labels").first.wait_for(timeout=60_000)
@@ -174,9 +174,11 @@ def test_teach_pages_keep_their_step_over_a_reload(server, browser):
     page.wait_for_function(
         "() => [...document.querySelectorAll('input[aria-label=\"Read order (rows)\"]')]"
         ".some(e => e.value === '1; 2; 3; 4')", timeout=30_000)
-    page.goto(server + "/figure1?fig1_y1=1")
+    page.goto(server + "/figure1?fig1_y1=1&fig1_t=1")
+    page.get_by_text("After 1 of 2 labels").first.wait_for(timeout=60_000)
     page.get_by_text("is a tie, which goes to A").first.wait_for(timeout=60_000)
     page.reload()
+    page.get_by_text("After 1 of 2 labels").first.wait_for(timeout=60_000)
     page.get_by_text("y = (1, 0) favours B").first.wait_for(timeout=60_000)
     page.goto(server + "/Teaching_figure?fig_policy=adaptive-pair-sum&fig_cursor=5")
     page.get_by_text("adaptive-pair-sum order").first.wait_for(timeout=60_000)

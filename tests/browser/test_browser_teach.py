@@ -40,17 +40,19 @@ def test_figure2_step_through(server):
 FOLD = {(1280, 720), (1920, 1080)}
 CHART = '[data-testid="stPlotlyChart"], [data-testid="stImage"]'
 NUMBERS = ".st-key-teach_numbers"
-# the numbers taught: their lines and metrics (a verdict's prose under them is smaller)
+# the numbers taught: their lines and metrics (a verdict's prose and captions under them
+# are smaller, 18 px)
 TAUGHT = (f'{NUMBERS} [data-testid="stMarkdown"] p, '
           f'{NUMBERS} [data-testid="stMetricValue"]')
-FONT_JS = """(sel) => [...document.querySelectorAll(sel)].map(
-  e => parseFloat(getComputedStyle(e).fontSize))"""
+FONT_JS = """(sel) => [...document.querySelectorAll(sel)]
+  .filter(e => !e.closest('[data-testid="stCaptionContainer"]'))
+  .map(e => parseFloat(getComputedStyle(e).fontSize))"""
 
 
 def _above_the_fold(page, height):
-    """The chart and the numbers end within the window: nothing to scroll to."""
-    for sel in (CHART, NUMBERS):
-        seen = bottoms(page, sel)
+    """The step's chart (the page's first) and the numbers end within the window:
+    nothing to scroll to."""
+    for sel, seen in ((CHART, bottoms(page, CHART)[:1]), (NUMBERS, bottoms(page, NUMBERS))):
         assert seen and max(seen) <= height, (sel, seen, height)
 
 
@@ -117,4 +119,39 @@ def test_figure2_exports_the_chart_and_the_numbers(server, tmp_path):
             "Figure 2, step 3 of 4 (labels y1 = 1, y2 = 0, y3 = 0, y4 = 0; read order "
             "3, 4, 1, 2)", "[L_AB, H_AB] = [0, 2]"]
         assert "The tie rule at L_AB = 0" in text
+        page.close()
+
+
+@pytest.mark.parametrize("path, steps", [("figure1", True), ("figure3", True),
+                                         ("Teaching_figure", True), ("theory", False)])
+def test_every_teaching_page_fits_a_projector(server, path, steps):
+    """Each Teach page in presentation mode at 1280 x 720: no sidebar, the chart and
+    its numbers above the fold in large type; on the pages that step, → changes the
+    numbers and ← brings them back, with the chart and numbers still above the fold."""
+    with launch(sync_api) as browser:
+        page = browser.new_page(viewport={"width": 1280, "height": 720})
+        page.goto(f"{server}/{path}?present=1")
+        page.locator(NUMBERS).first.wait_for(timeout=120_000)
+        idle(page, timeout=120_000)
+        page.locator('section[data-testid="stSidebar"]').wait_for(state="hidden")
+        page.locator(CHART).first.wait_for(timeout=60_000)
+        _above_the_fold(page, 720)
+        assert min(page.evaluate(FONT_JS, TAUGHT)) >= 24
+        ticks = ".xtick text, .ytick text"
+        if page.locator(ticks).count():  # a plotly chart (Figure 5 is an SVG image)
+            assert min(page.evaluate(FONT_JS, ticks)) >= 18
+        if steps:
+            step_keys_ready(page)
+            before = page.locator(NUMBERS).inner_text()
+            page.keyboard.press("ArrowRight")
+            page.wait_for_function(
+                "(b) => document.querySelector('.st-key-teach_numbers').innerText !== b",
+                arg=before, timeout=30_000)
+            idle(page)
+            _above_the_fold(page, 720)
+            page.keyboard.press("ArrowLeft")
+            page.wait_for_function(
+                "(b) => document.querySelector('.st-key-teach_numbers').innerText === b",
+                arg=before, timeout=30_000)
+        assert "Traceback" not in page.inner_text("body")
         page.close()
