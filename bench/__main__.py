@@ -45,6 +45,8 @@ BENCHES: dict[str, tuple[str, str, str]] = {
                      "stopping rule on the 36 panels", "label_errors.md"),
     "label_panel": ("bench_label_panel", "the Label page's panel in Chromium: latency, "
                     "paced and double presses, a killed server", "label_panel.md"),
+    "teach_step": ("bench_teach_step", "one Step by key press on the Teach pages "
+                   "(Chromium, idle and busy)", "teach_step.md"),
     "theory": ("bench_theory", "the Theory explorer's numbers and its speed", "theory.md"),
 }
 

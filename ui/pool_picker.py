@@ -63,6 +63,17 @@ def _mtimes(folder: SavedPools, saved) -> tuple:
     return saved.path.stat().st_mtime_ns, note.stat().st_mtime_ns if note.exists() else 0
 
 
+# the paper's panel protocol on other data sets (sample_data/README.md): offered by the
+# Figure 10 page, in the picker only once chosen (36 files would bury the samples)
+PANELS = ROOT / "sample_data" / "panels"
+
+
+def panels() -> dict:
+    """Panel pool reference (``panel:<file stem>``) -> label, for every shipped panel."""
+    return {f"panel:{p.stem}": f"Panel pool {p.stem}"
+            for p in sorted(PANELS.glob("*.csv"))}
+
+
 def load_ref(ref: str, declared: tuple | None = None):
     """(pool, label) of a pool reference, read with the declared class set (None: the
     classes are inferred); raises the library's `CertlibError`."""
@@ -70,6 +81,11 @@ def load_ref(ref: str, declared: tuple | None = None):
     if kind == "sample":
         label, path = SAMPLES[key]
         return _load_sample(str(path), path.stat().st_mtime, declared), label
+    if kind == "panel":
+        path = PANELS / f"{key}.csv"
+        if ref not in panels():  # a name from the listing only: nothing outside is read
+            raise CertlibError(f"no shipped panel pool is called {key!r}")
+        return _load_sample(str(path), path.stat().st_mtime, declared), panels()[ref]
     folder = SavedPools()
     s = folder.get(key)
     return _load_saved(str(folder.folder), key, _mtimes(folder, s), declared), s.name
@@ -301,6 +317,12 @@ def _picked() -> None:
     st.session_state["pool_ref"] = options[st.session_state["pool_choice"]]
 
 
+def choose_panel(ref: str) -> None:
+    """Make the shipped panel pool ``ref`` (`panels`) the active pool of every page."""
+    st.session_state.pop("_upload_error", None)
+    st.session_state["pool_ref"] = ref
+
+
 def pool_ref() -> str | None:
     """The reference of the pool every page shows (None before the first choice)."""
     return st.session_state.get("pool_ref")
@@ -327,6 +349,9 @@ def choose_pool(default: str = "demo"):
             by_ref[ref] = f"{s.name} ({s.digest[:8]})"
         except CertlibError as exc:
             st.sidebar.warning(f"The pool in the address is not available: {plain(exc)}")
+    elif ref not in by_ref and ref in panels():  # chosen on the Figure 10 page
+        options[panels()[ref]] = ref
+        by_ref[ref] = panels()[ref]
     elif ref not in by_ref:  # a hand-edited or old address: say what is shown instead
         samples = ", ".join(r for r in by_ref if r.startswith("sample:"))
         st.sidebar.warning(f"The pool in the address, {plain(ref)}, is not one this server "
@@ -411,6 +436,8 @@ def pool_folder() -> Path:
     kind, key = (pool_ref() or "sample:demo").split(":", 1)
     if kind == "sample" and key in SAMPLES:
         return SAMPLES[key][1].parent
+    if kind == "panel":
+        return PANELS
     return SavedPools().folder
 
 

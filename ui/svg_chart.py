@@ -113,3 +113,57 @@ def log_x_lines(series: Sequence[tuple[str, Sequence[float], Sequence[float], st
         lx += item + 1.5 * font_px
     out.append("</svg>")
     return "\n".join(out)
+
+
+def unit_square(points: Sequence[tuple[Sequence[float], Sequence[float], str, str]], *,
+                regions: Sequence[tuple[Sequence[tuple[float, float]], str, str]] = (),
+                x_title: str = "", y_title: str = "", size: int = 460,
+                font_px: int = 16) -> str:
+    """An SVG scatter on the unit square, ticked at 0, 1/2 and 1.
+
+    ``points`` holds (us, vs, name, colour) groups of small dots; ``regions`` filled
+    polygons as (vertices, name, fill colour), drawn under the dots.  Every group with a
+    name gets a legend entry under the axes ("" for none).
+    """
+    names = [(name, colour) for _, name, colour in regions if name] + \
+            [(name, colour) for _, _, name, colour in points if name]
+    left, top = 4 * font_px, font_px
+    side = size - left - font_px
+    legend_h = 1.4 * font_px * len(names)
+    height = top + side + 3.2 * font_px + legend_h
+
+    def X(u: float) -> float:
+        return left + u * side
+
+    def Y(v: float) -> float:
+        return top + (1 - v) * side
+
+    f = f"{FONT} font-size='{font_px}'"
+    out = [f"<svg xmlns='http://www.w3.org/2000/svg' viewBox='0 0 {size} {height:.0f}' "
+           f"width='{size}' height='{height:.0f}' role='img'>",
+           f"<rect x='{left}' y='{top}' width='{side}' height='{side}' fill='white' "
+           "stroke='#888'/>"]
+    for vertices, _, fill in regions:
+        pts = " ".join(f"{X(u):.1f},{Y(v):.1f}" for u, v in vertices)
+        out.append(f"<polygon points='{pts}' fill='{fill}' stroke='none'/>")
+    for us, vs, _, colour in points:
+        out += [f"<circle cx='{X(float(u)):.1f}' cy='{Y(float(v)):.1f}' r='2.2' "
+                f"fill='{colour}'/>" for u, v in zip(us, vs)]
+    for t, label in ((0.0, "0"), (0.5, "0.5"), (1.0, "1")):
+        out.append(f"<text x='{X(t):.1f}' y='{top + side + 1.3 * font_px:.1f}' "
+                   f"text-anchor='middle' {f}>{label}</text>")
+        out.append(f"<text x='{left - 6}' y='{Y(t) + font_px * 0.35:.1f}' text-anchor='end' "
+                   f"{f}>{label}</text>")
+    out.append(f"<text x='{left + side / 2:.1f}' y='{top + side + 2.7 * font_px:.1f}' "
+               f"text-anchor='middle' {f}>{escape(x_title)}</text>")
+    out.append(f"<text transform='translate({font_px * 1.1:.1f},{top + side / 2:.1f}) "
+               f"rotate(-90)' text-anchor='middle' {f}>{escape(y_title)}</text>")
+    ly = top + side + 3.2 * font_px + font_px
+    for name, colour in names:
+        out.append(f"<rect x='{left}' y='{ly - font_px * 0.8:.1f}' width='{font_px}' "
+                   f"height='{font_px}' fill='{colour}'/>")
+        out.append(f"<text x='{left + 1.6 * font_px:.1f}' y='{ly:.1f}' {f}>"
+                   f"{escape(name)}</text>")
+        ly += 1.4 * font_px
+    out.append("</svg>")
+    return "\n".join(out)

@@ -8,7 +8,8 @@ import streamlit as st
 from certlib import Session
 from certlib.teaching.worked_examples import completions, figure1_pool
 from ui.state import url_state, url_widget, write_url_state
-from ui.teach import chart_fonts, numbers_download, plot_config, step_controls, teaching_header
+from ui.teach import (chart_fonts, light_table, numbers_download, plot_config, step_controls,
+                      teaching_header)
 
 on = teaching_header("Figure 1: same predictions, different confidence orders", "fig1")
 top, bottom = st.container(), st.container()
@@ -124,19 +125,19 @@ def _figure() -> None:
                          f"winner {c.winner}" for c in comps]) + "\n",
             f"figure1_step{t}.txt")
 
-    tables_box.dataframe(
+    light_table(
         {"row": [1, 2],
          "w_A": [int(w) for w in pool.weights[0]], "w_B": [int(w) for w in pool.weights[1]],
          "ŷ_A": [int(p) for p in pool.preds[0]], "ŷ_B": [int(p) for p in pool.preds[1]],
-         "y": [UNREAD if v is None else str(v) for v in labels]}, hide_index=True)
+         "y": [UNREAD if v is None else str(v) for v in labels]}, tables_box)
     tables_box.caption("Weights w = 2n − s − e (paper eq. (2), scaled by 2n² = 8): the row "
                        "accepted first weighs 3, the other 1.")
-    tables_box.dataframe(
+    light_table(
         {"labels (y1, y2)": [str(c.labels) for c in comps],
          "AUGRC A": [str(c.augrc[0]) for c in comps],
          "AUGRC B": [str(c.augrc[1]) for c in comps],
          "errors A": [c.errors[0] for c in comps], "errors B": [c.errors[1] for c in comps],
-         "AUGRC winner": [c.winner for c in comps]}, hide_index=True)
+         "AUGRC winner": [c.winner for c in comps]}, tables_box)
 
 
 with step_box:

@@ -14,7 +14,7 @@ from certlib.teaching.bound_traces import teaching_figure
 from certlib.policies import policy_names
 from certlib.teaching.worked_examples import tie_zero_moment
 from ui.cache import POOL_HASH
-from ui.pool_picker import ROOT, SAMPLES, choose_pool, pool_ref
+from ui.pool_picker import ROOT, SAMPLES, choose_panel, choose_pool, panels, pool_ref
 from ui.state import url_state, url_widget, write_url_state
 from ui.teach import (CHART_HEIGHT, chart_fonts, numbers_download, plot_config, step_controls,
                       teaching_header)
@@ -58,6 +58,8 @@ kind, key = ref.split(":", 1)
 if kind == "sample" and key in SAMPLES:
     source = f"`{SAMPLES[key][1].relative_to(ROOT).as_posix()}`" + (
         ", the shipped teaching pool" if key == "teaching" else "")
+elif kind == "panel":
+    source = f"`sample_data/panels/{key}.csv`, a shipped panel pool"
 else:
     source = f"the uploaded file {plain(label)}"
 if not pool.fully_labelled:
@@ -88,11 +90,30 @@ except CertlibError as exc:
     st.stop()
 
 
+def _panel_about(stem: str) -> tuple[str, str]:
+    """(short, long) description of a shipped panel pool from its file name,
+    ``<dataset>_s<split>_<model>_k<K>`` (sample_data/README.md)."""
+    data, split, model, k = stem.rsplit("_", 3)
+    data = {"breast_cancer": "Breast Cancer", "wine": "Wine", "digits": "Digits"}.get(
+        data, data)
+    kind = {"tree": "trees", "logreg": "logistic regressions"}.get(model, model)
+    short = f"{data}, split {split[1:]}, {kind}, K = {k[1:]}"
+    return short, (f"{data} (scikit-learn), evaluation split {split[1:]}; the candidates are "
+                   f"{kind} on {k[1:]} feature panels of the paper's backward search "
+                   "(section 6.1)")
+
+
+def _panel_chosen() -> None:
+    if st.session_state.get("fig10_panel"):
+        choose_panel(st.session_state["fig10_panel"])
+
+
 def _cell(count, n) -> str:
     return "never" if count is None else f"{count} ({count / n:.0%})"
 
 
 short, about = (ABOUT[key] if kind == "sample" and key in ABOUT
+                else _panel_about(key) if kind == "panel"
                 else (plain(label), "Candidates " + ", ".join(plain(c) for c in pool.names)))
 stops_here = " / ".join("—" if r not in f.paths or f.paths[r].stop is None
                         else str(f.paths[r].stop) for r in ("shared", "centered", "separate"))
@@ -100,7 +121,7 @@ if on:
     # a projector has room for one line above the chart: which data, and that it is not
     # the paper's; the full statement is under the chart
     file = (f"`{SAMPLES[key][1].name}`" if kind == "sample" and key in SAMPLES
-            else "uploaded")
+            else f"`{key}.csv`" if kind == "panel" else "uploaded")
     head.markdown(f"**Data:** {short} ({file}, n = {f.n}, K = {pool.K}); the paper's "
                   f"Figure 10 is Ionosphere, n = {PAPER['n']}.")
 statement.markdown(
@@ -185,7 +206,7 @@ def _chart(t: int) -> go.Figure:
 
 def _numbers_text(t: int) -> str:
     """The cursor's numbers as plain text (the export)."""
-    name = ABOUT[key][0] if kind == "sample" and key in ABOUT else str(label)
+    name = short if kind in ("sample", "panel") else str(label)
     lines = [f"Figure 10 protocol, cursor at {t} of {f.n} labels",
              f"Data: {name} ({ref}), n = {f.n}, K = {pool.K}, winner {f.winner}",
              f"Reading order: {f.policy}",
@@ -310,6 +331,10 @@ if kind == "sample" and key == "teaching":
     why += ("This pool follows the paper's panel protocol on Breast Cancer (the panels "
             "follow its text; its artifact is not available) and reproduces the figure's "
             "shape: the shared test stops first, separate intervals read the whole pool.")
+elif kind == "panel":
+    why += (f"This pool follows the paper's panel protocol on {short.split(',')[0]} (the "
+            "panels follow its text; its artifact is not available); Figure 10's procedure "
+            "runs unchanged on it.")
 else:
     why += ("Figure 10's procedure runs unchanged on this pool: the reading order above, "
             "the three rules' bounds, the minimum certificate and the prelabel bound.")
@@ -325,6 +350,14 @@ if dup.groups:
 with st.expander("This pool beside the paper's Figure 10", expanded=True):
     st.markdown(table)
     st.markdown(why)
+    shipped = panels()
+    here = ref if ref in shipped else None
+    st.selectbox("Run it on a shipped panel pool", list(shipped),
+                 format_func=lambda r: _panel_about(r.split(":", 1)[1])[0],
+                 index=None if here is None else list(shipped).index(here),
+                 placeholder="the same protocol on Wine, Digits, other Breast Cancer splits",
+                 key="fig10_panel", on_change=_panel_chosen,
+                 help="The pools of sample_data/panels/ (sample_data/README.md says how "
+                      "they were made); the choice becomes every page's active pool.")
     st.caption("Other pools: the sidebar's *Active pool* (every shipped sample), or add a "
-               "file, e.g. one of `sample_data/panels/` (the same protocol on Wine, Digits "
-               "and other Breast Cancer splits).")
+               "file of your own there.")

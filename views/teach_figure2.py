@@ -10,7 +10,8 @@ from certlib.errors import CertlibError
 from certlib.teaching.worked_examples import (exact_lp, figure2_pool, minimum_certificates,
                                               pair_trace, reading_order)
 from ui.state import url_state, url_widget, write_url_state
-from ui.teach import chart_fonts, numbers_download, plot_config, step_controls, teaching_header
+from ui.teach import (chart_fonts, light_table, numbers_download, plot_config, step_controls,
+                      teaching_header)
 
 on = teaching_header("Figure 2: the stopping test on four rows", "fig2")
 top, bottom = st.container(), st.container()
@@ -194,7 +195,7 @@ def _figure() -> None:
 
 
 def _table(t: int) -> None:
-    st.dataframe(
+    light_table(
         {"row": [i + 1 for i in range(pool.n)],
          "w_A": [int(pool.weights[0, i]) for i in range(pool.n)],
          "w_B": [int(pool.weights[1, i]) for i in range(pool.n)],
@@ -205,8 +206,7 @@ def _table(t: int) -> None:
          "g_i": [by_row[i].gain for i in range(pool.n)],
          # one short column (two were cut at 800 px): the position in the order, ✓ once read
          "read": [f"{read_pos[i]} ✓" if read_pos[i] <= t else str(read_pos[i])
-                  for i in range(pool.n)]},
-        hide_index=True)
+                  for i in range(pool.n)]})
     st.caption("b_i = a_Ai − a_Bi with a_ji = w_ji (1 − 2ŷ_ji), so r_A − r_B = c + Σ b_i y_i; "
                "g_i = b_i y_i − min(0, b_i) is how much reading row i raises L_AB "
                "(shown with hindsight: a policy does not know y_i before reading it). read: "

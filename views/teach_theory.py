@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import plotly.graph_objects as go
 import streamlit as st
 
 from certlib.errors import CertlibError
@@ -11,8 +10,8 @@ from certlib.teaching.theory import (LIMITS, copula_prelabel, cyclic_shift, quar
                                      random_orders, sample_square, shipped_random_orders)
 from ui.inputs import number_box
 from ui.state import sticky
-from ui.svg_chart import log_x_lines
-from ui.teach import chart_fonts, numbers_download, plot_config, teaching_header
+from ui.svg_chart import log_x_lines, unit_square
+from ui.teach import numbers_download, teaching_header
 
 on = teaching_header("Theory explorer: how many labels, as n grows", "th")
 top, bottom = st.container(), st.container()
@@ -124,26 +123,20 @@ st.header("Figure 4: where the quarter comes from")
 geo = quarter_geometry()
 m = st.slider("sampled points", 200, 5000, step=200, **sticky("th_points", 2000))
 sq = sample_square(m, seed=0)
-fig4 = go.Figure()
-fig4.add_scatter(x=[0.5, 1, 1], y=[0, 0, 0.5], fill="toself", mode="lines",
-                 fillcolor="rgba(225,87,89,0.2)", line=dict(width=0), name="|U − V| > 1/2")
-fig4.add_scatter(x=[0, 0, 0.5], y=[0.5, 1, 1], fill="toself", mode="lines",
-                 fillcolor="rgba(225,87,89,0.2)", line=dict(width=0), showlegend=False)
 far = sq["far"]
-fig4.add_scatter(x=sq["u"][far], y=sq["v"][far], mode="markers", name="sampled, far",
-                 marker=dict(size=4, color="#e15759"))
-fig4.add_scatter(x=sq["u"][~far], y=sq["v"][~far], mode="markers", name="sampled, near",
-                 marker=dict(size=4, color="#bab0ac"))
-fig4.update_layout(height=420, width=460,
-                   xaxis=dict(range=[0, 1], title="U (rank in A / n)", constrain="domain"),
-                   yaxis=dict(range=[0, 1], title="V (rank in B / n)", scaleanchor="x",
-                              constrain="domain"),
-                   margin=dict(t=20), legend=dict(orientation="h", y=-0.2))
+# an SVG drawn with the text, as Figure 5: a Plotly chart here kept the page waiting
+# seconds for plotly.js (the page's last chart that needed it)
+svg4 = unit_square(
+    [(sq["u"][far], sq["v"][far], "sampled, far", "#e15759"),
+     (sq["u"][~far], sq["v"][~far], "sampled, near", "#bab0ac")],
+    regions=[([(0.5, 0), (1, 0), (1, 0.5)], "|U − V| > 1/2", "rgba(225,87,89,0.2)"),
+             ([(0, 0.5), (0, 1), (0.5, 1)], "", "rgba(225,87,89,0.2)")],
+    x_title="U (rank in A / n)", y_title="V (rank in B / n)", font_px=20 if on else 16)
 # one above the other: in two columns the square shrank to about 150 px at 800 px
-chart_fonts(fig4, on, height=520)
-if on:  # the legend's 20 px text lower, clear of the axis title
-    fig4.update_layout(legend_y=-0.3, margin_b=60)
-st.plotly_chart(fig4, config=plot_config("figure4_quarter"))
+st.image(svg4, width=460, alt="the unit square of ranks with the region |U - V| > 1/2 "
+         "and the sampled points")
+st.download_button("Figure 4 (SVG)", svg4, file_name="figure4.svg", mime="image/svg+xml",
+                   on_click="ignore", key="dl_figure4")
 st.markdown(
     f"For independent uniform U, V the region |U − V| > 1/2 has probability "
     f"**{geo['probability']}** but carries **{geo['mass_share']}** of E|U − V| = "

@@ -414,7 +414,27 @@ def test_theory_page_presentation_mode():
     assert f"- C(y)/n = **{r.cert_upper[0]:.3f}** (limit {LIMITS['certificate']})" in first
     assert f"- adaptive-pair-sum reads **{r.policy_read[0]:.3f}** n" in first
     assert _text(at).index("At **n = 10,000**") < _text(at).index("Candidates that")
-    assert len(at.get("download_button")) == 2
+    labels = [b.label for b in at.get("download_button")]
+    assert labels == ["Figure 5 (SVG)", "Numbers (text)", "Figure 4 (SVG)"]
+
+
+def test_theory_page_draws_figure_4_without_plotly():
+    """Figure 4 is an SVG drawn with the page's text (the page waits for no plotly.js):
+    the quarter's triangles and one dot per sampled point, far ones red."""
+    from certlib.teaching.theory import sample_square
+    from ui.svg_chart import unit_square
+
+    at = _run("teach_theory.py")
+    assert not at.exception, at.exception
+    assert not at.get("plotly_chart")
+    sq = sample_square(2000, seed=0)
+    svg = unit_square([(sq["u"][sq["far"]], sq["v"][sq["far"]], "far", "#e15759"),
+                       (sq["u"][~sq["far"]], sq["v"][~sq["far"]], "near", "#bab0ac")],
+                      regions=[([(0.5, 0), (1, 0), (1, 0.5)], "", "red")])
+    dots = [ln for ln in svg.splitlines() if ln.startswith("<circle")]
+    assert len(dots) == 2000
+    assert sum("fill='#e15759'" in d for d in dots) == int(sq["far"].sum())
+    assert svg.count("<polygon") == 1 and ">far</text>" in svg
 
 
 def test_figure10_names_its_data_beside_the_papers():
@@ -466,3 +486,36 @@ def test_figure10_uploaded_pool_and_unsuitable_pool(tmp_path, monkeypatch):
     msgs = [*at.error, *at.warning, *at.info]
     assert len(msgs) == 1 and "not fully labelled (34 of 54 rows have no label)" in msgs[0].value
     assert not at.markdown or "Data shown" not in _text(at)
+
+
+def test_figure10_runs_on_a_shipped_panel_pool():
+    """The page offers every file of sample_data/panels/; choosing one makes it the active
+    pool (in the picker too), names it, and runs the same protocol: the shared stop equals
+    certlib's replay on that file."""
+    import certlib
+    from ui.pool_picker import panels
+
+    at = _run("teach_figure10.py")
+    assert not at.exception, at.exception
+    box = at.selectbox(key="fig10_panel")
+    assert len(box.options) == 36 and box.value is None
+    box.set_value("panel:wine_s2_tree_k4").run()
+    assert not at.exception, at.exception
+    text = _text(at)
+    assert "`sample_data/panels/wine_s2_tree_k4.csv`, a shipped panel pool" in text
+    assert "Wine (scikit-learn), evaluation split 2; the candidates are trees" in text
+    assert at.session_state["pool_ref"] == "panel:wine_s2_tree_k4"
+    assert at.selectbox(key="pool_choice").value == panels()["panel:wine_s2_tree_k4"]
+    pool = certlib.load_pool(ROOT / "sample_data" / "panels" / "wine_s2_tree_k4.csv")
+    stop = certlib.replay(pool, policy="static-range").labels_read
+    assert f"shared {stop}" in text
+
+
+def test_a_panel_name_outside_the_listing_is_refused(tmp_path):
+    """A hand-edited panel reference names only files of the listing: nothing outside
+    sample_data/panels/ is read."""
+    from certlib.errors import CertlibError
+    from ui.pool_picker import load_ref
+
+    with pytest.raises(CertlibError, match="no shipped panel pool"):
+        load_ref("panel:../demo_binary")
