@@ -9,8 +9,8 @@ Gaussian copula at n = 1000 (5 rhos, 3 pools); the cyclic shift n = 1000, s = 90
 one AppTest run of the whole page (no browser); and the page's first open in Chromium on a
 fresh server (Figure 1 open first, then a click on "Theory explorer"): seconds until the
 numbers and the Figure 5 chart are drawn, and until the whole page (Figure 4 too, both
-SVG images drawn with the text) has finished, also as a ratio to the live simulation of the defaults timed in the
-same run (the machine's speed).  Also the Figure 10 numbers of the shipped
+SVG images drawn with the text) has finished, also as a ratio to the live simulation of
+the defaults timed in the same run (the machine's speed).  Also the Figure 10 numbers of the shipped
 teaching pool (``sample_data/teaching_k4.csv``).  Writes the numbers the pages show and
 the times (target: the page open within 2 s of the click) into ``docs/results/theory.md``.
 """
