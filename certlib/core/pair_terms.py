@@ -252,6 +252,13 @@ def gain_terms(pool: Pool, rows: Rows, labels: npt.ArrayLike, *,
     if pool.n < _INT32_SAFE:  # weights < 2n: differences and sums fit in int32
         W = W.astype(np.int32)
     P = pool.preds[:, rows]
+    if pool.is_binary:
+        # r_j - r_k = c + sum_i b_i y_i with b = a_j - a_k, a = w (1 - 2 yhat) (paper
+        # section 3), so reading row i adds b y - min(0, b) = max(0, s (a_j - a_k)) with
+        # s = 2y - 1: one clamped outer difference instead of both cases' arrays
+        u = W * (1 - 2 * P.astype(W.dtype)) * (2 * np.asarray(labels)[None, :] - 1).astype(W.dtype)
+        out: NDArray[np.integer[Any]] = np.maximum(u[:, None, :] - u[None, :, :], 0)
+        return out
     loss = P != np.asarray(labels)[None, :]
     Wl = W * loss
     same = P[:, None, :] == P[None, :, :]

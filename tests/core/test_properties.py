@@ -211,3 +211,19 @@ def test_replay_many_candidates_equals_session(K):
         b = replay(pool, policy=policy, tolerance=0, vectorised=False)
         assert _fields(a) == _fields(b), policy
         assert a.certified
+
+
+
+@settings(max_examples=150, **SETTINGS)
+@given(pools(max_n=20))
+def test_gains_of_a_binary_pool_equal_realised_minus_lower(sp):
+    """gain_terms' binary shortcut, max(0, s (a_j - a_k)) with s = 2y - 1, equals the
+    realised term minus the lower one of every pair and row (paper section 3), for either
+    label of every row."""
+    from certlib.core.pair_terms import lower_terms, realised_terms
+
+    spec, pool = sp
+    rows = np.arange(pool.n)
+    for labels in (pool.labels, 1 - pool.labels if pool.is_binary else pool.labels):
+        want = realised_terms(pool, rows, labels) - lower_terms(pool, rows)
+        assert gain_terms(pool, rows, labels).tolist() == want.tolist()
