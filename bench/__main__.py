@@ -14,6 +14,8 @@ import sys
 BENCHES: dict[str, tuple[str, str, str]] = {
     "core": ("bench_core", "speed of the prelabel bound, replay, certificate and a "
              "session step at n = 10,000 and 1,000,000", "core_speed.md"),
+    "scale": ("bench_scale", "many candidates: the prelabel bound and every policy's replay "
+              "at K = 64 and K = 8 against the sort limit", "scale.md"),
     "certificate": ("bench_certificate", "minimum certificates: proofs on the 36 panel "
                     "pools, speed on a synthetic n = 10,000 pool", "certificate.md"),
     "policies": ("bench_policies", "expected-coverage vs adaptive pair-sum on the 36 "

@@ -116,19 +116,25 @@ class ModelSelector(Policy):
         P = pool.preds[:, rows]  # (K, m)
         C = pool.n_classes
         lp = state.log_post
-        H0 = -np.sum(np.exp(lp) * lp)
-        # posterior if the label equals candidate c's prediction: boost every j agreeing with c
-        agree = P[:, None, :] == P[None, :, :]  # (c, j, m)
-        logits = lp[None, :, None] + self.log_gamma * agree
-        logits -= logits.max(axis=1, keepdims=True)
-        p = np.exp(logits)
-        p /= p.sum(axis=1, keepdims=True)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            H = -np.sum(np.where(p > 0, p * np.log(p), 0.0), axis=1)  # (c, m)
-        # each distinct predicted class once: weight candidate c by 1/#candidates agreeing
-        mult = agree.sum(axis=1)  # (c, m)
-        distinct = (1.0 / mult).sum(axis=0)  # number of distinct predicted classes
-        total = (H / mult).sum(axis=0) + np.maximum(C - distinct, 0) * H0
+        pi = np.exp(lp)
+        H0 = -np.sum(pi * lp)
+        g, lg = np.exp(self.log_gamma), self.log_gamma
+        # the posterior if the label is class c boosts the candidates predicting c by
+        # gamma; its entropy needs only their mass M and sum E of pi log pi (one product
+        # a class, K terms a row, where pairing candidates took K^2):
+        #   H_c = log Z - (-H0 + (gamma - 1) E + gamma log(gamma) M) / Z,  Z = 1 + (gamma - 1) M
+        # (sums row by row in a fixed order, not a BLAS product whose order depends on
+        # the processor: near-ties must break alike on every machine)
+        total = np.zeros(P.shape[1])
+        plp = (pi * lp)[:, None]
+        for c in range(C):
+            X = P == c
+            M = np.where(X, pi[:, None], 0.0).sum(axis=0)
+            E = np.where(X, plp, 0.0).sum(axis=0)
+            Z = 1 + (g - 1) * M
+            Hc = np.log(Z) - (-H0 + (g - 1) * E + g * lg * M) / Z
+            # a class no candidate predicts leaves the posterior as it is
+            total += np.where(X.any(axis=0), Hc, H0)
         out: NDArray[np.float64] = total / C
         return out
 

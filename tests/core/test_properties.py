@@ -227,3 +227,26 @@ def test_gains_of_a_binary_pool_equal_realised_minus_lower(sp):
     for labels in (pool.labels, 1 - pool.labels if pool.is_binary else pool.labels):
         want = realised_terms(pool, rows, labels) - lower_terms(pool, rows)
         assert gain_terms(pool, rows, labels).tolist() == want.tolist()
+
+
+@settings(max_examples=100, **SETTINGS)
+@given(pools(max_n=20), st.lists(st.floats(-5, 5), min_size=8, max_size=8))
+def test_model_selector_entropy_equals_its_posteriors(sp, logits):
+    """model-selector's expected entropy (from each class's mass and sum of pi log pi)
+    equals the mean over classes of the entropy of the posterior formed explicitly: the
+    candidates predicting the class boosted by gamma, normalised (unpredicted classes
+    leave it unchanged)."""
+    from certlib.policies.baselines import ModelSelector, PosteriorState
+
+    spec, pool = sp
+    lp = np.array(logits[:pool.K]) - np.logaddexp.reduce(logits[:pool.K])
+    ms = ModelSelector()
+    got = ms.expected_entropy(PosteriorState(lp, 0, 0), pool, np.arange(pool.n))
+    gamma = (1 - ms.eps) / ms.eps
+    for i in range(pool.n):
+        hs = []
+        for c in range(pool.n_classes):
+            p = np.exp(lp) * np.where(pool.preds[:, i] == c, gamma, 1.0)
+            p /= p.sum()
+            hs.append(-np.sum(p * np.log(p)))
+        assert abs(got[i] - np.mean(hs)) < 1e-9
