@@ -68,9 +68,22 @@ def _mtimes(folder: SavedPools, saved) -> tuple:
 PANELS = ROOT / "sample_data" / "panels"
 
 
+def panel_about(stem: str) -> tuple[str, str]:
+    """(short, long) description of a shipped panel pool from its file name,
+    ``<dataset>_s<split>_<model>_k<K>`` (sample_data/README.md)."""
+    data, split, model, k = stem.rsplit("_", 3)
+    data = {"breast_cancer": "Breast Cancer", "wine": "Wine", "digits": "Digits"}.get(
+        data, data)
+    kind = {"tree": "trees", "logreg": "logistic regressions"}.get(model, model)
+    short = f"{data}, split {split[1:]}, {kind}, K = {k[1:]}"
+    return short, (f"{data} (scikit-learn), evaluation split {split[1:]}; the candidates are "
+                   f"{kind} on {k[1:]} feature panels of the paper's backward search "
+                   "(section 6.1)")
+
+
 def panels() -> dict:
     """Panel pool reference (``panel:<file stem>``) -> label, for every shipped panel."""
-    return {f"panel:{p.stem}": f"Panel pool {p.stem}"
+    return {f"panel:{p.stem}": f"Panel pool: {panel_about(p.stem)[0]}"
             for p in sorted(PANELS.glob("*.csv"))}
 
 

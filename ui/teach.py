@@ -2,7 +2,8 @@
 Step / Back / Reset with keyboard keys, and exports of the chart and its numbers.
 
 The keys are read in the browser, where the teacher presses them (a small component
-listening on the page): → and Space step, ← steps back, Home resets.  Each press sends
+listening on the page): → and Space step, ← steps back, Home resets (PageDown and PageUp
+too, the keys a presenter's clicker sends).  Each press sends
 the step it leads to, counted from the step the browser shows, so two quick presses are
 two steps even while the server is still drawing the first (a press is never lost to a
 rerun, and never counted twice).
@@ -22,16 +23,26 @@ CHART_HEIGHT = 320  # px: with the title, the buttons and two lines of numbers, 
 
 _KEYS_JS = """
 const S = globalThis.__certlibStepKeys || (globalThis.__certlibStepKeys = new Map());
-const STEP = { ArrowRight: 1, " ": 1, ArrowLeft: -1 };
+// → and Space step, ← steps back; PageDown / PageUp too, the keys a presenter's clicker
+// sends
+const STEP = { ArrowRight: 1, " ": 1, PageDown: 1, ArrowLeft: -1, PageUp: -1 };
 
 function ignored(e) {
   if (e.altKey || e.ctrlKey || e.metaKey || e.shiftKey || e.isComposing) return true;
-  // a box the teacher types into, a slider the arrows move, an open list: theirs
   const t = e.composedPath ? e.composedPath()[0] : e.target;
   if (!t || !t.closest) return false;
-  return !!t.closest('input, textarea, select, [contenteditable=""], ' +
-                     '[contenteditable="true"], [role="slider"], [role="listbox"], ' +
-                     '[role="combobox"], [role="option"], [role="menu"]');
+  // a box the teacher types into, a slider the arrows move, an open list: theirs
+  if (t.closest('textarea, select, [contenteditable=""], [contenteditable="true"], ' +
+                '[role="slider"], [role="listbox"], [role="option"], [role="menu"]')) {
+    return true;
+  }
+  if (t.tagName !== "INPUT") return false;
+  // a switch or a check box keeps the focus after a click (the presentation toggle),
+  // and a closed select box after a choice (Figure 1's labels): they take no typing,
+  // so the keys are the figure's (Space would flip the switch)
+  const type = (t.getAttribute("type") || "text").toLowerCase();
+  if (type === "checkbox" || type === "radio") return false;
+  return !(t.getAttribute("role") === "combobox" && t.getAttribute("aria-expanded") !== "true");
 }
 
 function onKey(s, e) {
@@ -91,9 +102,10 @@ def _set_present(widget_key: str) -> None:
     _url_setting(PRESENT, st.session_state["_sticky"])
 
 
-def teaching_header(title: str, page: str) -> bool:
+def teaching_header(title: str, page: str, steps: bool = True) -> bool:
     """The page's title with the presentation-mode toggle beside it; in presentation
-    mode, the sidebar collapsed, the title shorter and the page's text in large type.
+    mode, the sidebar and Streamlit's header hidden, the title shorter and the page's
+    numbers in large type.  ``steps``: the page has Step keys (its help names them).
     Returns whether presentation mode is on."""
     on = presenting()
     row = st.container(horizontal=True, vertical_alignment="center")
@@ -106,10 +118,11 @@ def teaching_header(title: str, page: str) -> bool:
     row.toggle("Presentation mode", key=wkey, on_change=_set_present, args=(wkey,),
                help="For a projector: the chart first and full width, large type, the "
                     "sidebar closed. Kept in the address (?present=1), so a link opens "
-                    "the page this way. Keys: → or Space steps, ← steps back, Home resets.")
+                    "the page this way." + (" Keys: → or Space steps, ← steps back, Home "
+                                            "resets." if steps else ""))
     if on:
         st.html(f"""<style>
-section[data-testid="stSidebar"] {{ display: none; }}
+section[data-testid="stSidebar"], header[data-testid="stHeader"] {{ display: none; }}
 div[data-testid="stMainBlockContainer"], .block-container {{
   padding-top: 2.6rem; padding-bottom: 1rem; max-width: 100%; }}
 .st-key-teach_numbers p, .st-key-teach_numbers li {{ font-size: {NUMBERS_PX}px;

@@ -14,7 +14,8 @@ from certlib.teaching.bound_traces import teaching_figure
 from certlib.policies import policy_names
 from certlib.teaching.worked_examples import tie_zero_moment
 from ui.cache import POOL_HASH
-from ui.pool_picker import ROOT, SAMPLES, choose_panel, choose_pool, panels, pool_ref
+from ui.pool_picker import (ROOT, SAMPLES, choose_panel, choose_pool, panel_about, panels,
+                            pool_ref)
 from ui.state import url_state, url_widget, write_url_state
 from ui.teach import (CHART_HEIGHT, chart_fonts, numbers_download, plot_config, step_controls,
                       teaching_header)
@@ -90,19 +91,6 @@ except CertlibError as exc:
     st.stop()
 
 
-def _panel_about(stem: str) -> tuple[str, str]:
-    """(short, long) description of a shipped panel pool from its file name,
-    ``<dataset>_s<split>_<model>_k<K>`` (sample_data/README.md)."""
-    data, split, model, k = stem.rsplit("_", 3)
-    data = {"breast_cancer": "Breast Cancer", "wine": "Wine", "digits": "Digits"}.get(
-        data, data)
-    kind = {"tree": "trees", "logreg": "logistic regressions"}.get(model, model)
-    short = f"{data}, split {split[1:]}, {kind}, K = {k[1:]}"
-    return short, (f"{data} (scikit-learn), evaluation split {split[1:]}; the candidates are "
-                   f"{kind} on {k[1:]} feature panels of the paper's backward search "
-                   "(section 6.1)")
-
-
 def _panel_chosen() -> None:
     if st.session_state.get("fig10_panel"):
         choose_panel(st.session_state["fig10_panel"])
@@ -113,7 +101,7 @@ def _cell(count, n) -> str:
 
 
 short, about = (ABOUT[key] if kind == "sample" and key in ABOUT
-                else _panel_about(key) if kind == "panel"
+                else panel_about(key) if kind == "panel"
                 else (plain(label), "Candidates " + ", ".join(plain(c) for c in pool.names)))
 stops_here = " / ".join("—" if r not in f.paths or f.paths[r].stop is None
                         else str(f.paths[r].stop) for r in ("shared", "centered", "separate"))
@@ -144,7 +132,7 @@ y_span = (min(float(p.lower_objective.min()) for p in f.paths.values()),
           max(float(shared.upper_objective.max()),
               max(float(p.lower_objective.max()) for p in f.paths.values())))
 # the exports' names: the pool (an upload by its hash's start), the order
-slug = f"{key if kind == 'sample' else 'upload_' + key[:8]}_{f.policy}"
+slug = f"{key if kind in ('sample', 'panel') else 'upload_' + key[:8]}_{f.policy}"
 
 
 def _chart(t: int) -> go.Figure:
@@ -273,7 +261,10 @@ def _cursor_view() -> None:
     for col, (rule, path) in zip(cols, f.paths.items()):
         ok = path.stop is not None and t >= path.stop
         # a short label: three metrics side by side on an 800 px screen
-        col.metric(f"{rule}, {t} labels", f"{path.lower_objective[t]:.5f}",
+        value = path.lower_objective[t]
+        # a bound of a few millionths still decides: never shown as 0.00000
+        col.metric(f"{rule}, {t} labels", f"{value:.5f}" if value == 0 or abs(value) >= 1e-4
+                   else f"{value:.2e}",
                    help=f"lower bound after {t} labels; exact: "
                         f"{int(path.lower[t])} / {path.unit * path.scale}")
         col.caption(("certified" if ok else "not certified")
@@ -351,10 +342,11 @@ with st.expander("This pool beside the paper's Figure 10", expanded=True):
     st.markdown(table)
     st.markdown(why)
     shipped = panels()
-    here = ref if ref in shipped else None
+    # the box shows the active pool: a pool chosen in the sidebar since empties it, so
+    # the same panel can be chosen again
+    st.session_state["fig10_panel"] = ref if ref in shipped else None
     st.selectbox("Run it on a shipped panel pool", list(shipped),
-                 format_func=lambda r: _panel_about(r.split(":", 1)[1])[0],
-                 index=None if here is None else list(shipped).index(here),
+                 format_func=lambda r: panel_about(r.split(":", 1)[1])[0],
                  placeholder="the same protocol on Wine, Digits, other Breast Cancer splits",
                  key="fig10_panel", on_change=_panel_chosen,
                  help="The pools of sample_data/panels/ (sample_data/README.md says how "

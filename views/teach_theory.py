@@ -13,7 +13,7 @@ from ui.state import sticky
 from ui.svg_chart import log_x_lines, unit_square
 from ui.teach import numbers_download, teaching_header
 
-on = teaching_header("Theory explorer: how many labels, as n grows", "th")
+on = teaching_header("Theory explorer: how many labels, as n grows", "th", steps=False)
 top, bottom = st.container(), st.container()
 # in presentation mode Figure 5 and its numbers come first, the settings and the rest
 # under them; normal mode reads top to bottom: the text, the settings, then the figure

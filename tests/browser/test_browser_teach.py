@@ -155,3 +155,34 @@ def test_every_teaching_page_fits_a_projector(server, path, steps):
                 arg=before, timeout=30_000)
         assert "Traceback" not in page.inner_text("body")
         page.close()
+
+
+def test_keys_step_after_the_toggle_and_a_label_box(server):
+    """The presentation toggle and Figure 1's closed label boxes keep the focus after a
+    click; → and Space still step the figure (Space must not flip the toggle back), and
+    PageDown / PageUp, a clicker's keys, step too."""
+    with launch(sync_api) as browser:
+        page = browser.new_page(viewport={"width": 1280, "height": 720})
+        page.goto(server + "/figure2")
+        wait_text(page, "After 0 of 4 labels")
+        step_keys_ready(page)
+        page.get_by_text("Presentation mode", exact=True).click()
+        page.wait_for_function("location.href.includes('present=1')", timeout=30_000)
+        idle(page)
+        step_keys_ready(page)
+        for t, key in enumerate([" ", "ArrowRight", "PageDown"], 1):
+            page.keyboard.press(key)
+            wait_text(page, f"After {t} of 4 labels", timeout=30_000)
+            idle(page)
+        page.keyboard.press("PageUp")
+        wait_text(page, "After 2 of 4 labels", timeout=30_000)
+        assert "present=1" in page.url  # Space stepped; it did not switch the mode off
+        page.goto(server + "/figure1")
+        wait_text(page, "After 0 of 2 labels")
+        step_keys_ready(page)
+        page.get_by_role("combobox", name="y2 (row 2)").click()
+        page.get_by_role("option", name="1", exact=True).click()
+        idle(page)
+        page.keyboard.press("ArrowRight")
+        wait_text(page, "After 1 of 2 labels", timeout=30_000)
+        page.close()

@@ -511,7 +511,7 @@ def test_figure10_runs_on_a_shipped_panel_pool():
     assert f"shared {stop}" in text
 
 
-def test_a_panel_name_outside_the_listing_is_refused(tmp_path):
+def test_a_panel_name_outside_the_listing_is_refused():
     """A hand-edited panel reference names only files of the listing: nothing outside
     sample_data/panels/ is read."""
     from certlib.errors import CertlibError
@@ -519,3 +519,30 @@ def test_a_panel_name_outside_the_listing_is_refused(tmp_path):
 
     with pytest.raises(CertlibError, match="no shipped panel pool"):
         load_ref("panel:../demo_binary")
+
+
+def test_figure10_panel_box_follows_the_sidebar(monkeypatch):
+    """After a panel pool, a pool chosen in the sidebar empties the panel box, so the same
+    panel can be chosen again; a panel's exports are named after it."""
+    from streamlit.runtime.memory_media_file_storage import MemoryMediaFileStorage
+
+    saved = []  # the download names the page hands to Streamlit
+    keep = MemoryMediaFileStorage.load_and_get_id
+
+    def record(self, data, mimetype, kind, filename=None):
+        saved.append(filename)
+        return keep(self, data, mimetype, kind, filename)
+
+    monkeypatch.setattr(MemoryMediaFileStorage, "load_and_get_id", record)
+    at = _run("teach_figure10.py")
+    at.selectbox(key="fig10_panel").set_value("panel:wine_s0_tree_k4").run()
+    assert at.session_state["pool_ref"] == "panel:wine_s0_tree_k4"
+    at.selectbox(key="pool_choice").set_value(
+        "Teaching pool (paper Figure 10 protocol)").run()
+    assert not at.exception, at.exception
+    assert at.session_state["pool_ref"] == "sample:teaching"
+    assert at.selectbox(key="fig10_panel").value is None
+    at.selectbox(key="fig10_panel").set_value("panel:wine_s0_tree_k4").run()
+    assert at.session_state["pool_ref"] == "panel:wine_s0_tree_k4"
+    assert "`sample_data/panels/wine_s0_tree_k4.csv`" in _text(at)
+    assert saved[-1].startswith("figure10_wine_s0_tree_k4_static-range_t"), saved
