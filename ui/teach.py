@@ -137,6 +137,19 @@ div[data-testid="stMainBlockContainer"], .block-container {{
     return on
 
 
+def parse_step(text: str) -> int:
+    """A step from the address (``?fig2_t=3``): ASCII digits only, else ValueError (the
+    page then starts at its default, `ui.state.url_state`)."""
+    if not (text.isascii() and text.isdigit()):
+        raise ValueError(text)
+    return int(text)
+
+
+def parse_label(text: str) -> int:
+    """A binary label from the address, 0 or 1, else KeyError."""
+    return {"0": 0, "1": 1}[text]
+
+
 def _move(key: str, t: int, first: int, last: int) -> None:
     st.session_state[key] = min(last, max(first, t))
 

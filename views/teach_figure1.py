@@ -8,8 +8,8 @@ import streamlit as st
 from certlib import Session
 from certlib.teaching.worked_examples import completions, figure1_pool
 from ui.state import url_state, url_widget, write_url_state
-from ui.teach import (chart_fonts, light_table, numbers_download, plot_config, step_controls,
-                      teaching_header)
+from ui.teach import (chart_fonts, light_table, numbers_download, parse_label, parse_step,
+                      plot_config, step_controls, teaching_header)
 
 on = teaching_header("Figure 1: same predictions, different confidence orders", "fig1")
 top, bottom = st.container(), st.container()
@@ -27,17 +27,7 @@ DEFAULT_LABELS = (1, 0)  # y1 = 1 leaves both candidates a way to win; y2 = 0 th
 T = 2
 
 
-def _label(text: str) -> int:
-    return {"0": 0, "1": 1}[text]
-
-
-def _step_count(text: str) -> int:
-    if not text.isdigit():
-        raise ValueError(text)
-    return int(text)
-
-
-url_state("fig1_t", 0, _step_count)  # a reload shows the same step
+url_state("fig1_t", 0, parse_step)  # a reload shows the same step
 
 
 def _chart(comps_all, left):
@@ -71,7 +61,8 @@ def _figure() -> None:
     # elsewhere keeps them); the boxes sit with the buttons, so a projector shows both
     row = st.container(horizontal=True, vertical_alignment="bottom")
     y_all = tuple(row.selectbox(f"y{i + 1} (row {i + 1})", [0, 1], width=100,
-                                **url_widget(f"fig1_y{i + 1}", DEFAULT_LABELS[i], _label, [0, 1]))
+                                **url_widget(f"fig1_y{i + 1}", DEFAULT_LABELS[i], parse_label,
+                                             [0, 1]))
                   for i in range(2))
     with row.container():  # the buttons beside the boxes, not pushed to the far side
         t = step_controls("fig1_t", T, what="label")

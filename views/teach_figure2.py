@@ -10,8 +10,8 @@ from certlib.errors import CertlibError
 from certlib.teaching.worked_examples import (exact_lp, figure2_pool, minimum_certificates,
                                               pair_trace, reading_order)
 from ui.state import url_state, url_widget, write_url_state
-from ui.teach import (chart_fonts, light_table, numbers_download, plot_config, step_controls,
-                      teaching_header)
+from ui.teach import (chart_fonts, light_table, numbers_download, parse_label, parse_step,
+                      plot_config, step_controls, teaching_header)
 
 on = teaching_header("Figure 2: the stopping test on four rows", "fig2")
 top, bottom = st.container(), st.container()
@@ -34,24 +34,10 @@ def _reset() -> None:
     st.session_state["fig2_t"] = 0
 
 
-def _step(delta: int, last: int) -> None:
-    st.session_state["fig2_t"] = min(last, max(0, st.session_state.get("fig2_t", 0) + delta))
-
-
-def _label(text: str) -> int:
-    return {"0": 0, "1": 1}[text]
-
-
-def _step_count(text: str) -> int:
-    if not text.isdigit():
-        raise ValueError(text)
-    return int(text)
-
-
 # the labels, the read order and the step are kept in the address (a reload shows them)
 # and in the session (a visit to another page keeps them)
 URL_KEYS = [f"fig2_y{i + 1}" for i in range(4)] + ["fig2_order", "fig2_t"]
-url_state("fig2_t", 0, _step_count)
+url_state("fig2_t", 0, parse_step)
 
 set_box.subheader("Labels and read order")
 cols = set_box.columns(5)
@@ -59,7 +45,7 @@ labels = []
 for i in range(4):
     labels.append(cols[i].selectbox(
         f"y{i + 1}", [0, 1], on_change=_reset,
-        **url_widget(f"fig2_y{i + 1}", DEFAULT_LABELS[i], _label, [0, 1])))
+        **url_widget(f"fig2_y{i + 1}", DEFAULT_LABELS[i], parse_label, [0, 1])))
 order_text = cols[4].text_input(
     "Read order (rows)", on_change=_reset,
     **url_widget("fig2_order", ", ".join(str(r + 1) for r in static)),

@@ -13,7 +13,8 @@ from certlib.teaching.worked_examples import (covering_problem, exact_lp, figure
                                               minimum_certificates, reading_order,
                                               slice_region)
 from ui.state import url_state, write_url_state
-from ui.teach import chart_fonts, numbers_download, plot_config, step_controls, teaching_header
+from ui.teach import (chart_fonts, numbers_download, parse_step, plot_config, step_controls,
+                      teaching_header)
 
 on = teaching_header("Figure 3: one label set must cover every rival", "fig3")
 # normal mode: the pool, the LP slice, then the reading step by step; in presentation
@@ -140,13 +141,7 @@ if on:  # under the fold on a projector, with the other explanations
 ROW_COLORS = ["#4e79a7", "#f28e2b", "#59a14f", "#b07aa1"]
 
 
-def _step_count(text: str) -> int:
-    if not text.isdigit():
-        raise ValueError(text)
-    return int(text)
-
-
-url_state("fig3_t", 0, _step_count)  # a reload shows the same step
+url_state("fig3_t", 0, parse_step)  # a reload shows the same step
 
 
 def _coverage(t: int):
