@@ -166,9 +166,10 @@ def _from_keys(key: str, first: int, last: int) -> None:
 
 
 def step_controls(key: str, last: int, first: int = 0, what: str = "label") -> int:
-    """Step, Back and Reset buttons and the keyboard keys (→ / Space, ←, Home) moving
-    the step kept in session-state ``key`` between ``first`` and ``last``; returns the
-    step.  Call it inside the fragment that draws the step, so a step redraws only it."""
+    """Step, Back and Reset buttons and the keyboard keys (→ / Space / PageDown,
+    ← / PageUp, Home) moving the step kept in session-state ``key`` between ``first``
+    and ``last``; returns the step.  Call it inside the fragment that draws the step, so
+    a step redraws only it."""
     ss = st.session_state
     t = min(last, max(first, int(ss.get(key, first))))
     ss[key] = t
@@ -179,9 +180,10 @@ def step_controls(key: str, last: int, first: int = 0, what: str = "label") -> i
           on_target_change=lambda: _from_keys(key, first, last))
     row = st.container(horizontal=True, vertical_alignment="center")
     row.button("Step", key=f"{key}_step", on_click=_bump, args=(key, 1, first, last),
-               disabled=t >= last, type="primary", help=f"Read one more {what} (→ or Space)")
+               disabled=t >= last, type="primary",
+               help=f"Read one more {what} (→, Space or PageDown)")
     row.button("Back", key=f"{key}_back", on_click=_bump, args=(key, -1, first, last),
-               disabled=t <= first, help="One step back (←)")
+               disabled=t <= first, help="One step back (← or PageUp)")
     row.button("Reset", key=f"{key}_reset", on_click=_move, args=(key, first, first, last),
                disabled=t == first, help="Back to the start (Home)")
     return t
