@@ -18,6 +18,8 @@ BENCHES: dict[str, tuple[str, str, str]] = {
               "at K = 64 and K = 8 against the sort limit", "scale.md"),
     "certificate": ("bench_certificate", "minimum certificates: proofs on the 36 panel "
                     "pools, speed on a synthetic n = 10,000 pool", "certificate.md"),
+    "certify_milp": ("bench_certify_milp", "certify against HiGHS's MILP on 84 panel pools "
+                     "and random K = 32, 64 pools", "certify_milp.md"),
     "policies": ("bench_policies", "expected-coverage vs adaptive pair-sum on the 36 "
                  "shipped panels (in-sample), and its cost", "policies.md"),
     "policies_holdout": ("bench_policies_holdout", "the same on held-out panel pools and "

@@ -64,7 +64,7 @@ class Certificate:
     D_j for every candidate j against the selected one (0 at itself).
     ``dual_bound`` is the exact weak-dual value (a Fraction) when an LP was
     solved.  ``method`` says what last tightened the enclosure: "none" (nothing
-    to cover), "sorting" (one rival), "lp", "fixing", "milp", "branch-and-bound".
+    to cover), "sorting" (one rival), "lp", "fixing", "milp", "cuts", "branch-and-bound".
     ``solver_minimum`` is **not proved**: when the enclosure is not exact and
     HiGHS's MILP claims that ``upper`` is the minimum, it is that claim (equal to
     ``upper``), else None.  ``work`` counts the search nodes spent

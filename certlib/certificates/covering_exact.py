@@ -282,7 +282,9 @@ def exact_dual(G: NDArray[np.int64], D: NDArray[np.int64], lam: npt.ArrayLike) -
     r, m = G.shape
     lam_f = np.maximum(np.nan_to_num(np.asarray(lam, dtype=np.float64), nan=0.0, posinf=0.0,
                                      neginf=0.0), 0.0)
-    gmax = G.max(axis=1).astype(np.float64) if m else np.zeros(r)
+    # |G|: cut rows (`covering_cuts`) have coefficients of either sign; the weak-dual
+    # bound holds for any rows every cover satisfies, as x is in [0, 1]
+    gmax = np.abs(G).max(axis=1).astype(np.float64) if m else np.zeros(r)
     maxdot = float(lam_f @ gmax) + 1.0
     # |2^s - lam_int.g_i| <= 2^s * maxdot; a sum of m of them must stay below 2^62
     s = 62 - math.ceil(math.log2(max(m, 1) + 1)) - math.ceil(math.log2(maxdot + 1)) - 1
@@ -304,7 +306,8 @@ def exact_dual(G: NDArray[np.int64], D: NDArray[np.int64], lam: npt.ArrayLike) -
     value = Fraction(num, 1 << s)
     ceil = -((-num) >> s)
     # surrogate: sum_i dots_i x_i >= lam_D; the int64 cumsum is safe by the choice of s
-    sur = fewest_largest(dots, lam_D) if m else (0 if lam_D <= 0 else None)
+    # a negative dot never helps reach lam_D: counted as 0 (largest-first needs values >= 0)
+    sur = fewest_largest(np.maximum(dots, 0), lam_D) if m else (0 if lam_D <= 0 else None)
     sur = 0 if sur is None else sur  # infeasible surrogate cannot happen when G covers D
     return Dual(value, num, int(ceil), int(sur), lam_int, s, dots)
 
@@ -439,7 +442,8 @@ def cardinality_fixing(rows: Sequence[tuple[NDArray[Any], int]], t: int,
 
 
 def fix_columns(G: NDArray[np.int64], D: NDArray[np.int64], dual: Dual | None,
-                U: int) -> tuple[NDArray[np.bool_], NDArray[np.bool_]] | None:
+                U: int, dual_rhs: NDArray[np.int64] | None = None,
+                ) -> tuple[NDArray[np.bool_], NDArray[np.bool_]] | None:
     """(out, into): columns every cover of size <= U - 1 leaves out / contains, by exact
     reduced costs and then cardinality arguments on the constraints and their surrogate.
 
@@ -453,6 +457,9 @@ def fix_columns(G: NDArray[np.int64], D: NDArray[np.int64], dual: Dual | None,
         Exact dual bounds, when an LP was solved.
     U : int
         Size of a known cover.
+    dual_rhs : numpy.ndarray of int64, optional
+        The right-hand sides ``dual`` was computed with, when it is over more rows
+        than G (G's rows and cuts, `certlib.certificates.covering_cuts`); default D.
 
     Returns
     -------
@@ -463,8 +470,11 @@ def fix_columns(G: NDArray[np.int64], D: NDArray[np.int64], dual: Dual | None,
     rows: list[tuple[NDArray[Any], int]]
     if dual is not None:
         out, into = reduced_cost_fixing(dual, U)
-        lam_D = sum(int(a) * int(b) for a, b in zip(dual.lam_int, D))
-        rows = [(dual.dots, lam_D)]
+        rhs = D if dual_rhs is None else dual_rhs
+        lam_D = sum(int(a) * int(b) for a, b in zip(dual.lam_int, rhs, strict=True))
+        # a cut row may be negative on a column; such a column never helps the
+        # surrogate, and cardinality fixing needs a >= 0
+        rows = [(np.maximum(dual.dots, 0), lam_D)]
     else:
         out = into = np.zeros(m, dtype=bool)
         rows = []
