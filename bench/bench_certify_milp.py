@@ -3,6 +3,7 @@
     python -m bench certify_milp                 # 84 panel pools + random n = 10,000, K = 32, 64
     python -m bench certify_milp --no-random     # the 84 panel pools only
     python -m bench certify_milp --milp-time 300 # the MILP's time limit (seconds)
+    python -m bench certify_milp --splits 620-623  # held-out panel pools only
 
 The 84 panel pools are the 36 shipped ones (``sample_data/panels``, split seeds 0-2)
 and the 48 of split seeds 600-603, generated into a temporary folder by
@@ -36,7 +37,7 @@ from certlib.io import load_pool
 
 from . import bench_core
 from ._paths import ROOT
-from .bench_policies_holdout import make_holdout
+from .bench_policies_holdout import make_holdout, parse_splits
 from .results import command, table, write_results
 
 HOLDOUT_SPLITS = (600, 601, 602, 603)
@@ -110,17 +111,24 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--no-random", action="store_true", help="the 84 panel pools only")
     ap.add_argument("--milp-time", type=float, default=300.0,
                     help="time limit of the MILP (seconds; default 300)")
+    ap.add_argument("--splits", default=None,
+                    help="instead: only the panel pools of these split seeds, e.g. 620-623 "
+                         "(held out; writes certify_milp_SPLITS.md)")
     args = ap.parse_args(argv)
     shipped = sorted((ROOT / "sample_data" / "panels").glob("*.csv"))
     certify(load_pool(shipped[0]), work_limit=0)  # warm up imports (scipy.optimize)
+    splits = HOLDOUT_SPLITS if args.splits is None else parse_splits(args.splits)
     with tempfile.TemporaryDirectory() as tmp:
-        held = make_holdout(Path(tmp), HOLDOUT_SPLITS)
-        panel_rows = [run(f.stem, load_pool(f), args.milp_time) for f in shipped + held]
-    md = [summary(panel_rows, f"The {len(panel_rows)} panel pools (36 shipped, 48 of split "
-                  f"seeds {HOLDOUT_SPLITS[0]}-{HOLDOUT_SPLITS[-1]})")]
+        held = make_holdout(Path(tmp), splits)
+        files = held if args.splits else shipped + held
+        panel_rows = [run(f.stem, load_pool(f), args.milp_time) for f in files]
+    seeds = f"split seeds {args.splits or f'{splits[0]}-{splits[-1]}'}"
+    md = [summary(panel_rows, f"The {len(panel_rows)} panel pools ("
+                  + (f"{seeds}, held out" if args.splits else f"36 shipped, 48 of {seeds}")
+                  + ")")]
     hard = [r for r in panel_rows if r["t_milp"] >= 0.05 or not r["met"] and r["t_cert"] >= 0.05]
     random_rows = []
-    if not args.no_random:
+    if not args.no_random and not args.splits:
         for K in (32, 64):
             bench_core.K = K
             random_rows.append(run(f"random n = 10,000, K = {K}", bench_core.make_pool(10_000),
@@ -137,7 +145,8 @@ def main(argv: list[str] | None = None) -> int:
         md.append(summary(random_rows, "Random pools, n = 10,000"))
     text = "\n\n".join(md)
     print(text)
-    write_results("certify_milp", text, command=command("certify_milp", argv))
+    name = "certify_milp" if args.splits is None else f"certify_milp_{args.splits}"
+    write_results(name, text, command=command("certify_milp", argv))
     return 0
 
 

@@ -3,6 +3,7 @@ each as a ratio to the sort limit measured in the same run (K argsorts of n floa
 
     python -m bench scale                  # K = 64 at n = 100,000; K = 8 at n = 1,000,000
     python -m bench scale --quick          # K = 64 at n = 10,000 only
+    python -m bench scale --no-steps       # without the one-label steps at n = 1,000,000
 
 Targets (the many-candidates issue): the prelabel bound and every replay within 10x of
 the sort limit at K = 64, n = 100,000, and no worse than 2-5x at K = 8, n = 1,000,000.
@@ -10,7 +11,9 @@ The pool is `bench_core.make_pool` with K candidates.  ``model-selector`` and
 ``expected-coverage`` choose each row by scoring every unread row (O(n) a label, O(n^2)
 a run), so they are timed over their first ``--labels`` labels and their whole run is
 extrapolated at that rate (said so in the table).  One run each; a figure is the median
-of ``--repeat`` runs for the sorts.  Writes ``docs/results/scale.md``.
+of ``--repeat`` runs for the sorts.  Then one label + next row at n = 1,000,000,
+K = 64 for every policy (target: under 1 ms, the worst step under 50 ms).  Writes
+``docs/results/scale.md``.
 """
 
 from __future__ import annotations
@@ -55,6 +58,54 @@ def per_label(pool, policy: str, labels: int) -> tuple[float, int]:
     return (time.perf_counter() - t) / max(done, 1), done
 
 
+def step_times(pool, policy: str, steps: int | None) -> tuple[float, np.ndarray, list[float]]:
+    """Seconds for `Session.start`, then each label + next row over the first ``steps``
+    labels (the whole run when None), and the steps at which a candidate was eliminated."""
+    t = time.perf_counter()
+    s = Session.start(pool, policy=policy)
+    row = s.next_row()
+    start = time.perf_counter() - t
+    times, elim = [], []
+    while row is not None and (steps is None or len(times) < steps):
+        out = len(s.eliminated)
+        t = time.perf_counter()
+        s = s.observe(row, int(pool.labels[row]))
+        row = s.next_row()
+        dt = time.perf_counter() - t
+        times.append(dt)
+        if len(s.eliminated) != out:
+            elim.append(dt)
+    return start, np.array(times), elim
+
+
+def steps_table(n: int, K: int, first: int, whole: tuple[str, ...],
+                per_label: int) -> list[list[str]]:
+    """One label + next row at n, K: the first ``first`` steps of every policy, the whole
+    stepped run of the ``whole`` policies (their worst step is an elimination), and
+    ``per_label`` steps of the policies that score every unread row a label."""
+    bench_core.K = K
+    pool = bench_core.make_pool(n)
+    rows = []
+    for policy in policy_names():
+        if policy == "expected-coverage" and 8 * K * K * n > 8e9:
+            # its state keeps each ordered pair's expected gain and variance on every row
+            rows.append([f"{n:,}", str(K), policy, "not run", "", "", "", "",
+                         f"needs K^2 x n x 8 bytes ({8 * K * K * n / 1e9:.0f} GB)", ""])
+            print(f"    step {policy}: not run ({8 * K * K * n / 1e9:.0f} GB)", flush=True)
+            continue
+        count = per_label if policy in PER_LABEL else (None if policy in whole else first)
+        start, times, elim = step_times(pool, policy, count)
+        what = "whole run" if count is None else f"first {times.size}"
+        worst_elim = f"{1000 * max(elim):.1f}" if elim else "-"
+        med, worst = 1000 * float(np.median(times)), 1000 * float(times.max())
+        rows.append([f"{n:,}", str(K), policy, what, f"{start:.1f}", f"{med:.3f}",
+                     f"{worst:.1f}", f"{len(elim)}, worst {worst_elim}",
+                     "yes" if med < 1 else "**no**", "yes" if worst < 50 else "**no**"])
+        print(f"    step {policy}: {what}, median {med:.3f} ms, worst {worst:.1f} ms, "
+              f"eliminations {len(elim)} (worst {worst_elim} ms)", flush=True)
+    return rows
+
+
 def run(n: int, K: int, labels: int) -> list[list[str]]:
     bench_core.K = K
     pool = bench_core.make_pool(n)
@@ -88,6 +139,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--quick", action="store_true", help="K = 64 at n = 10,000 only")
     ap.add_argument("--labels", type=int, default=20,
                     help="labels timed for the policies that score every row a label")
+    ap.add_argument("--no-steps", action="store_true",
+                    help="skip the one-label steps at n = 1,000,000, K = 64")
     args = ap.parse_args(argv)
     sizes = [(10_000, 64)] if args.quick else [(100_000, 64), (1_000_000, 8)]
     rows = []
@@ -96,6 +149,18 @@ def main(argv: list[str] | None = None) -> int:
     md = ("Seconds and the ratio to the sort limit of the same pool, measured in the same "
           "run (targets: 10x at K = 64, n = 100,000; 2-5x at K = 8, n = 1,000,000).\n\n"
           + table(["n", "K", "what", "seconds", "x sort limit", "note"], rows))
+    if not args.no_steps:
+        n_steps = 10_000 if args.quick else 1_000_000
+        print(f"  steps at n={n_steps:,} K=64", flush=True)
+        srows = steps_table(n_steps, 64, first=200,
+                            whole=("adaptive-range", "adaptive-pair-sum"), per_label=5)
+        md += ("\n\nOne label + next row (`Session.observe` then `next_row`), in ms "
+               "(targets: under 1 ms, worst step under 50 ms). The adaptive orders are "
+               "stepped through a whole run, so their worst step includes every "
+               "elimination (the order remade for the unread rows); the others over their "
+               "first labels. Start = `Session.start`, once per session.\n\n"
+               + table(["n", "K", "policy", "steps", "start s", "median ms", "worst ms",
+                        "eliminations, worst ms", "median < 1 ms", "worst < 50 ms"], srows))
     print(md)
     write_results("scale", md, command=command("scale", sys.argv[1:] if argv is None
                                                else argv))

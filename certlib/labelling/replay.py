@@ -335,10 +335,14 @@ def _replay_order(pool: Pool, pol: Policy, rule: str, tolerance: float | Fractio
         if restart:
             eliminated = set(dec.eliminated)
             active = tuple(k for k in range(pool.K) if k not in eliminated)
-            given = pol.adaptive_order(ctx, active)
-            # a policy that gave an adaptive order gives one for every active set
-            assert given is not None
-            order = given
+            of_rows = getattr(pol, "order_of_rows", None)
+            if of_rows is not None:  # the unread rows only (`OrderPolicy.order_of_rows`)
+                order = of_rows(ctx, active, np.flatnonzero(~read))
+            else:
+                given = pol.adaptive_order(ctx, active)
+                # a policy that gave an adaptive order gives one for every active set
+                assert given is not None
+                order = given
         elif pos >= pending.size:
             break
     rows = np.concatenate(taken) if taken else np.zeros(0, dtype=np.int64)

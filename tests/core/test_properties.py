@@ -5,6 +5,8 @@ and L <= realised difference <= H.  Derandomized, so every run checks the same c
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -16,6 +18,8 @@ from certlib.core.pair_terms import gain_terms, potential_terms
 from certlib.core.weights import augrc_weights
 
 from conftest import KINDS, random_spec
+
+ROOT = Path(__file__).resolve().parents[2]
 
 SETTINGS = dict(derandomize=True, deadline=None)
 
@@ -192,6 +196,56 @@ def test_pair_scores_equal_their_pairs(sp, data):
     mask = np.isin(np.arange(pool.K), left)
     got = pair_sum_without(pool, pair_scores(pool, active, kind="pair-sum"), members, removed)
     assert got.tolist() == pair_scores(pool, mask, kind="pair-sum").tolist()
+
+
+@settings(max_examples=150, **SETTINGS)
+@given(pools(max_n=20), st.data())
+def test_order_of_rows_is_the_full_order_restricted(sp, data):
+    """At an elimination a session orders only its unread rows (order_of_rows: the
+    row-major copy of a for a binary pool, pair_scores over the rows otherwise); that
+    is the full order of the same candidates with the read rows left out, ties
+    included, for every order policy."""
+    from certlib.policies import get_policy
+    from certlib.policies.base import OrderPolicy
+
+    spec, pool = sp
+    ctx = Session.start(pool).policy_context
+    active = tuple(k for k in range(pool.K)
+                   if data.draw(st.booleans()) or k == 0)
+    keep = data.draw(st.lists(st.booleans(), min_size=pool.n, max_size=pool.n))
+    rows = np.flatnonzero(keep).astype(np.int64)
+    for name in policy_names():
+        policy = get_policy(name)
+        if not isinstance(policy, OrderPolicy):
+            continue
+        policy.start(ctx)
+        full = policy.adaptive_order(ctx, active)
+        want = [int(r) for r in full if keep[r]]
+        assert policy.order_of_rows(ctx, active, rows).tolist() == want, name
+
+
+SHIPPED = [p for p in sorted(ROOT.glob("sample_data/*.csv"))
+           if p.stem != "audit_stream"] + sorted(ROOT.glob("sample_data/panels/*.csv"))
+
+
+@pytest.mark.parametrize("path", SHIPPED, ids=[p.stem for p in SHIPPED])
+def test_adaptive_orders_give_the_same_runs_on_every_shipped_pool(path):
+    """On every shipped pool with labels, the adaptive orders remade for the unread rows
+    only (order_of_rows) read the same rows as the full order filtered, both in the
+    vectorised replay and label by label."""
+    from certlib.io import load_pool
+    from certlib.policies import get_policy
+    from certlib.labelling.replay import replay as replay_rows
+
+    pool = load_pool(path)
+    if not pool.fully_labelled:
+        pytest.skip("no labels")
+    for name in ("adaptive-range", "adaptive-pair-sum"):
+        full_order = get_policy(name)
+        full_order.order_of_rows = None  # the replay then filters the full order
+        want = _fields(replay_rows(pool, policy=full_order))
+        assert _fields(replay(pool, policy=name)) == want, name
+        assert _fields(replay(pool, policy=name, vectorised=False)) == want, name
 
 
 @pytest.mark.parametrize("K", [12, 24])
