@@ -52,8 +52,9 @@ optimality claim never sets it.
 **Work, not time, decides when to stop**, so one problem gives one enclosure on
 any machine.  ``work_limit`` counts search nodes: each node of the exact
 branch-and-bound, each LP of the cut rounds and each node HiGHS's MILP reports
-counts 1, and a problem of ``c`` columns handed to an LP (a search node, a cut
-round) or to the MILP counts ``c // COLS_PER_UNIT`` more, as large ones cost more.
+counts 1, and a problem of ``r`` rows and ``c`` columns handed to an LP (a search
+node, a cut round) or to the MILP counts ``r * c // CELLS_PER_UNIT`` more, as large
+ones cost more.
 HiGHS is deterministic for fixed input and options, and its MILP gets a node limit,
 never a time limit that binds in normal use.  The root LP, rounding and exact
 duals are always computed; they and the root fixing are not counted, and
@@ -96,7 +97,7 @@ from .covering_exact import (
 )
 from .covering_cuts import cut_bound
 from .covering_lp import lp_relaxation, milp_solution
-from .covering_search import COLS_PER_UNIT, Budget, branch_and_bound
+from .covering_search import CELLS_PER_UNIT, Budget, branch_and_bound, lp_cost
 from ..errors import ParameterError
 
 __all__ = ["DEFAULT_TIME_LIMIT", "DEFAULT_WORK_LIMIT", "MILP_MAX_COLS", "MILP_NODE_LIMIT",
@@ -338,7 +339,7 @@ def _cut(res: _Residual, U: int, budget: Budget) -> tuple[int, _Residual]:
     the residual's bound; U when no cover below U is left) and the residual left for
     the branch-and-bound: the cuts' exact dual fixes more columns by reduced costs,
     as a restart would."""
-    cost = 1 + res.G.shape[1] // COLS_PER_UNIT
+    cost = lp_cost(*res.G.shape)
     rounds = min(MAX_CUT_ROUNDS, budget.left // cost)
     if rounds <= 0:
         return 0, res
@@ -364,7 +365,7 @@ def _milp(G: NDArray[np.int64], D: NDArray[np.int64],
     optimal); it is never used as a bound."""
     hint = milp_solution(G, D, node_limit=min(budget.left, MILP_NODE_LIMIT),
                          time_limit=budget.deadline - time.perf_counter())
-    budget.spend(max(hint.nodes, 1) + G.shape[1] // COLS_PER_UNIT)
+    budget.spend(max(hint.nodes, 1) + G.shape[0] * G.shape[1] // CELLS_PER_UNIT)
     if time.perf_counter() >= budget.deadline:
         budget.time_limited = True
     if hint.cols is None or not covers(G, D, hint.cols):

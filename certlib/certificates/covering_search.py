@@ -6,8 +6,9 @@ fixing and HiGHS's MILP.  Every decision is exact: HiGHS's node LPs only suggest
 multipliers and branching columns, the bounds and fixings come from
 `certlib.certificates.covering_exact`, incumbents are checked with integer sums.
 
-Work, not time, stops it: each node costs one unit, plus ``c // COLS_PER_UNIT`` when
-it solves an LP over ``c`` columns; a wall-clock deadline is only a safety net.
+Work, not time, stops it: each node costs one unit, plus ``r * c // CELLS_PER_UNIT``
+when it solves an LP over ``r`` rows and ``c`` columns; a wall-clock deadline is only a
+safety net.
 """
 
 from __future__ import annotations
@@ -29,10 +30,14 @@ from .covering_exact import (
 )
 from .covering_lp import lp_relaxation
 
-__all__ = ["COLS_PER_UNIT", "DOMINANCE_MAX_COLS", "Budget", "Dominance", "SearchResult",
+__all__ = ["CELLS_PER_UNIT", "DOMINANCE_MAX_COLS", "Budget", "Dominance", "SearchResult",
            "branch_and_bound"]
 
-COLS_PER_UNIT = 500  # an LP over c columns costs c // COLS_PER_UNIT units more than 1
+# an LP over r rows and c columns costs r * c // CELLS_PER_UNIT units more than 1 (at
+# K = 8, r <= 7: about c // 500).  Counting columns alone let the LPs of a K = 32 or 64
+# pool at n = 10,000 run a minute on 2,000 units, so the time limit, not the work,
+# decided; with the rows they stop on work in about 30 s on a laptop
+CELLS_PER_UNIT = 4000
 DOMINANCE_MAX_COLS = 3000  # the dominance relation is an m x m boolean matrix
 
 
@@ -66,25 +71,27 @@ class Budget:
         return True
 
 
-def lp_cost(columns: int) -> int:
-    """Work units of a search node that solves an LP over ``columns`` columns.
+def lp_cost(rows: int, columns: int) -> int:
+    """Work units of a search node (or a cut round) that solves an LP of this size.
 
     Parameters
     ----------
+    rows : int
+        Constraints of the LP.
     columns : int
-        Columns of the node's LP.
+        Its columns.
 
     Returns
     -------
     int
-        ``1 + columns // COLS_PER_UNIT``.
+        ``1 + rows * columns // CELLS_PER_UNIT``.
 
     Examples
     --------
-    >>> lp_cost(499), lp_cost(1200)
-    (1, 3)
+    >>> lp_cost(7, 540), lp_cost(31, 10_000)
+    (1, 78)
     """
-    return 1 + columns // COLS_PER_UNIT
+    return 1 + rows * columns // CELLS_PER_UNIT
 
 
 class Dominance:
@@ -173,7 +180,7 @@ def branch_and_bound(G: NDArray[np.int64], D: NDArray[np.int64], U: int, root_lo
     stack empties, no cover of size below U exists beyond those found, so
     ``lower`` = final U; when the budget runs out the smallest bound of an open
     node (capped at U) is a valid lower bound.  Each node costs 1 work unit, plus
-    ``columns // COLS_PER_UNIT`` when it solves an LP.
+    ``rows * columns // CELLS_PER_UNIT`` when it solves an LP.
 
     Parameters
     ----------
@@ -234,7 +241,7 @@ def branch_and_bound(G: NDArray[np.int64], D: NDArray[np.int64], U: int, root_lo
             if nF + sol.size < U:
                 best, U = np.concatenate([ones, free[sol]]), nF + sol.size
             continue
-        budget.spend(lp_cost(free.size) - 1)
+        budget.spend(lp_cost(Ga.shape[0], free.size) - 1)
         lp = lp_relaxation(Ga, Ra)
         if lp is None:
             x = None
