@@ -343,8 +343,10 @@ def _cut(res: _Residual, U: int, budget: Budget) -> tuple[int, _Residual]:
     rounds = min(MAX_CUT_ROUNDS, budget.left // cost)
     if rounds <= 0:
         return 0, res
-    cb = cut_bound(res.G, res.D, U - res.ones.size, rounds=rounds)
+    cb = cut_bound(res.G, res.D, U - res.ones.size, rounds=rounds, deadline=budget.deadline)
     budget.spend(cb.lps * cost)
+    if time.perf_counter() >= budget.deadline:
+        budget.time_limited = True
     if res.ones.size + cb.lower >= U or cb.dual is None:
         return res.ones.size + cb.lower, res
     sub = _Residual.fix(res.G, res.D, cb.dual, U - res.ones.size, cb.rhs)

@@ -20,6 +20,7 @@ suggests multipliers and complementing is a hint only.
 from __future__ import annotations
 
 import math
+import time
 from dataclasses import dataclass
 from typing import Any
 
@@ -146,7 +147,7 @@ def _separate(rows: NDArray[np.int64], rhs: NDArray[np.int64], x: NDArray[np.flo
 
 
 def cut_bound(G: NDArray[np.int64], D: NDArray[np.int64], target: int, *,
-              rounds: int) -> CutBound:
+              rounds: int, deadline: float = math.inf) -> CutBound:
     """Add MIR cuts for up to ``rounds`` LP solves; stop once the exact bound
     reaches ``target`` (no cover smaller than it) or no cut is violated.
 
@@ -160,6 +161,9 @@ def cut_bound(G: NDArray[np.int64], D: NDArray[np.int64], target: int, *,
         The bound that would close the gap (the incumbent's size).
     rounds : int
         LP solves allowed (each counts as a search node's work for the caller).
+    deadline : float, optional
+        ``time.perf_counter()`` value after which no further round starts (the
+        caller's safety net).
 
     Returns
     -------
@@ -176,7 +180,7 @@ def cut_bound(G: NDArray[np.int64], D: NDArray[np.int64], target: int, *,
     rows, rhs = G.astype(np.int64), D.astype(np.int64)
     lower, lp_value, cuts, lps = 0, None, 0, 0
     dual, dual_rhs = None, None
-    while lps < rounds:
+    while lps < rounds and (lps == 0 or time.perf_counter() < deadline):
         lp = lp_direct(rows, rhs)
         lps += 1
         if lp is None:

@@ -284,7 +284,9 @@ def exact_dual(G: NDArray[np.int64], D: NDArray[np.int64], lam: npt.ArrayLike) -
                                      neginf=0.0), 0.0)
     # |G|: cut rows (`covering_cuts`) have coefficients of either sign; the weak-dual
     # bound holds for any rows every cover satisfies, as x is in [0, 1]
-    gmax = np.abs(G).max(axis=1).astype(np.float64) if m else np.zeros(r)
+    # (at least 1: an all-zero row with a large multiplier would otherwise pass the
+    # overflow guard below and wrap lam_int)
+    gmax = np.maximum(np.abs(G).max(axis=1), 1).astype(np.float64) if m else np.ones(r)
     maxdot = float(lam_f @ gmax) + 1.0
     # |2^s - lam_int.g_i| <= 2^s * maxdot; a sum of m of them must stay below 2^62
     s = 62 - math.ceil(math.log2(max(m, 1) + 1)) - math.ceil(math.log2(maxdot + 1)) - 1

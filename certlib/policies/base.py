@@ -323,7 +323,8 @@ def pair_scores(pool: Pool, active: npt.ArrayLike | None = None, *,
         ``range``: max over pairs of the potential gain (= max_j a_ji - min_j a_ji for
         binary pools, paper eq. (10)); ``pair-sum``: its sum over unordered pairs.
     rows : numpy.ndarray of int64, optional
-        Score only these row positions (all when None).
+        Return only these row positions' scores (all when None); a binary pool scores
+        only them, another scores every row and selects.
 
     Returns
     -------

@@ -125,3 +125,12 @@ def test_every_shipped_panel_pool_is_certified_exactly(path):
     c = certify(pool)
     assert c.exact and not c.time_limited
     assert c.lower == c.upper == _milp_minimum(pool)
+
+
+def test_an_all_zero_row_with_a_large_multiplier_does_not_wrap():
+    """The review's case: a zero row once passed the int64 overflow guard, wrapped its
+    multiplier to -2^63 and gave a 'bound' of 2049 for a minimum of 1."""
+    G, D = np.array([[1, 1], [0, 0]]), np.array([1, -1])
+    dual = exact_dual(G, D, [1.0, 1e4])
+    assert (np.asarray(dual.lam_int) >= 0).all()
+    assert max(dual.ceil, dual.surrogate) <= 1
