@@ -67,9 +67,18 @@ def mir_cut(a: NDArray[Any], b: int, complement: NDArray[np.bool_],
     >>> g.tolist(), d
     ([1, 1, 1], 2)
     """
-    a_obj = np.asarray(a).astype(object)
-    c = np.where(complement, -a_obj, a_obj)
-    beta = int(b) - int(sum(int(v) for v in a_obj[complement]))
+    arr = np.asarray(a)
+    big = abs(int(arr.max(initial=0))) + abs(int(arr.min(initial=0))) if arr.size else 0
+    # int64 when no intermediate can pass 2^62 (every term below is at most about
+    # m * (max |a| + delta + |b|)); else the same expressions on Python ints
+    fast = arr.dtype != object and (arr.size + 2) * (big + delta + abs(int(b)) + 1) < 2**62
+    av = arr.astype(np.int64) if fast else arr.astype(object)
+
+    def total(v: NDArray[Any]) -> int:
+        return int(v.sum(dtype=np.int64)) if fast else int(sum(int(x) for x in v))
+
+    c = np.where(complement, -av, av)
+    beta = int(b) - total(av[complement])
     # <= form: sum (-c_i) z_i <= -beta, over delta: floor parts and remainders
     rho0 = (-beta) % delta
     if rho0 == 0:
@@ -82,11 +91,15 @@ def mir_cut(a: NDArray[Any], b: int, complement: NDArray[np.bool_],
     E = q * ((-beta) // delta)
     # >= form on z: sum (-e_i) z_i >= -E; back to x (z_i = 1 - x_i on complement)
     g = np.where(complement, e, -e)
-    d = -E + int(sum(int(v) for v in e[complement]))
-    div = math.gcd(*(int(v) for v in g), d) if g.size else abs(d)
+    d = -E + total(e[complement])
+    if fast:
+        div = math.gcd(int(np.gcd.reduce(g)) if g.size else 0, d)
+    else:
+        div = math.gcd(*(int(v) for v in g), d) if g.size else abs(d)
     if div > 1:
         g, d = g // div, d // div
-    if g.size and max(abs(int(v)) for v in g) >= _MAX_COEF or abs(d) >= _MAX_COEF:
+    gmax = max(abs(int(g.max())), abs(int(g.min()))) if g.size else 0
+    if gmax >= _MAX_COEF or abs(d) >= _MAX_COEF:
         return None
     return g.astype(np.int64), int(d)
 
@@ -123,9 +136,15 @@ def _separate(rows: NDArray[np.int64], rhs: NDArray[np.int64], x: NDArray[np.flo
     found: dict[bytes, tuple[float, NDArray[np.int64], int]] = {}
     for w in bases:
         keep = w > 0
-        W = w[keep].astype(object)
-        a = W @ rows[keep].astype(object)
-        b = int(W @ rhs[keep].astype(object))
+        sub, wk = rows[keep], w[keep]
+        bound = float(wk.sum()) * float(np.abs(sub).max(initial=0) + np.abs(rhs[keep]).max())
+        if bound < 2.0**62:  # int64 sums are exact
+            a: NDArray[Any] = wk @ sub
+            b = int(wk @ rhs[keep])
+        else:
+            W = wk.astype(object)
+            a = W @ sub.astype(object)
+            b = int(W @ rhs[keep].astype(object))
         c = np.where(complement, -a, a)
         deltas = {abs(int(v)) for v in c[frac]}
         pos = np.abs(c.astype(np.float64))

@@ -40,15 +40,17 @@ def random_cover(rng, m, r=3):
     return G.astype(np.int64), D
 
 
-@settings(derandomize=True, max_examples=300, deadline=None)
-@given(st.integers(1, 8).flatmap(lambda m: st.tuples(
-    st.lists(st.integers(-40, 40), min_size=m, max_size=m),
-    st.integers(-60, 120),
-    st.lists(st.booleans(), min_size=m, max_size=m),
-    st.integers(1, 50))))
+@settings(derandomize=True, max_examples=400, deadline=None)
+@given(st.sampled_from([40, 2**40, 2**70]).flatmap(lambda top: st.integers(1, 8).flatmap(
+    lambda m: st.tuples(
+        st.lists(st.integers(-top, top), min_size=m, max_size=m),
+        st.integers(-2 * top, 3 * top),
+        st.lists(st.booleans(), min_size=m, max_size=m),
+        st.integers(1, 2 * top)))))
 def test_a_mir_cut_keeps_every_point_of_its_row(case):
+    """Small values (the int64 path) and values past 2^62 (the Python-int path)."""
     a, b, comp, delta = case
-    a = np.array(a, dtype=np.int64)
+    a = np.array(a, dtype=object if max(map(abs, a + [b, delta])) >= 2**62 else np.int64)
     cut = mir_cut(a, b, np.array(comp, dtype=bool), delta)
     if cut is None:
         return
