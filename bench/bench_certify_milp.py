@@ -29,9 +29,7 @@ from pathlib import Path
 
 import numpy as np
 
-from certlib.certificates.certificate import certify
-from certlib.core.bounds import deficits, thresholds
-from certlib.core.pair_terms import target_terms
+from certlib.certificates.certificate import certify, covering_problem
 from certlib.core.pool import Pool
 from certlib.io import load_pool
 
@@ -50,10 +48,7 @@ def milp_time(pool: Pool, time_limit: float) -> tuple[float, str, int | None]:
     from scipy.optimize import Bounds, LinearConstraint, milp
 
     t = time.perf_counter()
-    k = int(np.argmin(pool.risks()))
-    th = thresholds(pool.K, pool.scale, rule="shared", tolerance=0)
-    lo, G = target_terms(pool, k, np.arange(pool.n), pool.labels)
-    D = deficits(th.need[:, k], lo.sum(axis=1, dtype=np.int64))
+    G, D = covering_problem(pool, int(np.argmin(pool.risks())))
     act = D > 0
     if not act.any():
         return time.perf_counter() - t, "optimal", 0

@@ -44,7 +44,7 @@ from ..core.pool import UNREAD, Pool
 from ..core.weights import exact_fraction
 
 __all__ = ["Certificate", "Enclosure", "PartialCertificate", "certify", "certify_partial",
-           "cover_enclosure"]
+           "cover_enclosure", "covering_problem"]
 
 # ----------------------------------------------------------------------------- results
 @dataclass(frozen=True)
@@ -195,6 +195,42 @@ def _enclose_each(problems: Sequence[tuple[NDArray[np.int64], NDArray[np.int64]]
     return out
 
 
+def covering_problem(pool: Pool, target: int, tolerance: float | Fraction = 0.0,
+                     ) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+    """The covering problem behind `certify` for one target candidate: gains G (rivals
+    x rows) and deficits D, so that a set S of rows certifies ``target`` exactly when
+    ``G[:, S].sum(1) >= D`` (paper 000 Theorem 2, SPEC section 7).
+
+    Parameters
+    ----------
+    pool : Pool
+        A fully labelled pool.
+    target : int
+        The candidate's index.
+    tolerance : float or Fraction
+        tau >= 0, as in `certify`.
+
+    Returns
+    -------
+    G : numpy.ndarray of int64, shape (K, n)
+        Each row's gain against each rival (the target's own row is 0).
+    D : numpy.ndarray of int64, shape (K,)
+        The deficits; rows with D <= 0 are met already.
+
+    Examples
+    --------
+    >>> from certlib import Pool
+    >>> pool = Pool.from_arrays([[0, 0, 1, 0], [0, 0, 0, 1]], [[4, 3, 2, 1], [3, 4, 1, 2]],
+    ...                         labels=[1, 0, 0, 0], names=["A", "B"])
+    >>> G, D = covering_problem(pool, 1)
+    >>> G.tolist(), D.tolist()  # three rows meet the deficit 7 (4 + 2 + 2): C(y) = 3
+    ([[2, 2, 4, 0], [0, 0, 0, 0]], [7, 0])
+    """
+    th = thresholds(pool.K, pool.scale, rule="shared", tolerance=_check_tolerance(tolerance))
+    lo, gains = target_terms(pool, target, np.arange(pool.n), pool.labels)
+    return gains, deficits(th.need[:, target], lo.sum(axis=1, dtype=np.int64))
+
+
 def certify(pool: Pool, *, tolerance: float | Fraction = 0.0,
             work_limit: int = DEFAULT_WORK_LIMIT, time_limit: float = DEFAULT_TIME_LIMIT,
             target: str | int | None = None) -> Certificate:
@@ -271,11 +307,7 @@ def certify(pool: Pool, *, tolerance: float | Fraction = 0.0,
             raise ParameterError(f"target {pool.names[k]!r} is not {what}; "
                                  f"possible targets: {[pool.names[t] for t in targets]}")
         targets = [k]
-    rows = np.arange(pool.n)
-    problems = []
-    for k in targets:
-        lo, gains = target_terms(pool, k, rows, pool.labels)
-        problems.append((gains, deficits(th.need[:, k], lo.sum(axis=1, dtype=np.int64))))
+    problems = [covering_problem(pool, k, tau) for k in targets]
     encs = _enclose_each(problems, work_limit, time_limit)
     i = min(range(len(targets)), key=lambda t: (encs[t].upper, encs[t].lower, targets[t]))
     k, enc, D = targets[i], encs[i], problems[i][1]

@@ -12,12 +12,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from certlib.certificates.certificate import certify
+from certlib.certificates.certificate import certify, covering_problem
 from certlib.certificates.covering import cover_enclosure
 from certlib.certificates.covering_cuts import cut_bound, mir_cut
 from certlib.certificates.covering_exact import exact_dual
-from certlib.core.bounds import deficits, thresholds
-from certlib.core.pair_terms import target_terms
 from certlib.io import load_pool
 
 PANELS = sorted((Path(__file__).resolve().parents[2] / "sample_data" / "panels").glob("*.csv"))
@@ -105,10 +103,7 @@ def test_cut_bounds_against_brute_force():
 def _milp_minimum(pool):
     from scipy.optimize import Bounds, LinearConstraint, milp
 
-    k = int(np.argmin(pool.risks()))
-    th = thresholds(pool.K, pool.scale, rule="shared", tolerance=0)
-    lo, G = target_terms(pool, k, np.arange(pool.n), pool.labels)
-    D = deficits(th.need[:, k], lo.sum(axis=1, dtype=np.int64))
+    G, D = covering_problem(pool, int(np.argmin(pool.risks())))
     act = D > 0
     if not act.any():
         return 0
