@@ -71,7 +71,8 @@ class ScoreOrder(OrderPolicy):
             # changes no max or min), for the pair-sum with the largest value, so they
             # sort last and get coefficient 0
             a = np.take(self._rows_a(pool), rows, axis=0)
-            out = [k for k in range(pool.K) if k not in set(members)]
+            kept = set(members)
+            out = [k for k in range(pool.K) if k not in kept]
             m = len(members)
             # (a column at a time: a fancy-indexed assignment was slower than the sort)
             if self.kind == "range":
